@@ -1,0 +1,21 @@
+// POST /api/v1/calls/{callId}/complete — agents (project API key): report the outcome of an executed call.
+import { CallStatusSchema, CompleteRequestSchema } from "@/lib/contract/v1";
+import { CallIdParams } from "@/lib/http/params";
+import { withApiRoute } from "@/lib/http/with-api-route";
+import { toCallStatus } from "@/lib/http/wire";
+import { getGate } from "@/lib/server/gate";
+
+export const POST = withApiRoute({
+  params: CallIdParams,
+  body: CompleteRequestSchema,
+  response: CallStatusSchema,
+  handler: async ({ body, params, principal }) =>
+    toCallStatus(
+      await getGate().service.complete(
+        principal.projectId,
+        params.callId,
+        body.leaseToken,
+        body.outcome === "succeeded" ? { outcome: "succeeded", result: body.result } : { outcome: "failed", error: body.error },
+      ),
+    ),
+});

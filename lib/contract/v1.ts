@@ -1,0 +1,209 @@
+import { z } from "zod";
+
+/**
+ * The agent-facing wire contract (DESIGN.md). Route handlers parse with these, the OpenAPI
+ * document is generated from them, and the SDK and tests parse responses with them.
+ */
+const id = z.string().min(1).max(200);
+const isoTime = z.iso.datetime();
+
+export const RetryAdviceSchema = z
+  .object({
+    maxAttempts: z.number().int(),
+    initialDelayMs: z.number().int(),
+    backoffFactor: z.number(),
+    maxDelayMs: z.number().int(),
+  })
+  .meta({ id: "RetryAdvice", description: "How the caller should back off from transient failures" });
+
+export const ErrorInfoSchema = z
+  .object({
+    message: z.string().max(10_000),
+    retryable: z.boolean(),
+    retryAfterSeconds: z.number().int().min(0).max(86_400).optional(),
+  })
+  .meta({ id: "ToolError" });
+
+export const BeginRequestSchema = z
+  .object({
+    tool: z.string().min(1).max(200).describe("Tool name, e.g. charge_card"),
+    runId: id.describe("The root run: subagents share it"),
+    stepId: id.optional().describe("Logical step, stable across re-plans"),
+    scope: id.optional().describe("Business entity the action is about, e.g. order:123"),
+    toolCallId: id.optional().describe("The model's tool-call id (recorded; keyed on only by the toolCallId strategy)"),
+    agentId: id.optional().describe("The (sub)agent making the call"),
+    args: z.unknown().optional().describe("The tool's arguments (fingerprinted, never trusted as the key)"),
+    waitMs: z.number().int().min(0).max(10_000).optional().describe("Wait up to this long for a live attempt's outcome"),
+    bypassToken: z.string().min(1).max(500).optional().describe("Single-use token from an approved resend request"),
+  })
+  .strict()
+  .meta({ id: "BeginRequest" });
+
+export const ExecuteDecisionSchema = z
+  .object({
+    decision: z.literal("execute"),
+    callId: z.string(),
+    key: z.string(),
+    leaseToken: z.string(),
+    leaseExpiresAt: isoTime,
+    attempt: z.number().int(),
+    recovered: z.boolean(),
+    retry: RetryAdviceSchema,
+  })
+  .meta({ id: "ExecuteDecision", description: "You hold the lease: run the tool with `key` as its idempotency key, then complete" });
+
+export const ReplayDecisionSchema = z
+  .object({
+    decision: z.literal("replay"),
+    callId: z.string(),
+    key: z.string(),
+    status: z.enum(["succeeded", "failed"]),
+    result: z.unknown().optional(),
+    error: ErrorInfoSchema.optional(),
+    firstSeenAt: isoTime,
+    completedAt: isoTime,
+    expiresAt: isoTime,
+    replays: z.number().int(),
+    argsMismatch: z.boolean(),
+  })
+  .meta({ id: "ReplayDecision", description: "Done before: the stored outcome; do not run" });
+
+export const InProgressDecisionSchema = z
+  .object({
+    decision: z.literal("in_progress"),
+    callId: z.string(),
+    key: z.string(),
+    retryAfterMs: z.number().int(),
+    retry: RetryAdviceSchema,
+  })
+  .meta({ id: "InProgressDecision", description: "Another attempt holds a live lease" });
+
+export const VerifyDecisionSchema = z
+  .object({
+    decision: z.literal("verify"),
+    callId: z.string(),
+    key: z.string(),
+    leaseToken: z.string(),
+    leaseExpiresAt: isoTime,
+    attempt: z.number().int(),
+  })
+  .meta({ id: "VerifyDecision", description: "An earlier attempt vanished: check downstream with `key`, then complete or run" });
+
+export const RefusedDecisionSchema = z
+  .object({
+    decision: z.literal("refused"),
+    callId: z.string(),
+    key: z.string(),
+    original: z.object({ status: z.enum(["succeeded", "failed"]), completedAt: isoTime }),
+  })
+  .meta({ id: "RefusedDecision" });
+
+export const ConflictDecisionSchema = z
+  .object({ decision: z.literal("conflict"), callId: z.string(), key: z.string() })
+  .meta({ id: "ConflictDecision" });
+
+export const ApprovalRequiredDecisionSchema = z
+  .object({ decision: z.literal("approval_required"), requestId: z.string() })
+  .meta({ id: "ApprovalRequiredDecision" });
+
+export const BlockedDecisionSchema = z
+  .object({
+    decision: z.literal("blocked"),
+    reason: z.literal("loop_detected"),
+    pattern: z.array(z.string()),
+    repeats: z.number().int(),
+  })
+  .meta({ id: "BlockedDecision" });
+
+export const BeginResponseSchema = z
+  .discriminatedUnion("decision", [
+    ExecuteDecisionSchema,
+    ReplayDecisionSchema,
+    InProgressDecisionSchema,
+    VerifyDecisionSchema,
+    RefusedDecisionSchema,
+    ConflictDecisionSchema,
+    ApprovalRequiredDecisionSchema,
+    BlockedDecisionSchema,
+  ])
+  .meta({ id: "BeginResponse" });
+
+export const CompleteRequestSchema = z
+  .discriminatedUnion("outcome", [
+    z.object({ leaseToken: z.string().min(1).max(200), outcome: z.literal("succeeded"), result: z.unknown().optional() }).strict(),
+    z.object({ leaseToken: z.string().min(1).max(200), outcome: z.literal("failed"), error: ErrorInfoSchema }).strict(),
+  ])
+  .meta({ id: "CompleteRequest" });
+
+export const HeartbeatRequestSchema = z
+  .object({
+    leaseToken: z.string().min(1).max(200),
+    extendSeconds: z.number().int().min(1).max(3_600).optional(),
+  })
+  .strict()
+  .meta({ id: "HeartbeatRequest" });
+
+export const CallStatusSchema = z
+  .object({
+    callId: z.string(),
+    key: z.string(),
+    tool: z.string(),
+    runId: z.string(),
+    stepId: z.string().nullable(),
+    scope: z.string().nullable(),
+    agentId: z.string().nullable(),
+    toolCallId: z.string().nullable(),
+    status: z.enum(["in_progress", "succeeded", "failed", "released"]),
+    attempt: z.number().int(),
+    replays: z.number().int(),
+    argsFingerprint: z.string(),
+    result: z.unknown().optional(),
+    error: ErrorInfoSchema.optional(),
+    firstSeenAt: isoTime,
+    completedAt: isoTime.nullable(),
+    leaseExpiresAt: isoTime.nullable(),
+    expiresAt: isoTime,
+  })
+  .meta({ id: "CallStatus", description: "A call's record: for async tools, pollers and operators" });
+
+export const HeartbeatResponseSchema = z
+  .object({ callId: z.string(), leaseExpiresAt: isoTime })
+  .meta({ id: "HeartbeatResponse" });
+
+export const ERROR_CODES = [
+  "invalid_input",
+  "invalid_json",
+  "unauthorized",
+  "forbidden",
+  "not_found",
+  "lease_lost",
+  "payload_too_large",
+  "unsupported_media_type",
+  "store_unavailable",
+  "contention",
+  "internal",
+] as const;
+export type ErrorCode = (typeof ERROR_CODES)[number];
+
+export const ErrorResponseSchema = z
+  .object({
+    error: z.object({
+      code: z.enum(ERROR_CODES),
+      message: z.string(),
+      retryable: z.boolean(),
+      retryAfterSeconds: z.number().int().optional(),
+      issues: z
+        .array(z.object({ path: z.array(z.union([z.string(), z.number()])), message: z.string(), code: z.string() }))
+        .optional(),
+      requestId: z.string().optional(),
+    }),
+  })
+  .meta({ id: "Error" });
+
+export type BeginRequest = z.infer<typeof BeginRequestSchema>;
+export type BeginResponse = z.infer<typeof BeginResponseSchema>;
+export type CompleteRequest = z.infer<typeof CompleteRequestSchema>;
+export type HeartbeatRequest = z.infer<typeof HeartbeatRequestSchema>;
+export type CallStatus = z.infer<typeof CallStatusSchema>;
+export type HeartbeatResponse = z.infer<typeof HeartbeatResponseSchema>;
+export type ErrorResponse = z.infer<typeof ErrorResponseSchema>;

@@ -1,0 +1,175 @@
+import type { EffectivePolicy, ToolPolicy } from "./policy";
+import type { PreparedCall } from "./prepare-call";
+import {
+  type BeginDecision,
+  type CallRecord,
+  isExpired,
+  leaseIsLive,
+  parseError,
+  parseJsonText,
+} from "./record";
+
+export interface PlanEnv {
+  now: number;
+  policy: EffectivePolicy;
+  newCallId: () => string;
+  newLeaseToken: () => string;
+}
+
+/**
+ * What the store must do to carry out a begin. Every write is conditional (insert-if-absent or
+ * compare-and-set on `version`), so when it does not apply the caller re-reads and plans again.
+ */
+export type BeginPlan =
+  | { op: "insert"; record: CallRecord; decision: BeginDecision }
+  | { op: "update"; record: CallRecord; expectedVersion: number; decision: BeginDecision }
+  | { op: "replay"; record: CallRecord; decision: Extract<BeginDecision, { decision: "replay" }> }
+  | { op: "none"; record: CallRecord; decision: BeginDecision; argsMismatch: boolean };
+
+/** Tools that never dedupe still get a row of their own, so their completes are recorded. */
+export function alwaysExecutes(policy: ToolPolicy): boolean {
+  return policy.effect === "read" || policy.onDuplicate === "execute";
+}
+
+export function planBegin(existing: CallRecord | null, call: PreparedCall, env: PlanEnv): BeginPlan {
+  const { now, policy } = env;
+  if (alwaysExecutes(policy.policy)) {
+    const claimed = claimRecord(call, env);
+    const record = { ...claimed, key: `${call.key}:${claimed.id}` };
+    return { op: "insert", record, decision: executeDecision(record, env, false) };
+  }
+  if (existing === null) {
+    const record = claimRecord(call, env);
+    return { op: "insert", record, decision: executeDecision(record, env, false) };
+  }
+  if (isExpired(existing, now)) {
+    const record = claimRecord(call, env, { version: existing.version + 1 });
+    return { op: "update", record, expectedVersion: existing.version, decision: executeDecision(record, env, false) };
+  }
+
+  const argsMismatch = existing.argsFingerprint !== call.argsFingerprint;
+  if (argsMismatch && policy.policy.onArgsMismatch === "reject") {
+    return { op: "none", record: existing, argsMismatch, decision: { decision: "conflict", callId: existing.id, key: existing.key } };
+  }
+
+  switch (existing.state) {
+    case "in_progress":
+      if (leaseIsLive(existing, now)) {
+        const retryAfterMs = Math.max(1, Math.min(existing.leaseExpiresAt! - now, policy.policy.retry.initialDelayMs));
+        return {
+          op: "none",
+          record: existing,
+          argsMismatch,
+          decision: { decision: "in_progress", callId: existing.id, key: existing.key, retryAfterMs, retry: policy.policy.retry },
+        };
+      }
+      return reclaim(existing, call, env, true);
+    case "released":
+      return reclaim(existing, call, env, false);
+    case "failed":
+      if (!policy.policy.cacheFailures) return reclaim(existing, call, env, false);
+      return duplicateOfCompleted(existing, argsMismatch, env);
+    case "succeeded":
+      return duplicateOfCompleted(existing, argsMismatch, env);
+  }
+}
+
+function duplicateOfCompleted(existing: CallRecord, argsMismatch: boolean, env: PlanEnv): BeginPlan {
+  const status = existing.state as "succeeded" | "failed";
+  const completedAt = existing.completedAt ?? existing.updatedAt;
+  if (env.policy.policy.onDuplicate === "refuse") {
+    return {
+      op: "none",
+      record: existing,
+      argsMismatch,
+      decision: { decision: "refused", callId: existing.id, key: existing.key, original: { status, completedAt } },
+    };
+  }
+  return {
+    op: "replay",
+    record: existing,
+    decision: {
+      decision: "replay",
+      callId: existing.id,
+      key: existing.key,
+      status,
+      ...(status === "succeeded" ? { result: parseJsonText(existing.result) ?? null } : { error: parseError(existing.error) }),
+      firstSeenAt: existing.firstSeenAt,
+      completedAt,
+      expiresAt: existing.expiresAt,
+      replays: existing.replays + 1,
+      argsMismatch,
+    },
+  };
+}
+
+/** A new attempt on a key whose previous attempt ended without a cacheable outcome. */
+function reclaim(existing: CallRecord, call: PreparedCall, env: PlanEnv, leaseExpired: boolean): BeginPlan {
+  const record: CallRecord = {
+    ...claimRecord(call, env),
+    id: existing.id,
+    key: existing.key,
+    attempt: existing.attempt + 1,
+    replays: existing.replays,
+    firstSeenAt: existing.firstSeenAt,
+    version: existing.version + 1,
+  };
+  const verify = leaseExpired && env.policy.policy.effect === "async";
+  const decision: BeginDecision = verify
+    ? {
+        decision: "verify",
+        callId: record.id,
+        key: record.key,
+        leaseToken: record.leaseToken!,
+        leaseExpiresAt: record.leaseExpiresAt!,
+        attempt: record.attempt,
+      }
+    : executeDecision(record, env, leaseExpired);
+  return { op: "update", record, expectedVersion: existing.version, decision };
+}
+
+function claimRecord(call: PreparedCall, env: PlanEnv, overrides: Partial<CallRecord> = {}): CallRecord {
+  const { now, policy } = env;
+  const leaseExpiresAt = now + policy.policy.leaseSeconds * 1000;
+  return {
+    id: env.newCallId(),
+    projectId: call.projectId,
+    key: call.key,
+    tool: call.tool,
+    runId: call.runId,
+    stepId: call.stepId,
+    scope: call.scope,
+    agentId: call.agentId,
+    toolCallId: call.toolCallId,
+    strategy: call.strategy,
+    argsFingerprint: call.argsFingerprint,
+    args: call.argsText,
+    state: "in_progress",
+    attempt: 1,
+    leaseToken: env.newLeaseToken(),
+    leaseExpiresAt,
+    result: null,
+    error: null,
+    replays: 0,
+    firstSeenAt: now,
+    completedAt: null,
+    expiresAt: Math.max(now + policy.policy.ttlSeconds * 1000, leaseExpiresAt),
+    updatedAt: now,
+    version: 0,
+    policyVersion: policy.version,
+    ...overrides,
+  };
+}
+
+function executeDecision(record: CallRecord, env: PlanEnv, recovered: boolean): BeginDecision {
+  return {
+    decision: "execute",
+    callId: record.id,
+    key: record.key,
+    leaseToken: record.leaseToken!,
+    leaseExpiresAt: record.leaseExpiresAt!,
+    attempt: record.attempt,
+    recovered,
+    retry: env.policy.policy.retry,
+  };
+}

@@ -1,0 +1,68 @@
+import { DEFAULT_IGNORE_FIELDS } from "./canonical";
+
+export type Effect = "read" | "write" | "async";
+export type KeyStrategy = "step" | "scope" | "args" | "toolCallId";
+export type OnDuplicate = "replay" | "refuse" | "execute";
+export type OnArgsMismatch = "replay" | "reject";
+export type BypassMode = "never" | "approval" | "allow";
+
+export interface RetryAdvice {
+  maxAttempts: number;
+  initialDelayMs: number;
+  backoffFactor: number;
+  maxDelayMs: number;
+}
+
+export interface LoopPolicy {
+  enabled: boolean;
+  repeats: number;
+  maxCycleLength: number;
+  action: "block" | "warn";
+}
+
+export interface StormPolicy {
+  windowSeconds: number;
+  minHits: number;
+  factor: number;
+}
+
+/** Per-tool settings, exactly the table in DESIGN.md. */
+export interface ToolPolicy {
+  effect: Effect;
+  keyStrategy: KeyStrategy;
+  ignoreFields: string[];
+  onDuplicate: OnDuplicate;
+  onArgsMismatch: OnArgsMismatch;
+  bypass: BypassMode;
+  ttlSeconds: number;
+  leaseSeconds: number;
+  cacheFailures: boolean;
+  retry: RetryAdvice;
+  loop: LoopPolicy;
+  storm: StormPolicy;
+  redactFields: string[];
+}
+
+/** A policy together with the revision it came from, so every decision can name it. */
+export interface EffectivePolicy {
+  policy: ToolPolicy;
+  version: number;
+}
+
+export const DEFAULT_POLICY: Readonly<ToolPolicy> = Object.freeze<ToolPolicy>({
+  effect: "write",
+  keyStrategy: "step",
+  ignoreFields: [...DEFAULT_IGNORE_FIELDS],
+  onDuplicate: "replay",
+  onArgsMismatch: "replay",
+  bypass: "approval",
+  ttlSeconds: 86_400,
+  leaseSeconds: 30,
+  cacheFailures: true,
+  retry: { maxAttempts: 3, initialDelayMs: 1_000, backoffFactor: 2, maxDelayMs: 30_000 },
+  loop: { enabled: true, repeats: 3, maxCycleLength: 2, action: "block" },
+  storm: { windowSeconds: 60, minHits: 20, factor: 5 },
+  redactFields: [],
+});
+
+export const DEFAULT_EFFECTIVE_POLICY: EffectivePolicy = { policy: DEFAULT_POLICY, version: 0 };

@@ -1,0 +1,33 @@
+import { canonicalize, sha256Hex } from "./canonical";
+import { deriveKey } from "./keys";
+import type { ToolPolicy, KeyStrategy } from "./policy";
+import { redact } from "./redact";
+
+/** A begin request as the gate sees it, after the wire format has been validated. */
+export interface BeginCall {
+  projectId: string;
+  tool: string;
+  runId: string;
+  stepId: string | null;
+  scope: string | null;
+  toolCallId: string | null;
+  agentId: string | null;
+  args: unknown;
+}
+
+export interface PreparedCall extends BeginCall {
+  key: string;
+  strategy: KeyStrategy;
+  argsFingerprint: string;
+  /** Redacted args as stored on the record and in events. */
+  argsText: string | null;
+}
+
+/** Everything about a call that depends only on the request and the tool's policy. */
+export function prepareCall(call: BeginCall, policy: ToolPolicy): PreparedCall {
+  const canonicalArgs = canonicalize(call.args ?? {}, policy.ignoreFields);
+  const argsFingerprint = sha256Hex(canonicalArgs);
+  const key = deriveKey(policy.keyStrategy, { ...call, canonicalArgs });
+  const argsText = call.args === undefined ? null : JSON.stringify(redact(call.args, policy.redactFields));
+  return { ...call, key, strategy: policy.keyStrategy, argsFingerprint, argsText };
+}

@@ -1,0 +1,105 @@
+import type { KeyStrategy, RetryAdvice } from "./policy";
+
+export type RecordState = "in_progress" | "succeeded" | "failed" | "released";
+
+export interface ErrorInfo {
+  message: string;
+  retryable: boolean;
+  retryAfterSeconds?: number;
+}
+
+/** The single row per key: the state machine plus the cached outcome. Times are epoch ms. */
+export interface CallRecord {
+  id: string;
+  projectId: string;
+  key: string;
+  tool: string;
+  runId: string;
+  stepId: string | null;
+  scope: string | null;
+  agentId: string | null;
+  toolCallId: string | null;
+  strategy: KeyStrategy;
+  argsFingerprint: string;
+  /** Redacted canonical args as JSON text. */
+  args: string | null;
+  state: RecordState;
+  attempt: number;
+  /** The current (or, once completed, the last) lease; completes carrying another token lost it. */
+  leaseToken: string | null;
+  leaseExpiresAt: number | null;
+  /** JSON text of the tool's result. */
+  result: string | null;
+  /** JSON text of an ErrorInfo. */
+  error: string | null;
+  replays: number;
+  firstSeenAt: number;
+  completedAt: number | null;
+  expiresAt: number;
+  updatedAt: number;
+  /** Bumped on every state change: the compare-and-set guard of concurrent writers. */
+  version: number;
+  policyVersion: number;
+}
+
+export type BeginDecisionName =
+  | "execute"
+  | "replay"
+  | "in_progress"
+  | "verify"
+  | "refused"
+  | "conflict"
+  | "approval_required"
+  | "blocked";
+
+export type BeginDecision =
+  | {
+      decision: "execute";
+      callId: string;
+      key: string;
+      leaseToken: string;
+      leaseExpiresAt: number;
+      attempt: number;
+      recovered: boolean;
+      retry: RetryAdvice;
+    }
+  | {
+      decision: "replay";
+      callId: string;
+      key: string;
+      status: "succeeded" | "failed";
+      result?: unknown;
+      error?: ErrorInfo;
+      firstSeenAt: number;
+      completedAt: number;
+      expiresAt: number;
+      replays: number;
+      argsMismatch: boolean;
+    }
+  | { decision: "in_progress"; callId: string; key: string; retryAfterMs: number; retry: RetryAdvice }
+  | { decision: "verify"; callId: string; key: string; leaseToken: string; leaseExpiresAt: number; attempt: number }
+  | {
+      decision: "refused";
+      callId: string;
+      key: string;
+      original: { status: "succeeded" | "failed"; completedAt: number };
+    }
+  | { decision: "conflict"; callId: string; key: string }
+  | { decision: "approval_required"; requestId: string }
+  | { decision: "blocked"; reason: "loop_detected"; pattern: string[]; repeats: number };
+
+export function parseJsonText(text: string | null): unknown {
+  return text === null ? undefined : JSON.parse(text);
+}
+
+export function parseError(text: string | null): ErrorInfo | undefined {
+  return text === null ? undefined : (JSON.parse(text) as ErrorInfo);
+}
+
+export function isExpired(record: Pick<CallRecord, "expiresAt">, now: number): boolean {
+  return record.expiresAt <= now;
+}
+
+export function leaseIsLive(record: Pick<CallRecord, "state" | "leaseExpiresAt">, now: number): boolean {
+  return record.state === "in_progress" && record.leaseExpiresAt !== null && record.leaseExpiresAt > now;
+}

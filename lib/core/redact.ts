@@ -1,0 +1,17 @@
+export const REDACTED = "[REDACTED]";
+
+/** Mask the named fields at any depth, so secrets never reach a record, an event or a span. */
+export function redact(value: unknown, fields: readonly string[]): unknown {
+  if (fields.length === 0) return value;
+  const masked = new Set(fields);
+  const walk = (item: unknown): unknown => {
+    if (Array.isArray(item)) return item.map(walk);
+    if (item === null || typeof item !== "object") return item;
+    const out: Record<string, unknown> = {};
+    for (const [name, inner] of Object.entries(item as Record<string, unknown>)) {
+      out[name] = masked.has(name) ? REDACTED : walk(inner);
+    }
+    return out;
+  };
+  return walk(value);
+}

@@ -1,0 +1,35 @@
+import { mkdirSync, writeFileSync } from "node:fs";
+import path from "node:path";
+import { env } from "../env";
+import { parseDatabaseUrl } from "../store/database-url";
+import { ensureMigrated } from "../store/migrate";
+import { getGate } from "./gate";
+import { createProjectWithKey } from "./projects";
+
+export const DEMO_PROJECT_ID = "proj_demo";
+
+/** Server start: migrate the database if needed, then seed the demo project once. */
+export async function boot(): Promise<void> {
+  const config = env();
+  const target = parseDatabaseUrl(config.DATABASE_URL);
+  const migrated = await ensureMigrated(target);
+  if (migrated === "migrated") console.log(`[idemgate] migrated ${target.provider} database`);
+  if (config.IDEMGATE_SEED_DEMO) await seedDemoProject(config.IDEMGATE_DATA_DIR);
+}
+
+async function seedDemoProject(dataDir: string): Promise<void> {
+  const created = await createProjectWithKey(getGate().store, "Demo project", { projectId: DEMO_PROJECT_ID });
+  if (!created) return;
+  const keyFile = path.resolve(dataDir, "demo-key.txt");
+  mkdirSync(path.dirname(keyFile), { recursive: true });
+  writeFileSync(keyFile, `${created.apiKey.key}\n`, { mode: 0o600 });
+  console.log(
+    [
+      "",
+      "  Idemgate: created the demo project.",
+      `  Demo API key (shown once, also saved to ${path.relative(process.cwd(), keyFile)}):`,
+      `    ${created.apiKey.key}`,
+      "",
+    ].join("\n"),
+  );
+}

@@ -1,0 +1,110 @@
+import type pg from "pg";
+import type { CallRecord } from "../core/record";
+import { eventValues, recordValues, rowToApiKey, rowToEvent, rowToRecord } from "./columns";
+import { PG_SQL, SQL } from "./statements";
+import { type ApiKeyRow, type GateEvent, type GateStore, type ProjectRow, StoreUnavailableError } from "./types";
+
+/** Connection-level failures (classes 08, 53, 57, 40) and socket errors: retrying may help. */
+function isUnavailable(error: unknown): boolean {
+  const code = (error as { code?: unknown }).code;
+  if (typeof code === "string" && /^(08|53|57|40)/.test(code)) return true;
+  if (typeof code === "string" && /^E(CONNREFUSED|CONNRESET|PIPE|TIMEDOUT|HOSTUNREACH|AI_AGAIN)$/.test(code)) return true;
+  const message = error instanceof Error ? error.message : "";
+  return /timeout exceeded when trying to connect|Connection terminated|Client has encountered a connection error/i.test(message);
+}
+
+/** Statement names let every pooled connection prepare each hot statement once. */
+const names = new Map<string, string>();
+function nameOf(text: string): string {
+  let name = names.get(text);
+  if (!name) {
+    name = `ig_${names.size + 1}`;
+    names.set(text, name);
+  }
+  return name;
+}
+
+/**
+ * The scale-out store: any number of gate instances share one Postgres. Each record change and
+ * its event travel as one statement, one round trip; the unique index on (project, key) and the
+ * version check in the WHERE clause decide every race.
+ */
+export class PostgresGateStore implements GateStore {
+  readonly provider = "postgres" as const;
+
+  constructor(private readonly pool: pg.Pool) {}
+
+  private async rows(text: string, values: unknown[]): Promise<Record<string, unknown>[]> {
+    try {
+      const result = await this.pool.query({ name: nameOf(text), text, values });
+      return result.rows;
+    } catch (error) {
+      if (isUnavailable(error)) throw new StoreUnavailableError(error);
+      throw error;
+    }
+  }
+
+  async findRecordByKey(projectId: string, key: string): Promise<CallRecord | null> {
+    const [row] = await this.rows(SQL.recordByKey, [projectId, key]);
+    return row ? rowToRecord(row) : null;
+  }
+
+  async findRecordById(projectId: string, id: string): Promise<CallRecord | null> {
+    const [row] = await this.rows(SQL.recordById, [projectId, id]);
+    return row ? rowToRecord(row) : null;
+  }
+
+  async insertRecord(record: CallRecord, event: GateEvent): Promise<boolean> {
+    const rows = await this.rows(PG_SQL.insertRecordWithEvent, [...recordValues(record), ...eventValues(event)]);
+    return rows.length === 1;
+  }
+
+  async updateRecord(record: CallRecord, expectedVersion: number, event: GateEvent): Promise<boolean> {
+    const rows = await this.rows(PG_SQL.updateRecordWithEvent, [
+      ...recordValues(record),
+      expectedVersion,
+      ...eventValues(event),
+    ]);
+    return rows.length === 1;
+  }
+
+  async recordReplay(record: CallRecord, expectedVersion: number, event: GateEvent): Promise<number | null> {
+    const [row] = await this.rows(PG_SQL.recordReplayWithEvent, [
+      record.projectId,
+      record.key,
+      expectedVersion,
+      ...eventValues(event),
+    ]);
+    return row ? Number(row.replays) : null;
+  }
+
+  async appendEvent(event: GateEvent): Promise<void> {
+    await this.rows(SQL.insertEvent, eventValues(event));
+  }
+
+  async listEventsForCall(projectId: string, callId: string): Promise<GateEvent[]> {
+    return (await this.rows(SQL.eventsForCall, [projectId, callId])).map(rowToEvent);
+  }
+
+  async createProject(project: ProjectRow): Promise<boolean> {
+    const rows = await this.rows(`${SQL.insertProject} RETURNING 1`, [project.id, project.name, project.createdAt]);
+    return rows.length === 1;
+  }
+
+  async createApiKey(key: ApiKeyRow): Promise<void> {
+    await this.rows(SQL.insertApiKey, [key.id, key.projectId, key.name, key.prefix, key.hash, key.createdAt]);
+  }
+
+  async findApiKeyByHash(hash: string): Promise<ApiKeyRow | null> {
+    const [row] = await this.rows(SQL.apiKeyByHash, [hash]);
+    return row ? rowToApiKey(row) : null;
+  }
+
+  async touchApiKey(id: string, at: number): Promise<void> {
+    await this.rows(SQL.touchApiKey, [id, at]);
+  }
+
+  async close(): Promise<void> {
+    await this.pool.end();
+  }
+}

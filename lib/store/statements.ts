@@ -1,0 +1,46 @@
+import {
+  EVENT_COLUMNS,
+  EVENT_COLUMN_LIST,
+  RECORD_COLUMNS,
+  RECORD_COLUMN_LIST,
+  assignments,
+  placeholders,
+} from "./columns";
+
+/**
+ * The hot-path SQL, written once with numbered placeholders for both providers. Postgres folds a
+ * record change and its event into one statement (data-modifying CTE); SQLite, which has none,
+ * runs the same two statements inside one immediate transaction.
+ */
+const R = RECORD_COLUMNS.length;
+
+export const SQL = {
+  recordByKey: `SELECT ${RECORD_COLUMN_LIST} FROM call_records WHERE project_id = $1 AND key = $2`,
+  recordById: `SELECT ${RECORD_COLUMN_LIST} FROM call_records WHERE project_id = $1 AND id = $2`,
+  insertRecord: `INSERT INTO call_records (${RECORD_COLUMN_LIST}) VALUES (${placeholders(RECORD_COLUMNS, 1, false)}) ON CONFLICT (project_id, key) DO NOTHING`,
+  /** CAS on (project, key, version); params: the record's columns, then expected version. */
+  updateRecord: `UPDATE call_records SET ${assignments(RECORD_COLUMNS, 1)} WHERE project_id = $2 AND key = $3 AND version = $${R + 1}`,
+  recordReplay: `UPDATE call_records SET replays = replays + 1 WHERE project_id = $1 AND key = $2 AND version = $3 RETURNING replays`,
+  insertEvent: `INSERT INTO events (${EVENT_COLUMN_LIST}) VALUES (${placeholders(EVENT_COLUMNS, 1, false)})`,
+  eventsForCall: `SELECT ${EVENT_COLUMN_LIST} FROM events WHERE project_id = $1 AND call_id = $2 ORDER BY id`,
+  insertProject: `INSERT INTO projects (id, name, created_at) VALUES ($1, $2, $3) ON CONFLICT (id) DO NOTHING`,
+  insertApiKey: `INSERT INTO api_keys (id, project_id, name, prefix, hash, created_at) VALUES ($1, $2, $3, $4, $5, $6)`,
+  apiKeyByHash: `SELECT id, project_id, name, prefix, hash, created_at, last_used_at, revoked_at FROM api_keys WHERE hash = $1`,
+  touchApiKey: `UPDATE api_keys SET last_used_at = $2 WHERE id = $1`,
+};
+
+/** Postgres-only single-statement forms: the event is inserted only if the record change applied. */
+function withEvent(recordStatement: string, eventFrom: number): string {
+  return `WITH changed AS (${recordStatement} RETURNING 1) INSERT INTO events (${EVENT_COLUMN_LIST}) SELECT ${placeholders(EVENT_COLUMNS, eventFrom, true)} FROM changed RETURNING 1`;
+}
+
+export const PG_SQL = {
+  insertRecordWithEvent: withEvent(SQL.insertRecord, R + 1),
+  updateRecordWithEvent: withEvent(SQL.updateRecord, R + 2),
+  recordReplayWithEvent: `WITH changed AS (${SQL.recordReplay}) INSERT INTO events (${EVENT_COLUMN_LIST}) SELECT ${placeholders(EVENT_COLUMNS, 4, true)} FROM changed RETURNING (SELECT replays FROM changed) AS replays`,
+};
+
+/** better-sqlite3 numbers its parameters `?1`, `?2`, … */
+export function toSqliteParams(sql: string): string {
+  return sql.replace(/\$(\d+)/g, "?$1");
+}

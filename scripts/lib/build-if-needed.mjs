@@ -1,0 +1,39 @@
+// Builds the Next.js app unless .next already holds a build of exactly these sources.
+import { spawnSync } from "node:child_process";
+import { createHash } from "node:crypto";
+import { existsSync, readFileSync, readdirSync, statSync, writeFileSync } from "node:fs";
+import path from "node:path";
+
+const INPUTS = ["app", "components", "lib", "instrumentation.ts", "next.config.mjs", "package-lock.json", "tsconfig.json"];
+const STAMP = ".next/idemgate-source-hash";
+
+function* files(entry) {
+  if (!existsSync(entry)) return;
+  if (statSync(entry).isDirectory()) {
+    for (const name of readdirSync(entry).sort()) {
+      if (name === "generated" || name === "node_modules") continue;
+      yield* files(path.join(entry, name));
+    }
+  } else {
+    yield entry;
+  }
+}
+
+export function sourceHash() {
+  const hash = createHash("sha256");
+  for (const input of INPUTS) for (const file of files(input)) hash.update(file).update(readFileSync(file));
+  return hash.digest("hex");
+}
+
+export function buildIfNeeded() {
+  const hash = sourceHash();
+  if (existsSync(".next/BUILD_ID") && existsSync(STAMP) && readFileSync(STAMP, "utf8") === hash) return false;
+  console.log("[idemgate] building the app (next build) …");
+  const result = spawnSync(process.execPath, ["node_modules/next/dist/bin/next", "build"], {
+    stdio: "inherit",
+    env: { ...process.env, NEXT_TELEMETRY_DISABLED: "1" },
+  });
+  if (result.status !== 0) process.exit(result.status ?? 1);
+  writeFileSync(STAMP, hash);
+  return true;
+}
