@@ -25,15 +25,30 @@ export function sourceHash() {
   return hash.digest("hex");
 }
 
+const upToDate = (hash) => existsSync(".next/BUILD_ID") && existsSync(STAMP) && readFileSync(STAMP, "utf8") === hash;
+
 export function buildIfNeeded() {
   const hash = sourceHash();
-  if (existsSync(".next/BUILD_ID") && existsSync(STAMP) && readFileSync(STAMP, "utf8") === hash) return false;
-  console.log("[idemgate] building the app (next build) …");
-  const result = spawnSync(process.execPath, ["node_modules/next/dist/bin/next", "build"], {
-    stdio: "inherit",
-    env: { ...process.env, NEXT_TELEMETRY_DISABLED: "1" },
-  });
-  if (result.status !== 0) process.exit(result.status ?? 1);
-  writeFileSync(STAMP, hash);
-  return true;
+  if (upToDate(hash)) return false;
+  // Another process may be building the same sources (parallel test runs): wait for it, then
+  // build only if its result is not what we need.
+  for (let tries = 0; tries < 120; tries++) {
+    console.log("[idemgate] building the app (next build) …");
+    const result = spawnSync(process.execPath, ["node_modules/next/dist/bin/next", "build"], {
+      encoding: "utf8",
+      env: { ...process.env, NEXT_TELEMETRY_DISABLED: "1" },
+    });
+    process.stdout.write(result.stdout ?? "");
+    process.stderr.write(result.stderr ?? "");
+    if (result.status === 0) {
+      writeFileSync(STAMP, hash);
+      return true;
+    }
+    if (!`${result.stdout}${result.stderr}`.includes("Another next build process is already running")) {
+      process.exit(result.status ?? 1);
+    }
+    spawnSync("sleep", ["5"]);
+    if (upToDate(hash)) return false;
+  }
+  process.exit(1);
 }

@@ -1,0 +1,52 @@
+// npm test: schema drift check, type check, then every vitest project (unit, integration, and
+// any others in test/vitest.config.mts) against real databases and real `next start` servers.
+// Ends with one plain "N passed, N failed" line for CI.
+import { spawnSync } from "node:child_process";
+import { mkdtempSync, readFileSync } from "node:fs";
+import os from "node:os";
+import path from "node:path";
+
+process.env.NEXT_TELEMETRY_DISABLED = "1";
+process.env.CHECKPOINT_DISABLE = "1";
+process.env.PLAYWRIGHT_SKIP_BROWSER_DOWNLOAD = "1";
+
+const started = Date.now();
+const run = (label, args) => {
+  console.log(`\n▶ ${label}`);
+  const result = spawnSync(process.execPath, args, { stdio: "inherit" });
+  return result.status ?? 1;
+};
+
+if (run("schemas in sync", ["scripts/sync-postgres-schema.mjs", "--check"]) !== 0) finish(0, 1);
+if (run("type check", ["node_modules/typescript/bin/tsc", "--noEmit", "-p", "."]) !== 0) finish(0, 1);
+
+const report = path.join(mkdtempSync(path.join(os.tmpdir(), "idemgate-report-")), "vitest.json");
+const extra = process.argv.slice(2);
+const status = run("vitest", [
+  "node_modules/vitest/vitest.mjs",
+  "run",
+  "--config",
+  "test/vitest.config.mts",
+  "--reporter=default",
+  "--reporter=json",
+  `--outputFile.json=${report}`,
+  ...extra,
+]);
+
+let passed = 0;
+let failed = 0;
+try {
+  const json = JSON.parse(readFileSync(report, "utf8"));
+  passed = json.numPassedTests ?? 0;
+  failed = (json.numFailedTests ?? 0) + (json.numTotalTestSuites > 0 && json.success === false && json.numFailedTests === 0 ? 1 : 0);
+} catch {
+  failed = 1;
+}
+if (status !== 0 && failed === 0) failed = 1;
+finish(passed, failed);
+
+function finish(p, f) {
+  console.log(`\ntest wall time: ${((Date.now() - started) / 1000).toFixed(1)} s`);
+  console.log(`${p} passed, ${f} failed`);
+  process.exit(f > 0 ? 1 : 0);
+}

@@ -1,0 +1,80 @@
+import { type ChildProcess, spawn } from "node:child_process";
+import { mkdtempSync } from "node:fs";
+import net from "node:net";
+import path from "node:path";
+
+export interface TestServer {
+  baseUrl: string;
+  process: ChildProcess;
+  /** SIGTERM and wait for exit. */
+  stop(): Promise<void>;
+  /** SIGKILL and wait for exit: a crash, nothing flushed. */
+  kill(): Promise<void>;
+  output(): string;
+}
+
+async function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = net.createServer();
+    server.unref();
+    server.on("error", reject);
+    server.listen(0, "127.0.0.1", () => {
+      const { port } = server.address() as net.AddressInfo;
+      server.close(() => resolve(port));
+    });
+  });
+}
+
+/**
+ * A real `next start` process of the production build on its own port and database. Used by the
+ * tests (through server.ts) and by the benchmarks, so it must not depend on vitest.
+ */
+export async function launchServer(
+  databaseUrl: string,
+  tmpRoot: string,
+  extraEnv: Record<string, string> = {},
+): Promise<TestServer> {
+  const port = await freePort();
+  const dataDir = mkdtempSync(path.join(tmpRoot, "data-"));
+  const child = spawn(process.execPath, ["node_modules/next/dist/bin/next", "start", "-p", String(port), "-H", "127.0.0.1"], {
+    env: {
+      ...process.env,
+      DATABASE_URL: databaseUrl,
+      IDEMGATE_SEED_DEMO: "false",
+      IDEMGATE_DATA_DIR: dataDir,
+      NEXT_TELEMETRY_DISABLED: "1",
+      CHECKPOINT_DISABLE: "1",
+      NODE_ENV: "production",
+      ...extraEnv,
+    },
+    stdio: ["ignore", "pipe", "pipe"],
+  });
+  let log = "";
+  child.stdout!.on("data", (chunk) => (log += chunk));
+  child.stderr!.on("data", (chunk) => (log += chunk));
+  const exited = new Promise<void>((resolve) => child.once("exit", () => resolve()));
+  const baseUrl = `http://127.0.0.1:${port}`;
+
+  const deadline = Date.now() + 60_000;
+  for (;;) {
+    if (child.exitCode !== null) throw new Error(`server exited early (${child.exitCode}):\n${log}`);
+    try {
+      // The openapi route needs the instrumentation hook (migrate/seed) to have finished.
+      const res = await fetch(`${baseUrl}/api/v1/openapi.json`);
+      if (res.ok) break;
+    } catch {
+      // not listening yet
+    }
+    if (Date.now() > deadline) {
+      child.kill("SIGKILL");
+      throw new Error(`server did not become ready:\n${log}`);
+    }
+    await new Promise((r) => setTimeout(r, 100));
+  }
+
+  const signal = async (sig: NodeJS.Signals) => {
+    if (child.exitCode === null && child.signalCode === null) child.kill(sig);
+    await exited;
+  };
+  return { baseUrl, process: child, stop: () => signal("SIGTERM"), kill: () => signal("SIGKILL"), output: () => log };
+}
