@@ -13,6 +13,8 @@ const EnvSchema = z.object({
   IDEMGATE_DATA_DIR: z.string().min(1).default("data"),
   IDEMGATE_SEED_DEMO: bool.default(true),
   IDEMGATE_PG_POOL_SIZE: z.coerce.number().int().min(1).max(200).default(10),
+  /** How long a SQLite writer waits for another process's lock before answering 503. */
+  IDEMGATE_SQLITE_BUSY_TIMEOUT_MS: z.coerce.number().int().min(0).max(60_000).default(5_000),
 });
 
 export type Env = z.infer<typeof EnvSchema>;

@@ -11,12 +11,13 @@ export default defineConfig({
     projects: [
       {
         resolve: { alias },
-        test: { name: "unit", root, include: ["test/unit/**/*.test.ts"], environment: "node" },
+        test: { name: "unit", root, include: ["test/unit/**/*.test.ts"], environment: "node", sequence: { groupOrder: 0 } },
       },
       {
         resolve: { alias },
         test: {
           name: "integration",
+          sequence: { groupOrder: 1 },
           root,
           include: ["test/integration/**/*.test.ts"],
           environment: "node",

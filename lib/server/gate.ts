@@ -21,6 +21,7 @@ export function getGate(): Gate {
       databaseUrl: config.DATABASE_URL,
       sqliteSynchronous: config.IDEMGATE_SQLITE_SYNCHRONOUS,
       pgPoolSize: config.IDEMGATE_PG_POOL_SIZE,
+      sqliteBusyTimeoutMs: config.IDEMGATE_SQLITE_BUSY_TIMEOUT_MS,
     });
     holder.__idemgate = { store, service: new GateService(store, defaultPolicies), auth: new ApiKeyAuthenticator(store) };
   }

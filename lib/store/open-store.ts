@@ -8,10 +8,11 @@ export interface OpenStoreOptions {
   databaseUrl?: string;
   sqliteSynchronous?: SqliteSynchronous;
   pgPoolSize?: number;
+  sqliteBusyTimeoutMs?: number;
 }
 
 export function openStore(options: OpenStoreOptions = {}): GateStore {
   const target = parseDatabaseUrl(options.databaseUrl);
   if (target.provider === "postgres") return new PostgresGateStore(createPgPool(target, options.pgPoolSize));
-  return new SqliteGateStore(target.file, { synchronous: options.sqliteSynchronous });
+  return new SqliteGateStore(target.file, { synchronous: options.sqliteSynchronous, busyTimeoutMs: options.sqliteBusyTimeoutMs });
 }

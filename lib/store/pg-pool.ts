@@ -10,7 +10,7 @@ const INT8_OID = 20;
  * value we store fits in 2^53.
  */
 export function createPgPool(target: PostgresTarget, max = 10): pg.Pool {
-  return new pg.Pool({
+  const pool = new pg.Pool({
     host: target.host,
     port: target.port,
     user: target.user,
@@ -23,6 +23,10 @@ export function createPgPool(target: PostgresTarget, max = 10): pg.Pool {
         oid === INT8_OID ? (value: string) => Number(value) : pg.types.getTypeParser(oid, format)) as typeof pg.types.getTypeParser,
     },
   });
+  // An idle connection killed by the server (restart, failover) must not crash the process: the
+  // pool drops it and the next request opens a new one, or answers 503 if it cannot.
+  pool.on("error", (error) => console.warn(`[idemgate] postgres connection lost: ${error.message}`));
+  return pool;
 }
 
 /**

@@ -35,11 +35,21 @@ export class PostgresGateStore implements GateStore {
   constructor(private readonly pool: pg.Pool) {}
 
   private async rows(text: string, values: unknown[]): Promise<Record<string, unknown>[]> {
+    let client: pg.PoolClient;
     try {
-      const result = await this.pool.query({ name: nameOf(text), text, values });
+      client = await this.pool.connect();
+    } catch (error) {
+      // Whatever stops us from getting a connection, the request itself was fine: retryable.
+      throw new StoreUnavailableError(error);
+    }
+    try {
+      const result = await client.query({ name: nameOf(text), text, values });
+      client.release();
       return result.rows;
     } catch (error) {
-      if (isUnavailable(error)) throw new StoreUnavailableError(error);
+      const unavailable = isUnavailable(error);
+      client.release(unavailable ? (error as Error) : undefined);
+      if (unavailable) throw new StoreUnavailableError(error);
       throw error;
     }
   }
