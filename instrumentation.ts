@@ -1,6 +1,15 @@
-// Runs once when a server process starts: migrate and seed before the first request.
+// Runs once when a server process starts: telemetry first (so boot is traced), then migrate and
+// seed before the first request.
 export async function register(): Promise<void> {
   if (process.env.NEXT_RUNTIME !== "nodejs") return;
+  const { env } = await import("./lib/env");
+  const { setupTelemetry } = await import("./lib/telemetry/setup");
+  const config = env();
+  setupTelemetry({
+    serviceName: config.OTEL_SERVICE_NAME,
+    tracesEndpoint: config.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT ?? config.OTEL_EXPORTER_OTLP_ENDPOINT,
+    metricsEndpoint: config.OTEL_EXPORTER_OTLP_METRICS_ENDPOINT ?? config.OTEL_EXPORTER_OTLP_ENDPOINT,
+  });
   const { boot } = await import("./lib/server/boot");
   await boot();
 }

@@ -10,33 +10,37 @@ export const DEFAULT_IGNORE_FIELDS: readonly string[] = [
   "idempotency_key",
 ];
 
-export type Json = null | boolean | number | string | Json[] | { [key: string]: Json };
-
 /**
- * Canonical form of tool arguments: object keys sorted, ignored fields removed at every depth,
- * strings NFC-normalised, so that two spellings of the same arguments fingerprint the same.
+ * Canonical form of tool arguments: object keys NFC-normalised and sorted, ignored fields removed
+ * at every depth, strings NFC-normalised, so that two spellings of the same arguments fingerprint
+ * the same. Serialised directly rather than through an intermediate object, so a `__proto__`
+ * field is kept like any other and keys that collide after normalisation both count.
  */
 export function canonicalize(value: unknown, ignoreFields: readonly string[] = DEFAULT_IGNORE_FIELDS): string {
-  const ignore = new Set(ignoreFields);
-  return JSON.stringify(normalize(value, ignore));
+  return serialize(value, new Set(ignoreFields));
 }
 
-function normalize(value: unknown, ignore: ReadonlySet<string>): Json {
-  if (value === null || value === undefined) return null;
-  if (typeof value === "string") return value.normalize("NFC");
-  if (typeof value === "number") return Number.isFinite(value) ? value : null;
-  if (typeof value === "boolean") return value;
-  if (Array.isArray(value)) return value.map((item) => normalize(item, ignore));
+function serialize(value: unknown, ignore: ReadonlySet<string>): string {
+  if (value === null || value === undefined) return "null";
+  if (typeof value === "string") return JSON.stringify(value.normalize("NFC"));
+  if (typeof value === "number") return Number.isFinite(value) ? JSON.stringify(value) : "null";
+  if (typeof value === "boolean") return value ? "true" : "false";
+  if (Array.isArray(value)) return `[${value.map((item) => serialize(item, ignore)).join(",")}]`;
   if (typeof value === "object") {
-    const out: { [key: string]: Json } = {};
-    for (const key of Object.keys(value as object).sort()) {
-      const item = (value as Record<string, unknown>)[key];
-      if (ignore.has(key) || item === undefined) continue;
-      out[key.normalize("NFC")] = normalize(item, ignore);
+    const fields: [normalized: string, raw: string, item: unknown][] = [];
+    for (const [raw, item] of Object.entries(value as Record<string, unknown>)) {
+      const normalized = raw.normalize("NFC");
+      if (item === undefined || ignore.has(raw) || ignore.has(normalized)) continue;
+      fields.push([normalized, raw, item]);
     }
-    return out;
+    fields.sort(([a, rawA], [b, rawB]) => compare(a, b) || compare(rawA, rawB));
+    return `{${fields.map(([key, , item]) => `${JSON.stringify(key)}:${serialize(item, ignore)}`).join(",")}}`;
   }
-  return null;
+  return "null";
+}
+
+function compare(a: string, b: string): number {
+  return a < b ? -1 : a > b ? 1 : 0;
 }
 
 export function sha256Hex(text: string): string {

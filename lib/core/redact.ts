@@ -7,11 +7,10 @@ export function redact(value: unknown, fields: readonly string[]): unknown {
   const walk = (item: unknown): unknown => {
     if (Array.isArray(item)) return item.map(walk);
     if (item === null || typeof item !== "object") return item;
-    const out: Record<string, unknown> = {};
-    for (const [name, inner] of Object.entries(item as Record<string, unknown>)) {
-      out[name] = masked.has(name) ? REDACTED : walk(inner);
-    }
-    return out;
+    // fromEntries defines own properties, so a `__proto__` field survives as data.
+    return Object.fromEntries(
+      Object.entries(item as Record<string, unknown>).map(([name, inner]) => [name, masked.has(name) ? REDACTED : walk(inner)]),
+    );
   };
   return walk(value);
 }

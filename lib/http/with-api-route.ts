@@ -28,7 +28,7 @@ interface RouteSpec<B, P> {
  */
 export function withApiRoute<B = undefined, P = Record<string, never>>(spec: RouteSpec<B, P>) {
   return async (req: Request, context: { params: Promise<Record<string, string | string[]>> }): Promise<Response> => {
-    const requestId = req.headers.get("x-request-id") ?? randomUUID();
+    const requestId = callerRequestId(req) ?? randomUUID();
     try {
       const principal = await authenticate(req);
       const params = spec.params ? spec.params.parse(await context.params) : (undefined as P);
@@ -39,6 +39,12 @@ export function withApiRoute<B = undefined, P = Record<string, never>>(spec: Rou
       return errorResponse(error, requestId);
     }
   };
+}
+
+/** A caller's request id is echoed only when it is a plain, short token. */
+function callerRequestId(req: Request): string | null {
+  const id = req.headers.get("x-request-id");
+  return id && /^[A-Za-z0-9._:-]{1,128}$/.test(id) ? id : null;
 }
 
 async function authenticate(req: Request): Promise<Principal> {

@@ -59,7 +59,7 @@ describe.each(PROVIDERS)("%s: a SIGKILLed gate loses nothing", (provider) => {
       leaseExpiresAt: beat.leaseExpiresAt,
     });
 
-    const wait = Date.parse(beat.leaseExpiresAt) + 100 - Date.now();
+    const wait = Date.parse(beat.leaseExpiresAt!) + 100 - Date.now();
     if (wait > 0) await sleep(wait);
 
     const second = expectDecision(await client().begin(request), "execute");

@@ -175,8 +175,8 @@ describe.each(PROVIDERS)("%s: call lifecycle over HTTP", (provider) => {
 
     const beat = await client.heartbeat(first.callId, first.leaseToken, 600);
     expect(beat.callId).toBe(first.callId);
-    expect(ms(beat.leaseExpiresAt)).toBeGreaterThan(ms(first.leaseExpiresAt));
-    expect(ms(beat.leaseExpiresAt)).toBeGreaterThan(Date.now() + 500_000);
+    expect(ms(beat.leaseExpiresAt!)).toBeGreaterThan(ms(first.leaseExpiresAt));
+    expect(ms(beat.leaseExpiresAt!)).toBeGreaterThan(Date.now() + 500_000);
     expect((await client.status(first.callId)).leaseExpiresAt).toBe(beat.leaseExpiresAt);
 
     const completion = { leaseToken: first.leaseToken, outcome: "succeeded" as const, result: { url: "https://cdn/v.mp4" } };
@@ -188,6 +188,10 @@ describe.each(PROVIDERS)("%s: call lifecycle over HTTP", (provider) => {
     const retried = await client.raw("POST", `/api/v1/calls/${first.callId}/complete`, completion);
     expect(retried.status).toBe(200);
     expect(await retried.json()).toEqual(done);
+
+    // A beat that raced its own complete is told to stop, and is not flagged as a lost lease.
+    const lateBeat = await client.heartbeat(first.callId, first.leaseToken, 60);
+    expect(lateBeat).toEqual({ callId: first.callId, status: "succeeded", leaseExpiresAt: null });
 
     const events = await eventsForCall(db.url, projectA.projectId, first.callId);
     expect(events.filter((e) => e.type === "complete")).toHaveLength(1);

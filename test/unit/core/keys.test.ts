@@ -86,6 +86,9 @@ describe("deriveKey — which inputs make up the key", () => {
     // step-without-step-or-scope and args cover the same fields, yet stay apart
     const noStep = { ...BASE, stepId: null, scope: null };
     expect(deriveKey("step", noStep)).not.toBe(deriveKey("args", noStep));
+    // a toolCallId spelled like the canonical args does not collide with an args key
+    const same = { ...BASE, toolCallId: BASE.canonicalArgs };
+    expect(deriveKey("toolCallId", same)).not.toBe(deriveKey("args", same));
   });
 });
 

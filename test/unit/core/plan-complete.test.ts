@@ -204,10 +204,15 @@ describe("planHeartbeat", () => {
     expect(plan.record).toBe(record);
   });
 
-  it.each([ok, permanent, transient])("a completed record (%#) answers lease_lost, even to its own token", (outcome) => {
+  it.each([ok, permanent, transient])("a beat racing its own complete (%#) is 'already', not a lost lease", (outcome) => {
     const done = completed(claim(), outcome);
     const plan = planHeartbeat(done, "lease-1", 30, T + SECOND);
-    expect(plan.op).toBe("lease_lost");
+    expect(plan.op).toBe("already");
     expect(plan.record).toBe(done);
+  });
+
+  it.each([ok, permanent, transient])("a completed record (%#) answers lease_lost to another token", (outcome) => {
+    const done = completed(claim(), outcome);
+    expect(planHeartbeat(done, "lease-9", 30, T + SECOND).op).toBe("lease_lost");
   });
 });

@@ -1,0 +1,36 @@
+import { type Counter, type Histogram, metrics } from "@opentelemetry/api";
+
+/**
+ * The gate's metrics. Created lazily because the meter provider is installed by
+ * instrumentation.ts after modules load; until then the API hands out no-op instruments.
+ */
+interface Instruments {
+  decisions: Counter;
+  beginDuration: Histogram;
+  stormsOpened: Counter;
+}
+
+let cached: Instruments | undefined;
+let providerAtCreation: unknown;
+
+export function instruments(): Instruments {
+  const provider = metrics.getMeterProvider();
+  if (!cached || providerAtCreation !== provider) {
+    const meter = metrics.getMeter("idemgate");
+    providerAtCreation = provider;
+    cached = {
+      decisions: meter.createCounter("idemgate.decisions", {
+        description: "Gate decisions by tool and decision",
+      }),
+      beginDuration: meter.createHistogram("idemgate.begin.duration", {
+        description: "Time to decide a begin",
+        unit: "ms",
+        advice: { explicitBucketBoundaries: [0.25, 0.5, 1, 2, 5, 10, 25, 50, 100, 250, 1000, 5000, 10000] },
+      }),
+      stormsOpened: meter.createCounter("idemgate.storms.opened", {
+        description: "Retry storms opened",
+      }),
+    };
+  }
+  return cached;
+}

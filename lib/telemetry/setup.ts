@@ -1,0 +1,48 @@
+import { metrics } from "@opentelemetry/api";
+import { OTLPMetricExporter } from "@opentelemetry/exporter-metrics-otlp-http";
+import { PrometheusExporter } from "@opentelemetry/exporter-prometheus";
+import { OTLPTraceExporter } from "@opentelemetry/exporter-trace-otlp-http";
+import { defaultResource, envDetector, detectResources, resourceFromAttributes } from "@opentelemetry/resources";
+import { MeterProvider, PeriodicExportingMetricReader, type MetricReader } from "@opentelemetry/sdk-metrics";
+import { BatchSpanProcessor } from "@opentelemetry/sdk-trace-base";
+import { NodeTracerProvider } from "@opentelemetry/sdk-trace-node";
+
+export interface TelemetryConfig {
+  /** OTEL_EXPORTER_OTLP_ENDPOINT or the traces-specific one: without it no spans leave the process. */
+  tracesEndpoint: string | undefined;
+  metricsEndpoint: string | undefined;
+  serviceName: string;
+}
+
+const holder = globalThis as unknown as { __idemgatePrometheus?: PrometheusExporter };
+
+/**
+ * Node runtime only. Metrics always feed the Prometheus scrape route; OTLP export of spans and
+ * metrics happens only when the standard OTEL_* variables say where to — none set, nothing is
+ * exported and nothing fails. The W3C propagator is always registered, so an agent's
+ * `traceparent` still reaches our spans' context when someone does export them.
+ */
+export function setupTelemetry(config: TelemetryConfig): void {
+  if (holder.__idemgatePrometheus) return;
+  const resource = defaultResource()
+    .merge(resourceFromAttributes({ "service.name": config.serviceName }))
+    .merge(detectResources({ detectors: [envDetector] }));
+
+  const tracerProvider = new NodeTracerProvider({
+    resource,
+    spanProcessors: config.tracesEndpoint ? [new BatchSpanProcessor(new OTLPTraceExporter(), { scheduledDelayMillis: 500 })] : [],
+  });
+  tracerProvider.register();
+
+  const prometheus = new PrometheusExporter({ preventServerStart: true });
+  const readers: MetricReader[] = [prometheus];
+  if (config.metricsEndpoint) {
+    readers.push(new PeriodicExportingMetricReader({ exporter: new OTLPMetricExporter(), exportIntervalMillis: 10_000 }));
+  }
+  metrics.setGlobalMeterProvider(new MeterProvider({ resource, readers }));
+  holder.__idemgatePrometheus = prometheus;
+}
+
+export function prometheusReader(): PrometheusExporter | undefined {
+  return holder.__idemgatePrometheus;
+}
