@@ -14,7 +14,40 @@ const EnvSchema = z.object({
   IDEMGATE_SEED_DEMO: bool.default(true),
   IDEMGATE_PG_POOL_SIZE: z.coerce.number().int().min(1).max(200).default(10),
   /** How long a SQLite writer waits for another process's lock before answering 503. */
+  /** Bearer token for GET /api/metrics (Prometheus scrape); unset, the endpoint refuses everyone. */
+  IDEMGATE_METRICS_TOKEN: z.string().min(16).optional(),
+  /** Bearer token for the operator API (/api/v1/admin/…) until operator accounts exist; unset, it refuses everyone. */
+  IDEMGATE_ADMIN_TOKEN: z.string().min(16).optional(),
+  OTEL_SERVICE_NAME: z.string().min(1).default("idemgate"),
+  OTEL_EXPORTER_OTLP_ENDPOINT: z.url().optional(),
+  OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: z.url().optional(),
+  OTEL_EXPORTER_OTLP_METRICS_ENDPOINT: z.url().optional(),
   IDEMGATE_SQLITE_BUSY_TIMEOUT_MS: z.coerce.number().int().min(0).max(60_000).default(5_000),
+  // Operators (lib/auth). Unset secret: one is generated into IDEMGATE_DATA_DIR (single instance only).
+  BETTER_AUTH_SECRET: z.string().min(32).optional(),
+  /** The public URL operators open; unset, it is taken from each request (fine behind no proxy). */
+  BETTER_AUTH_URL: z.url().optional(),
+  /** The first admin, created at start when no user has this email. */
+  ADMIN_EMAIL: z.email().optional(),
+  ADMIN_PASSWORD: z.string().min(8).max(128).optional(),
+  /** Secure cookies; default: on when BETTER_AUTH_URL is https. */
+  IDEMGATE_SECURE_COOKIES: bool.optional(),
+  /** How long an approved resend's bypass token stays usable. */
+  IDEMGATE_BYPASS_TOKEN_TTL_SECONDS: z.coerce.number().int().min(10).max(86_400).default(900),
+  /** Sign-in attempts per client IP and minute. */
+  IDEMGATE_SIGN_IN_RATE_LIMIT: z.coerce.number().int().min(1).max(100_000).default(10),
+  // Retention and retry storms (lib/server/collector.ts, storm-monitor.ts).
+  /** Raw ledger events are purged after this many days; their per-minute rollups stay. */
+  IDEMGATE_EVENT_RETENTION_DAYS: z.coerce.number().int().min(1).max(3_650).default(30),
+  /** Rollups (the charts) and closed storms are purged after this many days. */
+  IDEMGATE_ROLLUP_RETENTION_DAYS: z.coerce.number().int().min(1).max(3_650).default(400),
+  /** How often each server purges expired records and old events; 0 = never (run `npm run gc`). */
+  IDEMGATE_COLLECTOR_INTERVAL_MS: z.coerce.number().int().min(0).max(86_400_000).default(60_000),
+  /** How often each server looks for retry storms; 0 = never. */
+  IDEMGATE_STORM_INTERVAL_MS: z.coerce.number().int().min(0).max(3_600_000).default(5_000),
+  /** Receives a POST for every storm opened and closed; unset, none is sent. */
+  IDEMGATE_STORM_WEBHOOK_URL: z.url().optional(),
+  IDEMGATE_STORM_WEBHOOK_TIMEOUT_MS: z.coerce.number().int().min(100).max(60_000).default(5_000),
 });
 
 export type Env = z.infer<typeof EnvSchema>;

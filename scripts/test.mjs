@@ -2,7 +2,7 @@
 // any others in test/vitest.config.mts) against real databases and real `next start` servers.
 // Ends with one plain "N passed, N failed" line for CI.
 import { spawnSync } from "node:child_process";
-import { mkdtempSync, readFileSync } from "node:fs";
+import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 
@@ -43,6 +43,29 @@ try {
   failed = 1;
 }
 if (status !== 0 && failed === 0) failed = 1;
+
+// The dashboard in a real browser: Debian's Chromium, never Playwright's own download.
+const chromium = process.env.CHROMIUM_PATH ?? "/usr/bin/chromium";
+if (extra.length > 0) {
+  // A filtered vitest run (npm test -- <filter>) skips the browser suite.
+} else if (existsSync(chromium)) {
+  const e2eReport = "test-results/e2e-results.json";
+  rmSync(e2eReport, { force: true });
+  const e2eStatus = run("playwright (dashboard e2e)", ["node_modules/@playwright/test/cli.js", "test", "-c", "test/e2e/playwright.config.ts"]);
+  try {
+    const stats = JSON.parse(readFileSync(e2eReport, "utf8")).stats;
+    passed += (stats.expected ?? 0) + (stats.flaky ?? 0);
+    failed += stats.unexpected ?? 0;
+  } catch {
+    failed += 1;
+  }
+  if (e2eStatus !== 0 && failed === 0) failed = 1;
+} else if (process.env.CI === "true") {
+  console.error(`CI=true but no Chromium at ${chromium}: the dashboard e2e cannot be skipped in CI`);
+  failed += 1;
+} else {
+  console.warn(`\n[idemgate tests] no Chromium at ${chromium}: dashboard e2e SKIPPED (apt-get install chromium)\n`);
+}
 finish(passed, failed);
 
 function finish(p, f) {

@@ -29,6 +29,20 @@ export default defineConfig({
           fileParallelism: true,
         },
       },
+      {
+        resolve: { alias },
+        test: {
+          name: "chaos",
+          // Last and alone: its lease timings should not compete with other suites for the 2 cores.
+          sequence: { groupOrder: 2 },
+          root,
+          include: ["test/chaos/**/*.test.ts"],
+          environment: "node",
+          globalSetup: ["test/helpers/global-setup.ts"],
+          testTimeout: 1_200_000,
+          hookTimeout: 120_000,
+        },
+      },
     ],
   },
 });

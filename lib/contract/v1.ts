@@ -24,9 +24,21 @@ export const ErrorInfoSchema = z
   })
   .meta({ id: "ToolError" });
 
+export const LoopWarningSchema = z
+  .object({ reason: z.literal("loop_detected"), pattern: z.array(z.string()), repeats: z.number().int() })
+  .meta({ id: "LoopWarning", description: "The run's loop detector tripped under `loop.action: warn`: the decision stands, flagged" });
+
+/** Present on a decision only when the loop detector flagged it. */
+const loopWarning = LoopWarningSchema.optional();
+
 export const BeginRequestSchema = z
   .object({
-    tool: z.string().min(1).max(200).describe("Tool name, e.g. charge_card"),
+    tool: z
+      .string()
+      .min(1)
+      .max(200)
+      .refine((tool) => tool !== "*", "`*` names the project's default policy, not a tool")
+      .describe("Tool name, e.g. charge_card"),
     runId: id.describe("The root run: subagents share it"),
     stepId: id.optional().describe("Logical step, stable across re-plans"),
     scope: id.optional().describe("Business entity the action is about, e.g. order:123"),
@@ -35,6 +47,11 @@ export const BeginRequestSchema = z
     args: z.unknown().optional().describe("The tool's arguments (fingerprinted, never trusted as the key)"),
     waitMs: z.number().int().min(0).max(10_000).optional().describe("Wait up to this long for a live attempt's outcome"),
     bypassToken: z.string().min(1).max(500).optional().describe("Single-use token from an approved resend request"),
+    bypass: z
+      .object({ reason: z.string().trim().min(1).max(2_000) })
+      .strict()
+      .optional()
+      .describe("Ask to run a completed call again: under `bypass: approval` answers approval_required with a resend request"),
   })
   .strict()
   .meta({ id: "BeginRequest" });
@@ -49,6 +66,7 @@ export const ExecuteDecisionSchema = z
     attempt: z.number().int(),
     recovered: z.boolean(),
     retry: RetryAdviceSchema,
+    loopWarning,
   })
   .meta({ id: "ExecuteDecision", description: "You hold the lease: run the tool with `key` as its idempotency key, then complete" });
 
@@ -65,6 +83,7 @@ export const ReplayDecisionSchema = z
     expiresAt: isoTime,
     replays: z.number().int(),
     argsMismatch: z.boolean(),
+    loopWarning,
   })
   .meta({ id: "ReplayDecision", description: "Done before: the stored outcome; do not run" });
 
@@ -75,6 +94,7 @@ export const InProgressDecisionSchema = z
     key: z.string(),
     retryAfterMs: z.number().int(),
     retry: RetryAdviceSchema,
+    loopWarning,
   })
   .meta({ id: "InProgressDecision", description: "Another attempt holds a live lease" });
 
@@ -86,6 +106,7 @@ export const VerifyDecisionSchema = z
     leaseToken: z.string(),
     leaseExpiresAt: isoTime,
     attempt: z.number().int(),
+    loopWarning,
   })
   .meta({ id: "VerifyDecision", description: "An earlier attempt vanished: check downstream with `key`, then complete or run" });
 
@@ -95,11 +116,12 @@ export const RefusedDecisionSchema = z
     callId: z.string(),
     key: z.string(),
     original: z.object({ status: z.enum(["succeeded", "failed"]), completedAt: isoTime }),
+    loopWarning,
   })
   .meta({ id: "RefusedDecision" });
 
 export const ConflictDecisionSchema = z
-  .object({ decision: z.literal("conflict"), callId: z.string(), key: z.string() })
+  .object({ decision: z.literal("conflict"), callId: z.string(), key: z.string(), loopWarning })
   .meta({ id: "ConflictDecision" });
 
 export const ApprovalRequiredDecisionSchema = z
@@ -113,7 +135,7 @@ export const BlockedDecisionSchema = z
     pattern: z.array(z.string()),
     repeats: z.number().int(),
   })
-  .meta({ id: "BlockedDecision" });
+  .meta({ id: "BlockedDecision", description: "The run repeats a cycle of calls: `pattern` (tool names, oldest first) came `repeats` times in a row" });
 
 export const BeginResponseSchema = z
   .discriminatedUnion("decision", [
@@ -167,7 +189,11 @@ export const CallStatusSchema = z
   .meta({ id: "CallStatus", description: "A call's record: for async tools, pollers and operators" });
 
 export const HeartbeatResponseSchema = z
-  .object({ callId: z.string(), leaseExpiresAt: isoTime })
+  .object({
+    callId: z.string(),
+    status: z.enum(["in_progress", "succeeded", "failed", "released"]),
+    leaseExpiresAt: isoTime.nullable().describe("null once the attempt has completed: stop beating"),
+  })
   .meta({ id: "HeartbeatResponse" });
 
 export const ERROR_CODES = [
@@ -177,11 +203,23 @@ export const ERROR_CODES = [
   "forbidden",
   "not_found",
   "lease_lost",
+  "version_conflict",
   "payload_too_large",
   "unsupported_media_type",
   "store_unavailable",
   "contention",
   "internal",
+  // Resends and operators (lib/contract/resends.ts, lib/contract/operator.ts)
+  "bypass_token_invalid",
+  "bypass_token_mismatch",
+  "bypass_token_used",
+  "bypass_token_expired",
+  "bypass_forbidden",
+  "self_approval",
+  "already_decided",
+  "invalid_state",
+  "already_exists",
+  "csrf_rejected",
 ] as const;
 export type ErrorCode = (typeof ERROR_CODES)[number];
 

@@ -14,6 +14,8 @@ export interface PlanEnv {
   policy: EffectivePolicy;
   newCallId: () => string;
   newLeaseToken: () => string;
+  /** The key generation a claimed record belongs to (lib/server/resend-generations.ts); default 1. */
+  generation?: number;
 }
 
 /**
@@ -157,6 +159,7 @@ function claimRecord(call: PreparedCall, env: PlanEnv, overrides: Partial<CallRe
     updatedAt: now,
     version: 0,
     policyVersion: policy.version,
+    generation: env.generation ?? 1,
     ...overrides,
   };
 }

@@ -1,5 +1,6 @@
 import type { EffectivePolicy } from "./policy";
 import type { CallRecord, ErrorInfo } from "./record";
+import { redact } from "./redact";
 
 export type CompleteOutcome =
   | { outcome: "succeeded"; result?: unknown }
@@ -29,7 +30,8 @@ export function planComplete(
   const ttlExpiry = now + policy.policy.ttlSeconds * 1000;
   const base = { ...record, completedAt: now, updatedAt: now, version: record.version + 1, leaseExpiresAt: null };
   if (outcome.outcome === "succeeded") {
-    const result = outcome.result === undefined ? null : JSON.stringify(outcome.result);
+    // Masked before it is stored: replays then return the masked result too, never the secret.
+    const result = outcome.result === undefined ? null : JSON.stringify(redact(outcome.result, policy.policy.redactFields));
     return {
       op: "update",
       expectedVersion: record.version,
@@ -54,6 +56,8 @@ export const MAX_LEASE_EXTENSION_SECONDS = 3600;
 
 export type HeartbeatPlan =
   | { op: "update"; record: CallRecord; expectedVersion: number }
+  /** The lease's own attempt already completed (a beat racing its complete): nothing to extend. */
+  | { op: "already"; record: CallRecord }
   | { op: "lease_lost"; record: CallRecord };
 
 export function planHeartbeat(
@@ -62,7 +66,8 @@ export function planHeartbeat(
   extendSeconds: number,
   now: number,
 ): HeartbeatPlan {
-  if (record.leaseToken !== leaseToken || record.state !== "in_progress") return { op: "lease_lost", record };
+  if (record.leaseToken !== leaseToken) return { op: "lease_lost", record };
+  if (record.state !== "in_progress") return { op: "already", record };
   const leaseExpiresAt = now + Math.min(extendSeconds, MAX_LEASE_EXTENSION_SECONDS) * 1000;
   return {
     op: "update",

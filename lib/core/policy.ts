@@ -43,7 +43,26 @@ export interface ToolPolicy {
   redactFields: string[];
 }
 
-/** A policy together with the revision it came from, so every decision can name it. */
+/**
+ * What one layer (the project's `*` policy, or a tool's own) sets. Scalars and lists replace the
+ * inherited value; the nested objects (retry, loop, storm) are inherited field by field.
+ */
+export type PolicyOverrides = Partial<Omit<ToolPolicy, NestedField>> & {
+  retry?: Partial<RetryAdvice>;
+  loop?: Partial<LoopPolicy>;
+  storm?: Partial<StormPolicy>;
+};
+
+export const NESTED_FIELDS = ["retry", "loop", "storm"] as const;
+export type NestedField = (typeof NESTED_FIELDS)[number];
+
+/** The tool name of the project-wide layer every tool inherits from. */
+export const PROJECT_DEFAULT_TOOL = "*";
+
+/**
+ * A policy together with the revision it came from, so every decision can name it. Revisions are
+ * numbered per project; a tool's version is the later of its own and the `*` layer's.
+ */
 export interface EffectivePolicy {
   policy: ToolPolicy;
   version: number;

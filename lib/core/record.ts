@@ -40,6 +40,11 @@ export interface CallRecord {
   /** Bumped on every state change: the compare-and-set guard of concurrent writers. */
   version: number;
   policyVersion: number;
+  /**
+   * On a key's first record: the key's newest generation (1 until an approved resend raises it),
+   * which begins follow to the record keyed `key:g<n>`. On a resend's record: its own generation.
+   */
+  generation: number;
 }
 
 export type BeginDecisionName =
@@ -52,8 +57,17 @@ export type BeginDecisionName =
   | "approval_required"
   | "blocked";
 
+/** Set when the run's loop detector tripped under `loop.action: warn`: the decision stands, flagged. */
+export interface LoopWarning {
+  reason: "loop_detected";
+  pattern: string[];
+  repeats: number;
+}
+
+type Flagged = { loopWarning?: LoopWarning };
+
 export type BeginDecision =
-  | {
+  | ({
       decision: "execute";
       callId: string;
       key: string;
@@ -62,8 +76,8 @@ export type BeginDecision =
       attempt: number;
       recovered: boolean;
       retry: RetryAdvice;
-    }
-  | {
+    } & Flagged)
+  | ({
       decision: "replay";
       callId: string;
       key: string;
@@ -75,16 +89,16 @@ export type BeginDecision =
       expiresAt: number;
       replays: number;
       argsMismatch: boolean;
-    }
-  | { decision: "in_progress"; callId: string; key: string; retryAfterMs: number; retry: RetryAdvice }
-  | { decision: "verify"; callId: string; key: string; leaseToken: string; leaseExpiresAt: number; attempt: number }
-  | {
+    } & Flagged)
+  | ({ decision: "in_progress"; callId: string; key: string; retryAfterMs: number; retry: RetryAdvice } & Flagged)
+  | ({ decision: "verify"; callId: string; key: string; leaseToken: string; leaseExpiresAt: number; attempt: number } & Flagged)
+  | ({
       decision: "refused";
       callId: string;
       key: string;
       original: { status: "succeeded" | "failed"; completedAt: number };
-    }
-  | { decision: "conflict"; callId: string; key: string }
+    } & Flagged)
+  | ({ decision: "conflict"; callId: string; key: string } & Flagged)
   | { decision: "approval_required"; requestId: string }
   | { decision: "blocked"; reason: "loop_detected"; pattern: string[]; repeats: number };
 

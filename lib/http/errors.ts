@@ -11,11 +11,22 @@ export const ERROR_STATUS = {
   forbidden: { status: 403, retryable: false },
   not_found: { status: 404, retryable: false },
   lease_lost: { status: 409, retryable: false },
+  version_conflict: { status: 409, retryable: false },
   payload_too_large: { status: 413, retryable: false },
   unsupported_media_type: { status: 415, retryable: false },
   contention: { status: 503, retryable: true },
   store_unavailable: { status: 503, retryable: true },
   internal: { status: 500, retryable: true },
+  bypass_token_invalid: { status: 403, retryable: false },
+  bypass_token_mismatch: { status: 403, retryable: false },
+  bypass_token_used: { status: 409, retryable: false },
+  bypass_token_expired: { status: 410, retryable: false },
+  bypass_forbidden: { status: 403, retryable: false },
+  self_approval: { status: 403, retryable: false },
+  already_decided: { status: 409, retryable: false },
+  invalid_state: { status: 409, retryable: false },
+  already_exists: { status: 409, retryable: false },
+  csrf_rejected: { status: 403, retryable: false },
 } as const satisfies Record<ErrorCode, { status: number; retryable: boolean }>;
 
 export function errorResponse(error: unknown, requestId: string): Response {

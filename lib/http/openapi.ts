@@ -8,6 +8,9 @@ import {
   HeartbeatRequestSchema,
   HeartbeatResponseSchema,
 } from "../contract/v1";
+import { registerAdminPaths } from "./openapi-admin";
+import { registerInsightPaths } from "./openapi-insights";
+import { BYPASS_BEGIN_ERRORS, registerResendPaths } from "./openapi-resends";
 import { CallIdParams } from "./params";
 
 const json = (schema: Parameters<OpenAPIRegistry["register"]>[1], description: string) => ({
@@ -35,7 +38,7 @@ export function buildOpenApiDocument() {
     summary: "Ask before running a side-effecting tool",
     security,
     request: { body: { content: { "application/json": { schema: BeginRequestSchema } } } },
-    responses: { 200: json(BeginResponseSchema, "The decision"), ...errors },
+    responses: { 200: json(BeginResponseSchema, "The decision"), ...errors, ...BYPASS_BEGIN_ERRORS },
   });
   registry.registerPath({
     method: "post",
@@ -65,6 +68,10 @@ export function buildOpenApiDocument() {
     request: { params: CallIdParams },
     responses: { 200: json(CallStatusSchema, "The call"), ...errors },
   });
+
+  registerAdminPaths(registry);
+  registerInsightPaths(registry);
+  registerResendPaths(registry);
 
   return new OpenApiGeneratorV31(registry.definitions).generateDocument({
     openapi: "3.1.0",

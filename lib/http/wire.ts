@@ -1,4 +1,6 @@
-import type { BeginResponse, CallStatus } from "../contract/v1";
+import type { BeginRequest, BeginResponse, CallStatus, CompleteRequest, HeartbeatResponse } from "../contract/v1";
+import type { CompleteOutcome } from "../core/plan-complete";
+import type { BeginInput } from "../server/gate-service";
 import { type BeginDecision, type CallRecord, parseError, parseJsonText } from "../core/record";
 
 const iso = (ms: number): string => new Date(ms).toISOString();
@@ -47,4 +49,28 @@ export function toCallStatus(record: CallRecord): CallStatus {
     leaseExpiresAt: isoOrNull(record.leaseExpiresAt),
     expiresAt: iso(record.expiresAt),
   };
+}
+
+/** A validated begin request as the service takes it (absent optional ids become null). */
+export function toBeginInput(body: BeginRequest): BeginInput {
+  return {
+    tool: body.tool,
+    runId: body.runId,
+    stepId: body.stepId ?? null,
+    scope: body.scope ?? null,
+    toolCallId: body.toolCallId ?? null,
+    agentId: body.agentId ?? null,
+    args: body.args,
+    waitMs: body.waitMs,
+  };
+}
+
+export function toCompleteOutcome(body: CompleteRequest): CompleteOutcome {
+  return body.outcome === "succeeded" ? { outcome: "succeeded", result: body.result } : { outcome: "failed", error: body.error };
+}
+
+/** The lease while the attempt runs; null once it has completed (a beat racing its own complete). */
+export function toHeartbeatResponse(record: CallRecord): HeartbeatResponse {
+  const live = record.state === "in_progress" && record.leaseExpiresAt !== null;
+  return { callId: record.id, status: record.state, leaseExpiresAt: live ? iso(record.leaseExpiresAt!) : null };
 }

@@ -15,7 +15,8 @@ export function hashApiKey(key: string): string {
   return sha256Hex(key);
 }
 
-export async function issueApiKey(store: GateStore, projectId: string, name: string, now = Date.now()): Promise<IssuedApiKey> {
+/** A new key and the row that stores it (hashed): the caller decides where and how to write it. */
+export function mintApiKey(projectId: string, name: string, now = Date.now()): IssuedApiKey {
   const key = `${API_KEY_PREFIX}${newSecret(32)}`;
   const row: ApiKeyRow = {
     id: newId("key", now),
@@ -27,8 +28,13 @@ export async function issueApiKey(store: GateStore, projectId: string, name: str
     lastUsedAt: null,
     revokedAt: null,
   };
-  await store.createApiKey(row);
   return { key, row };
+}
+
+export async function issueApiKey(store: GateStore, projectId: string, name: string, now = Date.now()): Promise<IssuedApiKey> {
+  const issued = mintApiKey(projectId, name, now);
+  await store.createApiKey(issued.row);
+  return issued;
 }
 
 export interface Principal {
@@ -48,6 +54,11 @@ export class ApiKeyAuthenticator {
   private readonly touched = new Map<string, number>();
 
   constructor(private readonly store: GateStore) {}
+
+  /** A revoked key stops working in this process at once (other processes: within CACHE_TTL_MS). */
+  forget(apiKeyId: string): void {
+    for (const [hash, entry] of this.cache) if (entry.principal?.apiKeyId === apiKeyId) this.cache.delete(hash);
+  }
 
   async authenticate(key: string, now = Date.now()): Promise<Principal | null> {
     if (!key.startsWith(API_KEY_PREFIX)) return null;

@@ -3,18 +3,25 @@ import path from "node:path";
 import { env } from "../env";
 import { parseDatabaseUrl } from "../store/database-url";
 import { ensureMigrated } from "../store/migrate";
+import { bootstrapOperators } from "../auth/bootstrap-admin";
+import { startBackgroundJobs } from "./background-jobs";
 import { getGate } from "./gate";
 import { createProjectWithKey } from "./projects";
 
 export const DEMO_PROJECT_ID = "proj_demo";
 
-/** Server start: migrate the database if needed, then seed the demo project once. */
+/**
+ * Server start: migrate the database if needed, seed the demo project and the first admin once,
+ * then start the collector and storm detector loops.
+ */
 export async function boot(): Promise<void> {
   const config = env();
   const target = parseDatabaseUrl(config.DATABASE_URL);
   const migrated = await ensureMigrated(target);
   if (migrated === "migrated") console.log(`[idemgate] migrated ${target.provider} database`);
   if (config.IDEMGATE_SEED_DEMO) await seedDemoProject(config.IDEMGATE_DATA_DIR);
+  await bootstrapOperators(config);
+  startBackgroundJobs();
 }
 
 async function seedDemoProject(dataDir: string): Promise<void> {

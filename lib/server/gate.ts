@@ -2,13 +2,17 @@ import { env } from "../env";
 import { openStore } from "../store/open-store";
 import type { GateStore } from "../store/types";
 import { ApiKeyAuthenticator } from "./api-keys";
-import { GateService } from "./gate-service";
-import { defaultPolicies } from "./policy-source";
+import { TracedGateService } from "../telemetry/traced-gate-service";
+import type { GateService } from "./gate-service";
+import { StorePolicySource } from "./policy-source";
+import { PolicyService } from "./policy-service";
+import { lazyBypassGate } from "./resend-bypass-lazy";
 
 export interface Gate {
   store: GateStore;
   service: GateService;
   auth: ApiKeyAuthenticator;
+  policies: PolicyService;
 }
 
 const holder = globalThis as unknown as { __idemgate?: Gate };
@@ -23,7 +27,12 @@ export function getGate(): Gate {
       pgPoolSize: config.IDEMGATE_PG_POOL_SIZE,
       sqliteBusyTimeoutMs: config.IDEMGATE_SQLITE_BUSY_TIMEOUT_MS,
     });
-    holder.__idemgate = { store, service: new GateService(store, defaultPolicies), auth: new ApiKeyAuthenticator(store) };
+    holder.__idemgate = {
+      store,
+      service: new TracedGateService(store, new StorePolicySource(store), { bypass: lazyBypassGate }),
+      auth: new ApiKeyAuthenticator(store),
+      policies: new PolicyService(store),
+    };
   }
   return holder.__idemgate;
 }

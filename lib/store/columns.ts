@@ -31,6 +31,7 @@ export const RECORD_COLUMNS: readonly Column<CallRecord>[] = [
   ["updated_at", "updatedAt", "bigint"],
   ["version", "version", "integer"],
   ["policy_version", "policyVersion", "integer"],
+  ["generation", "generation", "integer"],
 ];
 
 export const EVENT_COLUMNS: readonly Column<GateEvent>[] = [
@@ -50,6 +51,8 @@ export const EVENT_COLUMNS: readonly Column<GateEvent>[] = [
   ["at", "at", "bigint"],
   ["policy_version", "policyVersion", "integer"],
   ["detail", "detail", "text"],
+  ["args_fingerprint", "argsFingerprint", "text"],
+  ["loop_step", "loopStep", "integer"],
 ];
 
 export const RECORD_COLUMN_LIST = RECORD_COLUMNS.map(([c]) => `"${c}"`).join(", ");
@@ -70,14 +73,17 @@ export function recordValues(record: CallRecord): unknown[] {
 }
 
 export function eventValues(event: GateEvent): unknown[] {
-  return EVENT_COLUMNS.map(([, field]) => (field === "argsMismatch" ? (event.argsMismatch ? 1 : 0) : event[field]));
+  return EVENT_COLUMNS.map(([, field]) => {
+    const value = event[field];
+    return typeof value === "boolean" ? (value ? 1 : 0) : value;
+  });
 }
 
 type Row = Record<string, unknown>;
 
-const num = (value: unknown): number => Number(value);
-const numOrNull = (value: unknown): number | null => (value === null || value === undefined ? null : Number(value));
-const strOrNull = (value: unknown): string | null => (value === null || value === undefined ? null : String(value));
+export const num = (value: unknown): number => Number(value);
+export const numOrNull = (value: unknown): number | null => (value === null || value === undefined ? null : Number(value));
+export const strOrNull = (value: unknown): string | null => (value === null || value === undefined ? null : String(value));
 
 export function rowToRecord(row: Row): CallRecord {
   return {
@@ -106,6 +112,7 @@ export function rowToRecord(row: Row): CallRecord {
     updatedAt: num(row.updated_at),
     version: num(row.version),
     policyVersion: num(row.policy_version),
+    generation: num(row.generation),
   };
 }
 
@@ -113,7 +120,7 @@ export function rowToEvent(row: Row): GateEvent {
   return {
     id: String(row.id),
     projectId: String(row.project_id),
-    callId: String(row.call_id),
+    callId: strOrNull(row.call_id),
     key: String(row.key),
     tool: String(row.tool),
     runId: String(row.run_id),
@@ -127,6 +134,8 @@ export function rowToEvent(row: Row): GateEvent {
     at: num(row.at),
     policyVersion: num(row.policy_version),
     detail: strOrNull(row.detail),
+    argsFingerprint: strOrNull(row.args_fingerprint),
+    loopStep: Number(row.loop_step) === 1,
   };
 }
 

@@ -1,8 +1,24 @@
 import type pg from "pg";
 import type { CallRecord } from "../core/record";
 import { eventValues, recordValues, rowToApiKey, rowToEvent, rowToRecord } from "./columns";
+import type { CallSignature } from "../core/loop-detector";
+import {
+  PG_POLICY_WRITE,
+  POLICY_SQL,
+  pgPolicyWriteValues,
+  rowToPolicy,
+  rowToRevision,
+  rowToSampledBegin,
+  rowToSignature,
+  rowToTraffic,
+} from "./policy-statements";
+import type { PolicyRevisionRow, PolicyRow, PolicyWrite, SampledBegin, ToolTrafficRow } from "./policy-types";
 import { PG_SQL, SQL } from "./statements";
 import { type ApiKeyRow, type GateEvent, type GateStore, type ProjectRow, StoreUnavailableError } from "./types";
+
+const UNIQUE_VIOLATION = "23505";
+/** Concurrent policy writers in one project collide on the revision number; each retry re-numbers. */
+const MAX_REVISION_RACES = 10;
 
 /** Connection-level failures (classes 08, 53, 57, 40) and socket errors: retrying may help. */
 function isUnavailable(error: unknown): boolean {
@@ -112,6 +128,60 @@ export class PostgresGateStore implements GateStore {
 
   async touchApiKey(id: string, at: number): Promise<void> {
     await this.rows(SQL.touchApiKey, [id, at]);
+  }
+
+  async findPolicyLayers(projectId: string, tool: string): Promise<PolicyRow[]> {
+    return (await this.rows(POLICY_SQL.layers, [projectId, tool])).map(rowToPolicy);
+  }
+
+  async discoverTool(projectId: string, tool: string, at: number): Promise<void> {
+    await this.rows(POLICY_SQL.discover, [projectId, tool, at]);
+  }
+
+  async loopHistory(projectId: string, runId: string, limit: number): Promise<CallSignature[]> {
+    return (await this.rows(POLICY_SQL.loopHistory, [projectId, runId, limit])).map(rowToSignature);
+  }
+
+  async projectExists(projectId: string): Promise<boolean> {
+    return (await this.rows(POLICY_SQL.projectExists, [projectId])).length === 1;
+  }
+
+  async listPolicies(projectId: string): Promise<PolicyRow[]> {
+    return (await this.rows(POLICY_SQL.list, [projectId])).map(rowToPolicy);
+  }
+
+  async findPolicy(projectId: string, tool: string): Promise<PolicyRow | null> {
+    const [row] = await this.rows(POLICY_SQL.find, [projectId, tool]);
+    return row ? rowToPolicy(row) : null;
+  }
+
+  async writePolicy(write: PolicyWrite): Promise<number | null> {
+    for (let races = 0; ; races++) {
+      try {
+        const [row] = await this.rows(PG_POLICY_WRITE, pgPolicyWriteValues(write));
+        return row ? Number(row.version) : null;
+      } catch (error) {
+        const code = (error as { code?: unknown }).code;
+        if (code !== UNIQUE_VIOLATION || races >= MAX_REVISION_RACES) throw error;
+      }
+    }
+  }
+
+  async listPolicyRevisions(projectId: string, tool: string, limit: number): Promise<PolicyRevisionRow[]> {
+    return (await this.rows(POLICY_SQL.revisions, [projectId, tool, limit])).map(rowToRevision);
+  }
+
+  async findPolicyRevision(projectId: string, version: number): Promise<PolicyRevisionRow | null> {
+    const [row] = await this.rows(POLICY_SQL.revision, [projectId, version]);
+    return row ? rowToRevision(row) : null;
+  }
+
+  async toolTraffic(projectId: string, since: number): Promise<ToolTrafficRow[]> {
+    return (await this.rows(POLICY_SQL.traffic, [projectId, since])).map(rowToTraffic);
+  }
+
+  async sampleBegins(projectId: string, tool: string, limit: number): Promise<SampledBegin[]> {
+    return (await this.rows(POLICY_SQL.sample, [projectId, tool, limit])).map(rowToSampledBegin);
   }
 
   async close(): Promise<void> {

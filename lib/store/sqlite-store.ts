@@ -3,6 +3,17 @@ import { mkdirSync } from "node:fs";
 import path from "node:path";
 import type { CallRecord } from "../core/record";
 import { eventValues, recordValues, rowToApiKey, rowToEvent, rowToRecord } from "./columns";
+import type { CallSignature } from "../core/loop-detector";
+import {
+  POLICY_SQL,
+  revisionValues,
+  rowToPolicy,
+  rowToRevision,
+  rowToSampledBegin,
+  rowToSignature,
+  rowToTraffic,
+} from "./policy-statements";
+import type { PolicyRevisionRow, PolicyRow, PolicyWrite, SampledBegin, ToolTrafficRow } from "./policy-types";
 import { SQL, toSqliteParams } from "./statements";
 import { type ApiKeyRow, type GateEvent, type GateStore, type ProjectRow, StoreUnavailableError } from "./types";
 
@@ -149,6 +160,66 @@ export class SqliteGateStore implements GateStore {
     return this.guard(() => {
       this.run(SQL.touchApiKey, [id, at]);
     });
+  }
+
+  findPolicyLayers(projectId: string, tool: string): Promise<PolicyRow[]> {
+    return this.guard(() => this.all(POLICY_SQL.layers, [projectId, tool]).map(rowToPolicy));
+  }
+
+  discoverTool(projectId: string, tool: string, at: number): Promise<void> {
+    return this.guard(() => {
+      this.run(POLICY_SQL.discover, [projectId, tool, at]);
+    });
+  }
+
+  loopHistory(projectId: string, runId: string, limit: number): Promise<CallSignature[]> {
+    return this.guard(() => this.all(POLICY_SQL.loopHistory, [projectId, runId, limit]).map(rowToSignature));
+  }
+
+  projectExists(projectId: string): Promise<boolean> {
+    return this.guard(() => this.get(POLICY_SQL.projectExists, [projectId]) !== undefined);
+  }
+
+  listPolicies(projectId: string): Promise<PolicyRow[]> {
+    return this.guard(() => this.all(POLICY_SQL.list, [projectId]).map(rowToPolicy));
+  }
+
+  findPolicy(projectId: string, tool: string): Promise<PolicyRow | null> {
+    return this.guard(() => {
+      const row = this.get(POLICY_SQL.find, [projectId, tool]);
+      return row ? rowToPolicy(row) : null;
+    });
+  }
+
+  /** Check, number and write inside one immediate transaction: SQLite's write lock serialises writers. */
+  writePolicy(write: PolicyWrite): Promise<number | null> {
+    return this.immediate(() => {
+      const current = this.get(POLICY_SQL.layerVersion, [write.projectId, write.tool]);
+      if (Number(current?.version ?? 0) !== write.expectedVersion) return null;
+      const version = Number(this.get(POLICY_SQL.nextRevision, [write.projectId])!.next);
+      this.run(POLICY_SQL.upsertLayer, [write.projectId, write.tool, write.overrides, version, write.at, write.author]);
+      this.run(POLICY_SQL.insertRevision, revisionValues(write, version));
+      return version;
+    });
+  }
+
+  listPolicyRevisions(projectId: string, tool: string, limit: number): Promise<PolicyRevisionRow[]> {
+    return this.guard(() => this.all(POLICY_SQL.revisions, [projectId, tool, limit]).map(rowToRevision));
+  }
+
+  findPolicyRevision(projectId: string, version: number): Promise<PolicyRevisionRow | null> {
+    return this.guard(() => {
+      const row = this.get(POLICY_SQL.revision, [projectId, version]);
+      return row ? rowToRevision(row) : null;
+    });
+  }
+
+  toolTraffic(projectId: string, since: number): Promise<ToolTrafficRow[]> {
+    return this.guard(() => this.all(POLICY_SQL.traffic, [projectId, since]).map(rowToTraffic));
+  }
+
+  sampleBegins(projectId: string, tool: string, limit: number): Promise<SampledBegin[]> {
+    return this.guard(() => this.all(POLICY_SQL.sample, [projectId, tool, limit]).map(rowToSampledBegin));
   }
 
   async close(): Promise<void> {

@@ -1,12 +1,15 @@
 import type { CallRecord } from "../core/record";
+import type { PolicyStore } from "./policy-types";
 
-export type EventType = "begin" | "complete" | "heartbeat" | "lease_lost";
+/** resend: an approved bypass raised the key's generation; operator: a record evicted or resolved by hand. */
+export type EventType = "begin" | "complete" | "heartbeat" | "lease_lost" | "resend" | "operator";
 
 /** One decision in the append-only ledger. */
 export interface GateEvent {
   id: string;
   projectId: string;
-  callId: string;
+  /** Null for a begin that never reached a record (blocked by the loop detector). */
+  callId: string | null;
   key: string;
   tool: string;
   runId: string;
@@ -20,6 +23,10 @@ export interface GateEvent {
   at: number;
   policyVersion: number;
   detail: string | null;
+  /** The begin's own args fingerprint (begins only): half of its loop signature. */
+  argsFingerprint: string | null;
+  /** Whether this begin is a step of the agent's reasoning, as the loop detector counts them. */
+  loopStep: boolean;
 }
 
 export interface ApiKeyRow {
@@ -44,7 +51,7 @@ export interface ProjectRow {
  * key is absent, or compare-and-set on (project, key, version) — and carries its event in the same
  * transaction, so the database alone decides who executes and nothing is half-written.
  */
-export interface GateStore {
+export interface GateStore extends PolicyStore {
   readonly provider: "sqlite" | "postgres";
   findRecordByKey(projectId: string, key: string): Promise<CallRecord | null>;
   findRecordById(projectId: string, id: string): Promise<CallRecord | null>;
@@ -63,9 +70,17 @@ export interface GateStore {
   close(): Promise<void>;
 }
 
+const UNAVAILABLE_BRAND = Symbol.for("idemgate.StoreUnavailableError");
+
 export class StoreUnavailableError extends Error {
+  /** Recognised across the module copies Next.js loads per layer (see AppError). */
+  static override [Symbol.hasInstance](value: unknown): boolean {
+    return typeof value === "object" && value !== null && UNAVAILABLE_BRAND in value;
+  }
+
   constructor(cause: unknown) {
     super(`store unavailable: ${cause instanceof Error ? cause.message : String(cause)}`, { cause });
     this.name = "StoreUnavailableError";
+    Object.defineProperty(this, UNAVAILABLE_BRAND, { value: true });
   }
 }

@@ -86,7 +86,8 @@ describe.each(PROVIDERS)("%s: a SIGKILLed gate loses nothing", (provider) => {
       outcome: "succeeded",
       result: { messageId: "m_1" },
     });
-    const failedReq: BeginRequest = { ...request, stepId: "bounce" };
+    // Other args too: three identical signatures in one run would trip the loop detector.
+    const failedReq: BeginRequest = { ...request, stepId: "bounce", args: { to: "nobody@b.c" } };
     const failing = expectDecision(await client().begin(failedReq), "execute");
     const error = { message: "no such mailbox", retryable: false };
     await client().complete(failing.callId, { leaseToken: failing.leaseToken, outcome: "failed", error });

@@ -2,7 +2,7 @@
 import { CallStatusSchema, CompleteRequestSchema } from "@/lib/contract/v1";
 import { CallIdParams } from "@/lib/http/params";
 import { withApiRoute } from "@/lib/http/with-api-route";
-import { toCallStatus } from "@/lib/http/wire";
+import { toCallStatus, toCompleteOutcome } from "@/lib/http/wire";
 import { getGate } from "@/lib/server/gate";
 
 export const POST = withApiRoute({
@@ -15,7 +15,7 @@ export const POST = withApiRoute({
         principal.projectId,
         params.callId,
         body.leaseToken,
-        body.outcome === "succeeded" ? { outcome: "succeeded", result: body.result } : { outcome: "failed", error: body.error },
+        toCompleteOutcome(body),
       ),
     ),
 });

@@ -2,14 +2,13 @@
 import { HeartbeatRequestSchema, HeartbeatResponseSchema } from "@/lib/contract/v1";
 import { CallIdParams } from "@/lib/http/params";
 import { withApiRoute } from "@/lib/http/with-api-route";
+import { toHeartbeatResponse } from "@/lib/http/wire";
 import { getGate } from "@/lib/server/gate";
 
 export const POST = withApiRoute({
   params: CallIdParams,
   body: HeartbeatRequestSchema,
   response: HeartbeatResponseSchema,
-  handler: async ({ body, params, principal }) => {
-    const record = await getGate().service.heartbeat(principal.projectId, params.callId, body.leaseToken, body.extendSeconds);
-    return { callId: record.id, leaseExpiresAt: new Date(record.leaseExpiresAt!).toISOString() };
-  },
+  handler: async ({ body, params, principal }) =>
+    toHeartbeatResponse(await getGate().service.heartbeat(principal.projectId, params.callId, body.leaseToken, body.extendSeconds)),
 });

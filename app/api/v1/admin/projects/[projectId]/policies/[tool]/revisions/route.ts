@@ -1,0 +1,16 @@
+// GET /api/v1/admin/projects/{projectId}/policies/{tool}/revisions — admins (operator session with the admin role, or the admin token): the layer's revision history, newest first.
+import { PolicyHistoryResponseSchema } from "@/lib/contract/admin-policies";
+import { ProjectToolParams } from "@/lib/http/params";
+import { toWireRevision } from "@/lib/http/policy-wire";
+import { withApiRoute } from "@/lib/http/with-api-route";
+import { getGate } from "@/lib/server/gate";
+
+export const GET = withApiRoute({
+  auth: "admin",
+  params: ProjectToolParams,
+  response: PolicyHistoryResponseSchema,
+  handler: async ({ params }) => ({
+    tool: params.tool,
+    revisions: (await getGate().policies.history(params.projectId, params.tool)).map(toWireRevision),
+  }),
+});

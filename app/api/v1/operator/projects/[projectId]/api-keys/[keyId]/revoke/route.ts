@@ -1,0 +1,13 @@
+// POST /api/v1/operator/projects/{projectId}/api-keys/{keyId}/revoke — admins: revoke a key (every gate instance refuses it within 5 s).
+import { ApiKeySchema } from "@/lib/contract/operator";
+import { ProjectKeyParams } from "@/lib/http/operator-params";
+import { toWireApiKey } from "@/lib/http/operator-wire";
+import { withOperatorRoute } from "@/lib/http/with-operator-route";
+import { getOperators } from "@/lib/server/operator-context";
+
+export const POST = withOperatorRoute({
+  role: "admin",
+  params: ProjectKeyParams,
+  response: ApiKeySchema,
+  handler: async ({ params, operator }) => toWireApiKey(await getOperators().apiKeys.revoke(params.projectId, params.keyId, operator.actor)),
+});

@@ -1,0 +1,22 @@
+// PUT, DELETE /api/v1/operator/projects/{projectId}/members/{userId} — admins: change a member's role, or remove them from the project.
+import { MemberSchema, SetRoleSchema } from "@/lib/contract/operator";
+import { ProjectUserParams } from "@/lib/http/operator-params";
+import { toWireMember } from "@/lib/http/operator-wire";
+import { withOperatorRoute } from "@/lib/http/with-operator-route";
+import { getOperators } from "@/lib/server/operator-context";
+
+export const PUT = withOperatorRoute({
+  role: "admin",
+  params: ProjectUserParams,
+  body: SetRoleSchema,
+  response: MemberSchema,
+  handler: async ({ params, body, operator }) =>
+    toWireMember(await getOperators().members.setRole(params.projectId, params.userId, body.role, operator.actor)),
+});
+
+export const DELETE = withOperatorRoute({
+  role: "admin",
+  params: ProjectUserParams,
+  response: MemberSchema,
+  handler: async ({ params, operator }) => toWireMember(await getOperators().members.remove(params.projectId, params.userId, operator.actor)),
+});

@@ -1,0 +1,21 @@
+// GET, POST /api/v1/operator/projects/{projectId}/members — admins: the project's operators, and adding one (creating the account when new).
+import { AddMemberSchema, MemberListSchema, MemberSchema } from "@/lib/contract/operator";
+import { toWireMember } from "@/lib/http/operator-wire";
+import { ProjectParams } from "@/lib/http/params";
+import { withOperatorRoute } from "@/lib/http/with-operator-route";
+import { getOperators } from "@/lib/server/operator-context";
+
+export const GET = withOperatorRoute({
+  role: "admin",
+  params: ProjectParams,
+  response: MemberListSchema,
+  handler: async ({ params }) => ({ members: (await getOperators().members.list(params.projectId)).map(toWireMember) }),
+});
+
+export const POST = withOperatorRoute({
+  role: "admin",
+  params: ProjectParams,
+  body: AddMemberSchema,
+  response: MemberSchema,
+  handler: async ({ params, body, operator }) => toWireMember(await getOperators().members.add(params.projectId, body, operator.actor)),
+});

@@ -1,0 +1,27 @@
+// GET, POST /api/v1/operator/projects/{projectId}/resend-requests — viewers: list the project's resend requests; operators: ask for a resend of a completed call.
+import { OperatorCreateResendSchema, OperatorResendRequestSchema, ResendListQuerySchema, ResendListSchema } from "@/lib/contract/operator";
+import { toOperatorResend } from "@/lib/http/operator-wire";
+import { ProjectParams } from "@/lib/http/params";
+import { withOperatorRoute } from "@/lib/http/with-operator-route";
+import { getOperators } from "@/lib/server/operator-context";
+
+export const GET = withOperatorRoute({
+  role: "viewer",
+  params: ProjectParams,
+  query: ResendListQuerySchema,
+  response: ResendListSchema,
+  handler: async ({ params, query }) => {
+    const rows = await getOperators().resends.list(params.projectId, query.status ?? null, { limit: query.limit, before: query.before });
+    const now = Date.now();
+    return { requests: rows.map((row) => toOperatorResend(row, now)) };
+  },
+});
+
+export const POST = withOperatorRoute({
+  role: "operator",
+  params: ProjectParams,
+  body: OperatorCreateResendSchema,
+  response: OperatorResendRequestSchema,
+  handler: async ({ params, body, operator }) =>
+    toOperatorResend(await getOperators().resends.requestForCall(params.projectId, body.callId, body.reason, operator.actor), Date.now()),
+});

@@ -1,0 +1,45 @@
+"use client";
+
+import { useProject } from "./ProjectContext";
+import { ResendRequestCard } from "./ResendRequestCard";
+import { EmptyState, ErrorState, Loading } from "./StateViews";
+import { useResendRequestsQuery } from "@/lib/dashboard/queries/use-resend-requests-query";
+
+/** Pending resend requests to decide, then the decided history. */
+export function ApprovalsInbox() {
+  const { projectId, can } = useProject();
+  const pending = useResendRequestsQuery(projectId, "pending");
+  const all = useResendRequestsQuery(projectId);
+  const decided = all.data?.requests.filter((r) => r.status !== "pending") ?? [];
+
+  return (
+    <div className="stack">
+      <h1>Approvals</h1>
+      {!can("operator") ? <p className="muted">You can read requests; deciding them needs the operator role.</p> : null}
+      <section aria-labelledby="pending-title" className="stack">
+        <h2 id="pending-title">Pending</h2>
+        {pending.error ? (
+          <ErrorState error={pending.error} onRetry={() => pending.refetch()} />
+        ) : pending.isPending ? (
+          <Loading />
+        ) : pending.data.requests.length === 0 ? (
+          <EmptyState title="Nothing to decide">When an agent asks to run a completed call again, the request appears here.</EmptyState>
+        ) : (
+          pending.data.requests.map((r) => <ResendRequestCard key={r.requestId} request={r} projectId={projectId} canDecide={can("operator")} />)
+        )}
+      </section>
+      <section aria-labelledby="decided-title" className="stack">
+        <h2 id="decided-title">Decided</h2>
+        {all.error ? (
+          <ErrorState error={all.error} onRetry={() => all.refetch()} />
+        ) : all.isPending ? (
+          <Loading />
+        ) : decided.length === 0 ? (
+          <EmptyState title="No decisions yet" />
+        ) : (
+          decided.map((r) => <ResendRequestCard key={r.requestId} request={r} projectId={projectId} canDecide={false} />)
+        )}
+      </section>
+    </div>
+  );
+}

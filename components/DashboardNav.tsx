@@ -1,0 +1,73 @@
+"use client";
+
+import Link from "next/link";
+import { usePathname, useRouter } from "next/navigation";
+import type { MemberRole } from "@/lib/store/operator-types";
+
+const SECTIONS = [
+  { href: "", label: "Overview" },
+  { href: "/approvals", label: "Approvals" },
+  { href: "/tools", label: "Tools & policies", admin: true },
+  { href: "/calls", label: "Calls" },
+  { href: "/storms", label: "Storms", admin: true },
+];
+
+interface Props {
+  projectId: string;
+  role: MemberRole;
+  email: string;
+  projects: { projectId: string; role: MemberRole }[];
+}
+
+export function DashboardNav({ projectId, role, email, projects }: Props) {
+  const pathname = usePathname();
+  const router = useRouter();
+  const base = `/projects/${encodeURIComponent(projectId)}`;
+  const current = (href: string) => (href === "" ? pathname === base : pathname.startsWith(base + href));
+
+  async function signOut() {
+    await fetch("/api/auth/sign-out", { method: "POST", headers: { "content-type": "application/json" }, body: "{}", credentials: "same-origin" });
+    window.location.assign("/sign-in");
+  }
+
+  return (
+    <nav className="dash-nav" aria-label="Dashboard">
+      <span className="brand">Idemgate</span>
+      {projects.length > 1 ? (
+        <label>
+          <span className="muted">Project</span>
+          <select
+            value={projectId}
+            onChange={(e) => router.push(`/projects/${encodeURIComponent(e.target.value)}`)}
+            style={{ display: "block", width: "100%" }}
+          >
+            {projects.map((p) => (
+              <option key={p.projectId} value={p.projectId}>
+                {p.projectId} ({p.role})
+              </option>
+            ))}
+          </select>
+        </label>
+      ) : (
+        <span className="muted">
+          Project <code>{projectId}</code>
+        </span>
+      )}
+      <ul>
+        {SECTIONS.filter((s) => !s.admin || role === "admin").map((s) => (
+          <li key={s.href}>
+            <Link href={base + s.href} aria-current={current(s.href) ? "page" : undefined}>
+              {s.label}
+            </Link>
+          </li>
+        ))}
+      </ul>
+      <div className="muted" style={{ fontSize: "0.9em", overflowWrap: "anywhere" }}>
+        {email} · {role}
+      </div>
+      <button type="button" onClick={signOut}>
+        Sign out
+      </button>
+    </nav>
+  );
+}

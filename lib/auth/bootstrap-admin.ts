@@ -1,0 +1,96 @@
+import type { Env } from "../env";
+import { AppError } from "../server/app-error";
+import { SYSTEM_ACTOR, auditEntry } from "../server/operator-audit";
+import type { CreateUser } from "../server/operator-members";
+import { openOperatorDb } from "../store/operator-db";
+import type { OperatorStore } from "../store/operator-types";
+import { createAuth } from "./auth";
+import { resolveAuthSecret } from "./auth-secret";
+import { userCreator } from "./create-user";
+
+/** Documented demo credentials (README): used only when the demo is seeded and no ADMIN_EMAIL is set. */
+export const DEMO_ADMIN_EMAIL = "admin@idemgate.local";
+export const DEMO_ADMIN_PASSWORD = "idemgate-demo-admin";
+
+interface BootstrapDeps {
+  store: OperatorStore;
+  createUser: CreateUser;
+}
+
+/**
+ * At server start (instrumentation): on a connection of its own, closed afterwards, so that the
+ * process-wide operator services are first built by the request handlers that use them.
+ */
+export async function bootstrapOperators(config: Env): Promise<void> {
+  const db = openOperatorDb({ databaseUrl: config.DATABASE_URL, sqliteBusyTimeoutMs: config.IDEMGATE_SQLITE_BUSY_TIMEOUT_MS });
+  try {
+    const auth = createAuth({
+      database: db.auth,
+      secret: resolveAuthSecret(config.BETTER_AUTH_SECRET, config.IDEMGATE_DATA_DIR),
+      baseURL: config.BETTER_AUTH_URL,
+      secureCookies: false,
+      signInPerMinute: config.IDEMGATE_SIGN_IN_RATE_LIMIT,
+    });
+    await bootstrapAdmin(
+      { store: db.store, createUser: userCreator(auth) },
+      { adminEmail: config.ADMIN_EMAIL, adminPassword: config.ADMIN_PASSWORD, seedDemo: config.IDEMGATE_SEED_DEMO },
+    );
+  } finally {
+    await db.close();
+  }
+}
+
+export interface BootstrapConfig {
+  adminEmail?: string;
+  adminPassword?: string;
+  seedDemo: boolean;
+}
+
+/**
+ * The first operator. ADMIN_EMAIL/ADMIN_PASSWORD: that account is created if missing and made an
+ * instance admin (admin of every project). Without them, a seeded demo gets the documented demo
+ * admin — only while no account exists at all — and says so loudly.
+ */
+export async function bootstrapAdmin(ops: BootstrapDeps, config: BootstrapConfig): Promise<void> {
+  if (config.adminEmail) {
+    if (!config.adminPassword) {
+      console.warn("[idemgate] ADMIN_EMAIL is set without ADMIN_PASSWORD: no admin account created");
+      return;
+    }
+    await ensureAdmin(ops, config.adminEmail.toLowerCase(), config.adminPassword);
+    return;
+  }
+  if (!config.seedDemo) {
+    if ((await ops.store.countUsers()) === 0) console.log("[idemgate] no operator accounts yet: set ADMIN_EMAIL and ADMIN_PASSWORD to create the first admin");
+    return;
+  }
+  if ((await ops.store.countUsers()) > 0) return;
+  await ensureAdmin(ops, DEMO_ADMIN_EMAIL, DEMO_ADMIN_PASSWORD);
+  console.warn(
+    [
+      "",
+      "  ************************************************************************",
+      "  Idemgate: created the DEMO operator account — anyone who reads the README",
+      "  can sign in with it. Set ADMIN_EMAIL and ADMIN_PASSWORD for real use.",
+      `    sign in at /sign-in as ${DEMO_ADMIN_EMAIL} / ${DEMO_ADMIN_PASSWORD}`,
+      "  ************************************************************************",
+      "",
+    ].join("\n"),
+  );
+}
+
+async function ensureAdmin(ops: BootstrapDeps, email: string, password: string): Promise<void> {
+  let user = await ops.store.findUserByEmail(email);
+  if (!user) {
+    try {
+      const id = await ops.createUser({ email, password, name: "Admin" });
+      await ops.store.appendAudit(auditEntry(SYSTEM_ACTOR, null, "user.created", { type: "user", id }, { email, instanceAdmin: true }, Date.now()));
+      console.log(`[idemgate] created the admin account ${email}`);
+    } catch (error) {
+      // Another instance starting at the same moment created it first.
+      if (!(error instanceof AppError && error.code === "already_exists")) throw error;
+    }
+    user = await ops.store.findUserByEmail(email);
+  }
+  if (user && !user.instanceAdmin) await ops.store.setInstanceAdmin(user.id);
+}

@@ -1,0 +1,94 @@
+import { z } from "zod";
+import type { PolicyOverrides, ToolPolicy } from "../core/policy";
+
+/**
+ * The policy model (DESIGN.md, "Policies"): the one zod schema that validates operator input,
+ * documents the admin API and (later) drives the form. lib/core keeps plain TS types; the
+ * assertions at the bottom fail the type check the moment the two disagree.
+ */
+const fieldName = z.string().min(1).max(200);
+const fieldList = z.array(fieldName).max(100);
+const DAY_SECONDS = 86_400;
+
+export const EffectSchema = z
+  .enum(["read", "write", "async"])
+  .describe("read: recorded, never deduped; write: deduped; async: deduped, expired leases answer verify");
+export const KeyStrategySchema = z
+  .enum(["step", "scope", "args", "toolCallId"])
+  .describe("What the key is derived from (DESIGN.md, Key strategies)");
+
+const scalarFields = {
+  effect: EffectSchema,
+  keyStrategy: KeyStrategySchema,
+  ignoreFields: fieldList.describe("Argument fields dropped before fingerprinting (replaces the inherited list)"),
+  onDuplicate: z.enum(["replay", "refuse", "execute"]).describe("replay (coalesce), refuse, or execute (always run)"),
+  onArgsMismatch: z.enum(["replay", "reject"]).describe("Same key, other args: replay and flag it, or answer conflict"),
+  bypass: z.enum(["never", "approval", "allow"]).describe("Whether a completed key may run again, and with whose sign-off"),
+  ttlSeconds: z.number().int().min(1).max(365 * DAY_SECONDS).describe("How long an outcome is kept and replayed"),
+  leaseSeconds: z.number().int().min(1).max(3_600).describe("How long an attempt may run without a heartbeat"),
+  cacheFailures: z.boolean().describe("Permanent failures replay; retryable ones never do"),
+  redactFields: fieldList.describe("Fields masked (at any depth) before args or results are stored"),
+};
+
+const retryFields = {
+  maxAttempts: z.number().int().min(1).max(100),
+  initialDelayMs: z.number().int().min(0).max(3_600_000),
+  backoffFactor: z.number().min(1).max(10),
+  maxDelayMs: z.number().int().min(0).max(DAY_SECONDS * 1000),
+};
+
+const loopFields = {
+  enabled: z.boolean(),
+  repeats: z.number().int().min(2).max(20).describe("How many times in a row a cycle must repeat to trip"),
+  maxCycleLength: z.number().int().min(1).max(10).describe("Longest cycle of call signatures looked for"),
+  action: z.enum(["block", "warn"]).describe("block: answer `blocked`; warn: decide as usual and flag it"),
+};
+
+const stormFields = {
+  windowSeconds: z.number().int().min(1).max(DAY_SECONDS),
+  minHits: z.number().int().min(1).max(1_000_000),
+  factor: z.number().min(1).max(1_000),
+};
+
+export const RetryPolicySchema = z.object(retryFields).strict().meta({ id: "RetryPolicy", description: "Retry advice the SDK follows for transient failures" });
+export const LoopPolicySchema = z.object(loopFields).strict().meta({ id: "LoopPolicy", description: "Per-run loop detection over call signatures" });
+export const StormPolicySchema = z.object(stormFields).strict().meta({ id: "StormPolicy", description: "Retry-storm detection" });
+
+/** A complete, effective policy. */
+export const ToolPolicySchema = z
+  .object({ ...scalarFields, retry: RetryPolicySchema, loop: LoopPolicySchema, storm: StormPolicySchema })
+  .strict()
+  .superRefine((policy, ctx) => {
+    if (policy.retry.maxDelayMs < policy.retry.initialDelayMs) {
+      ctx.addIssue({
+        code: "custom",
+        path: ["retry", "maxDelayMs"],
+        message: `retry.maxDelayMs (${policy.retry.maxDelayMs}) must be at least retry.initialDelayMs (${policy.retry.initialDelayMs})`,
+      });
+    }
+  })
+  .meta({ id: "ToolPolicy", description: "A complete, effective tool policy" });
+
+/**
+ * One layer: the fields a tool's own policy (or the project's `*` policy) sets. Unknown fields are
+ * rejected, so a misspelt field is a 400, not a silently ignored setting.
+ */
+export const PolicyOverridesSchema = z
+  .object(scalarFields)
+  .partial()
+  .extend({
+    retry: z.object(retryFields).strict().partial().optional(),
+    loop: z.object(loopFields).strict().partial().optional(),
+    storm: z.object(stormFields).strict().partial().optional(),
+  })
+  .strict()
+  .meta({
+    id: "PolicyOverrides",
+    description: "Fields this layer sets; the rest is inherited (built-in default ← `*` ← tool), nested objects field by field",
+  });
+
+type Agree<A, B> = [A] extends [B] ? ([B] extends [A] ? true : false) : false;
+const toolPolicyAgrees: Agree<z.infer<typeof ToolPolicySchema>, ToolPolicy> = true;
+const overridesAgree: Agree<z.infer<typeof PolicyOverridesSchema>, PolicyOverrides> = true;
+void toolPolicyAgrees;
+void overridesAgree;

@@ -1,0 +1,74 @@
+import { z } from "zod";
+import type { StormRow } from "../store/insight-types";
+
+/**
+ * Retry-storm incidents as operators (admin token for now) and webhook receivers see them. The
+ * API answers with these schemas, the OpenAPI document is generated from them, and the webhook
+ * sends `toWireStorm` of the same rows.
+ */
+const isoTime = z.iso.datetime();
+/** Heaviest runs shown per storm; the stored sample is larger (it counts the runs involved). */
+export const STORM_TOP_RUNS = 10;
+
+export const StormSchema = z
+  .object({
+    id: z.string(),
+    projectId: z.string(),
+    tool: z.string(),
+    status: z.enum(["open", "closed"]),
+    windowSeconds: z.number().int().describe("The window dedup hits are counted in (the tool's storm.windowSeconds when it opened)"),
+    baseline: z.number().describe("Mean dedup hits per window before the storm, frozen when it opened"),
+    threshold: z.number().describe("Hits per window that opened it: max(minHits, factor × baseline)"),
+    startedAt: isoTime.describe("Start of the first storm window"),
+    lastWindowAt: isoTime.describe("Start of the latest window judged"),
+    endedAt: isoTime.nullable().describe("End of the window that closed it; null while open"),
+    peakHits: z.number().int().describe("Most dedup hits in one window"),
+    peakPerMinute: z.number().describe("The peak as a rate per minute"),
+    lastHits: z.number().int(),
+    totalHits: z.number().int().describe("Dedup hits in every window of the incident"),
+    quietWindows: z.number().int().describe("Windows in a row back under the threshold (it closes at 3)"),
+    runsInvolved: z.number().int().describe("Distinct runs with dedup hits in the storm (exact up to 500, a lower bound beyond)"),
+    topKeys: z.array(z.object({ key: z.string(), hits: z.number().int() })).describe("Heaviest keys, most hits first"),
+    topRuns: z.array(z.object({ runId: z.string(), hits: z.number().int() })).describe("Heaviest runs, most hits first"),
+    policyVersion: z.number().int().describe("The policy revision in force when it opened"),
+  })
+  .meta({ id: "Storm", description: "A retry storm: a tool's dedup hits per window far above its trailing baseline" });
+
+export const StormListResponseSchema = z
+  .object({ projectId: z.string(), storms: z.array(StormSchema).describe("Latest first") })
+  .meta({ id: "StormList" });
+
+export const StormListQuerySchema = z
+  .object({
+    status: z.enum(["open", "closed"]).optional().describe("Only open or only closed incidents (default: both)"),
+    limit: z.coerce.number().int().min(1).max(200).default(50),
+  })
+  .strict();
+
+export type Storm = z.infer<typeof StormSchema>;
+
+const iso = (ms: number) => new Date(ms).toISOString();
+
+export function toWireStorm(row: StormRow): Storm {
+  return {
+    id: row.id,
+    projectId: row.projectId,
+    tool: row.tool,
+    status: row.status,
+    windowSeconds: row.windowSeconds,
+    baseline: row.baseline,
+    threshold: row.threshold,
+    startedAt: iso(row.startedAt),
+    lastWindowAt: iso(row.lastWindowAt),
+    endedAt: row.endedAt === null ? null : iso(row.endedAt),
+    peakHits: row.peakHits,
+    peakPerMinute: (row.peakHits * 60) / row.windowSeconds,
+    lastHits: row.lastHits,
+    totalHits: row.totalHits,
+    quietWindows: row.quietWindows,
+    runsInvolved: row.runsInvolved,
+    topKeys: row.topKeys.map(({ name, hits }) => ({ key: name, hits })),
+    topRuns: row.topRuns.slice(0, STORM_TOP_RUNS).map(({ name, hits }) => ({ runId: name, hits })),
+    policyVersion: row.policyVersion,
+  };
+}

@@ -1,0 +1,15 @@
+/** Query keys: `[resource, { projectId, ...filters }]`, so invalidating `[resource]` refreshes every page of it. */
+export const queryKeys = {
+  me: () => ["me"] as const,
+  dedup: (projectId: string, from: string, to: string) => ["dedup", { projectId, from, to }] as const,
+  timeseries: (projectId: string, from: string, to: string, bucket: string) => ["timeseries", { projectId, from, to, bucket }] as const,
+  storms: (projectId: string, status?: "open" | "closed") => ["storms", { projectId, status: status ?? null }] as const,
+  resendRequests: (projectId: string, status?: "pending" | "approved" | "denied") => ["resend-requests", { projectId, status: status ?? null }] as const,
+  policies: (projectId: string) => ["policies", { projectId }] as const,
+  policy: (projectId: string, tool: string) => ["policy", { projectId, tool }] as const,
+  policyHistory: (projectId: string, tool: string) => ["policy-history", { projectId, tool }] as const,
+  call: (projectId: string, callId: string) => ["call", { projectId, callId }] as const,
+};
+
+/** Dashboards poll; these intervals keep the server load small. */
+export const POLL_MS = 10_000;

@@ -1,0 +1,74 @@
+import type { OperatorResendRequest } from "../contract/operator";
+import type { ResendRequestWire } from "../contract/resends";
+import type { AuditEntryRow, MemberRow, ResendRequestRow } from "../store/operator-types";
+import type { ApiKeyRow } from "../store/types";
+
+const iso = (ms: number): string => new Date(ms).toISOString();
+const isoOrNull = (ms: number | null): string | null => (ms === null ? null : iso(ms));
+
+/** Stored status plus time: a request past its expiry is expired, a used token's request is used. */
+export function resendStatus(row: ResendRequestRow, now: number): ResendRequestWire["status"] {
+  if (row.status === "denied") return "denied";
+  if (row.usedAt !== null) return "used";
+  if (row.expiresAt <= now) return "expired";
+  return row.status;
+}
+
+/** The agent's view; `token` only in the one answer that minted it. */
+export function toWireResend(row: ResendRequestRow, now: number, token?: string): ResendRequestWire {
+  return {
+    requestId: row.id,
+    callId: row.callId,
+    tool: row.tool,
+    status: resendStatus(row, now),
+    reason: row.reason,
+    requestedAt: iso(row.createdAt),
+    decidedAt: isoOrNull(row.decidedAt),
+    note: row.note,
+    expiresAt: iso(row.expiresAt),
+    tokenIssued: row.tokenHash !== null,
+    ...(token ? { bypassToken: token } : {}),
+  };
+}
+
+export function toOperatorResend(row: ResendRequestRow, now: number): OperatorResendRequest {
+  return {
+    ...toWireResend(row, now),
+    key: row.key,
+    argsFingerprint: row.argsFingerprint,
+    args: row.args === null ? null : JSON.parse(row.args),
+    requestedBy: { type: row.requesterType, id: row.requesterId, label: row.requesterLabel },
+    decidedBy: row.deciderType ? { type: row.deciderType, id: row.deciderId, label: row.deciderLabel } : null,
+    tokenIssuedAt: isoOrNull(row.tokenIssuedAt),
+    usedAt: isoOrNull(row.usedAt),
+    usedCallId: row.usedCallId,
+  };
+}
+
+export function toWireApiKey(row: ApiKeyRow) {
+  return {
+    id: row.id,
+    name: row.name,
+    prefix: row.prefix,
+    createdAt: iso(row.createdAt),
+    lastUsedAt: isoOrNull(row.lastUsedAt),
+    revokedAt: isoOrNull(row.revokedAt),
+  };
+}
+
+export function toWireMember(row: MemberRow) {
+  return { userId: row.userId, email: row.email, name: row.name, role: row.role, createdAt: iso(row.createdAt) };
+}
+
+export function toWireAudit(row: AuditEntryRow) {
+  return {
+    id: row.id,
+    at: iso(row.at),
+    actor: { type: row.actorType, id: row.actorId, label: row.actorLabel },
+    action: row.action,
+    target: { type: row.targetType, id: row.targetId },
+    detail: row.detail === null ? null : JSON.parse(row.detail),
+    ip: row.ip,
+    userAgent: row.userAgent,
+  };
+}

@@ -1,0 +1,168 @@
+import type { ExecuteDecisionSchema, VerifyDecisionSchema } from "../contract/v1";
+import type { z } from "zod";
+import { runWithToolCall } from "./context";
+import { GateError, LeaseLostError, type ToolErrorInfo } from "./errors";
+import { startHeartbeat } from "./heartbeat";
+import { asStored, loopWarningOf, resultFromDecision } from "./results";
+import { DEFAULT_TOOL_RETRY, backoffDelay, sleep, withBackoff, withGateRetry } from "./retry";
+import type { Backoff, BeginRequest, CallOptions, CallResult, CompleteRequest, Exec, ExecContext, GateTransport } from "./types";
+
+type Claim = z.infer<typeof ExecuteDecisionSchema> | z.infer<typeof VerifyDecisionSchema>;
+type Attempt<T> = { kind: "done"; result: CallResult<T> } | { kind: "retry"; error: ToolErrorInfo };
+type Outcome<T> = { ok: true; value: T; verified: boolean } | { ok: false; error: ToolErrorInfo };
+
+/** Settings of one gate client, shared by all its calls. */
+export interface CallDeps {
+  transport: GateTransport;
+  gateRetry: Backoff;
+  waitMs: number;
+  maxWaitMs: number;
+  leaseSeconds?: number;
+  heartbeat: boolean;
+  toolRetry?: Partial<Backoff> | false;
+  classifyError: (error: unknown) => ToolErrorInfo;
+}
+
+/**
+ * begin → (wait out in_progress) → run the tool only on execute/verify → complete; retryable tool
+ * failures go round again as a new attempt on the same key. Everything but an unreachable gate or an
+ * abort ends in a typed CallResult.
+ */
+export async function runCall<T>(deps: CallDeps, request: BeginRequest, exec: Exec<T>, options: CallOptions<T> = {}): Promise<CallResult<T>> {
+  const started = Date.now();
+  const maxWaitMs = options.maxWaitMs ?? deps.maxWaitMs;
+  let advice: Backoff = DEFAULT_TOOL_RETRY;
+  let waits = 0;
+  let failures = 0;
+
+  for (;;) {
+    const remaining = Math.max(0, maxWaitMs - (Date.now() - started));
+    const waitMs = Math.min(deps.waitMs, remaining);
+    const begin: BeginRequest = waitMs > 0 ? { ...request, waitMs } : request;
+    const sentAt = Date.now();
+    const decision = await withGateRetry(() => deps.transport.begin(begin, options.signal), deps.gateRetry, options.signal);
+
+    if (decision.decision === "in_progress") {
+      const waited = Date.now() - started;
+      if (waited >= maxWaitMs) {
+        return { ok: false, status: "in_progress", callId: decision.callId, key: decision.key, waitedMs: waited };
+      }
+      // A long poll that ran its course already waited; a quick answer gets the advised backoff.
+      const longPolled = waitMs > 0 && Date.now() - sentAt >= waitMs * 0.8;
+      const pause = longPolled ? 0 : Math.min(decision.retryAfterMs, backoffDelay(decision.retry, waits));
+      waits++;
+      await sleep(Math.min(pause, maxWaitMs - waited), options.signal);
+      continue;
+    }
+    if (decision.decision !== "execute" && decision.decision !== "verify") return resultFromDecision<T>(decision);
+
+    if (decision.decision === "execute") advice = decision.retry;
+    const attempt = await runAttempt(deps, decision, exec, options);
+    if (attempt.kind === "done") return attempt.result;
+
+    failures++;
+    const toolRetry = options.toolRetry ?? deps.toolRetry;
+    const policy = toolRetry === false ? undefined : withBackoff(advice, toolRetry);
+    if (!policy || failures >= policy.maxAttempts) {
+      return { ok: false, status: "failed", callId: decision.callId, key: decision.key, error: attempt.error, replayed: false, attempt: decision.attempt };
+    }
+    const advised = (attempt.error.retryAfterSeconds ?? 0) * 1000;
+    await sleep(Math.max(backoffDelay(policy, failures - 1), advised), options.signal);
+  }
+}
+
+async function runAttempt<T>(deps: CallDeps, claim: Claim, exec: Exec<T>, options: CallOptions<T>): Promise<Attempt<T>> {
+  const ref = { callId: claim.callId, key: claim.key, ...loopWarningOf(claim) };
+  const controller = new AbortController();
+  const onCallerAbort = () => controller.abort(options.signal!.reason);
+  if (options.signal?.aborted) onCallerAbort();
+  options.signal?.addEventListener("abort", onCallerAbort, { once: true });
+
+  let lost = false;
+  const leaseSeconds = options.leaseSeconds ?? deps.leaseSeconds;
+  let leaseExpiresAt = Date.parse(claim.leaseExpiresAt);
+  if (leaseSeconds !== undefined) {
+    // Our own lease length: the first beat sets it before the tool starts, later beats keep it.
+    try {
+      const beat = await withGateRetry(
+        () => deps.transport.heartbeat(claim.callId, { leaseToken: claim.leaseToken, extendSeconds: leaseSeconds }),
+        deps.gateRetry,
+      );
+      const granted = beat.leaseExpiresAt as string | null;
+      if (granted !== null) leaseExpiresAt = Date.parse(granted);
+    } catch (error) {
+      if (isLeaseLost(error)) return { kind: "done", result: { ok: false, status: "lease_lost", ...ref, executed: false } };
+      // Unreachable for now: the policy's (longer) lease still holds.
+    }
+  }
+  const heartbeat = deps.heartbeat
+    ? startHeartbeat({
+        transport: deps.transport,
+        callId: claim.callId,
+        leaseToken: claim.leaseToken,
+        leaseExpiresAt,
+        leaseSeconds,
+        retry: deps.gateRetry,
+        onLost: () => {
+          lost = true;
+          controller.abort(new LeaseLostError(claim.callId));
+        },
+      })
+    : undefined;
+
+  const ctx: ExecContext = {
+    idempotencyKey: claim.key,
+    attempt: claim.attempt,
+    signal: controller.signal,
+    callId: claim.callId,
+    recovered: claim.decision === "execute" ? claim.recovered : true,
+  };
+  let outcome: Outcome<T>;
+  try {
+    outcome = await runWithToolCall(ctx, async (): Promise<Outcome<T>> => {
+      if (claim.decision === "verify" && options.verify) {
+        const found = await options.verify(ctx);
+        if (found.found) return { ok: true, value: asStored(found.result), verified: true };
+      }
+      return { ok: true, value: asStored(await exec(ctx)), verified: false };
+    });
+  } catch (error) {
+    outcome = { ok: false, error: (options.classifyError ?? deps.classifyError)(error) };
+  } finally {
+    await heartbeat?.stop();
+    options.signal?.removeEventListener("abort", onCallerAbort);
+  }
+
+  const lostResult = (): Attempt<T> => ({
+    kind: "done",
+    result: { ok: false, status: "lease_lost", ...ref, executed: true, ...(outcome.ok ? { value: outcome.value } : { error: outcome.error }) },
+  });
+  if (lost) return lostResult();
+
+  const body: CompleteRequest = outcome.ok
+    ? { leaseToken: claim.leaseToken, outcome: "succeeded", result: outcome.value }
+    : { leaseToken: claim.leaseToken, outcome: "failed", error: outcome.error };
+  let recorded = true;
+  try {
+    await withGateRetry(() => deps.transport.complete(claim.callId, body), deps.gateRetry);
+  } catch (error) {
+    if (isLeaseLost(error)) return lostResult();
+    // The gate did not take the outcome: its lease will lapse and a later attempt runs again with the
+    // same key, which the tool's downstream idempotency must absorb. The value is still the agent's.
+    recorded = false;
+  }
+
+  if (!outcome.ok) {
+    if (outcome.error.retryable) return { kind: "retry", error: outcome.error };
+    return { kind: "done", result: { ok: false, status: "failed", ...ref, error: outcome.error, replayed: false, attempt: claim.attempt } };
+  }
+  if (outcome.verified) return { kind: "done", result: { ok: true, status: "verified", ...ref, value: outcome.value, attempt: claim.attempt } };
+  return {
+    kind: "done",
+    result: { ok: true, status: "executed", ...ref, value: outcome.value, attempt: claim.attempt, recovered: ctx.recovered, recorded },
+  };
+}
+
+function isLeaseLost(error: unknown): boolean {
+  return error instanceof GateError && (error.code === "lease_lost" || error.code === "not_found");
+}

@@ -1,0 +1,94 @@
+import { type CallDeps, runCall } from "./call";
+import { withToolSpan } from "./tracing";
+import { type RunContext, type RunInit, currentRun, runWithContext } from "./context";
+import { type ToolErrorInfo, toToolErrorInfo } from "./errors";
+import { HttpTransport, type HttpTransportOptions } from "./http-transport";
+import { InProcessTransport, type InProcessOptions } from "./in-process-transport";
+import { DEFAULT_GATE_RETRY, withBackoff } from "./retry";
+import type { Backoff, BeginRequest, CallOptions, CallResult, CallSpec, Exec, GateTransport } from "./types";
+
+export interface GateClientOptions {
+  /** Server-side wait for a live attempt's outcome per begin (≤ 10 000). Default 5 000. */
+  waitMs?: number;
+  /** Total time a call waits out another attempt before answering `in_progress`. Default 60 000. */
+  maxWaitMs?: number;
+  /** Run every call on a lease this short, kept alive by heartbeats. Default: the gate's policy. */
+  leaseSeconds?: number;
+  /** Heartbeat long executions (every third of the lease). Default true. */
+  heartbeat?: boolean;
+  /** Retries of transient gate errors (always with the same request). */
+  gateRetry?: Partial<Backoff>;
+  /** Retries of retryable tool failures; default: the gate's advice; `false`: surface the first. */
+  toolRetry?: Partial<Backoff> | false;
+  classifyError?: (error: unknown) => ToolErrorInfo;
+}
+
+export type CreateGateOptions = GateClientOptions &
+  (
+    | ({ baseUrl: string; apiKey: string } & Omit<HttpTransportOptions, "baseUrl" | "apiKey">)
+    | { inProcess: InProcessOptions }
+    | { transport: GateTransport }
+  );
+
+export interface Gate {
+  readonly transport: GateTransport;
+  /** Runs `fn` as (part of) a run; nested calls are subagents sharing the root runId. */
+  run<R>(init: RunInit, fn: () => R): R;
+  /** The current run, if inside one. */
+  context(): RunContext | undefined;
+  /** At most once per key: see CallResult for every outcome. */
+  call<T>(spec: CallSpec, exec: Exec<T>, options?: CallOptions<T>): Promise<CallResult<T>>;
+}
+
+const DEFAULT_WAIT_MS = 5_000;
+const DEFAULT_MAX_WAIT_MS = 60_000;
+
+/** A gate client over HTTP (`baseUrl` + `apiKey`), in-process (`inProcess`), or any transport. */
+export function createGate(options: CreateGateOptions): Gate {
+  const transport = transportFor(options);
+  if (options.leaseSeconds !== undefined && !(Number.isInteger(options.leaseSeconds) && options.leaseSeconds >= 1)) {
+    throw new Error("leaseSeconds must be a whole number of seconds ≥ 1");
+  }
+  const deps: CallDeps = {
+    transport,
+    gateRetry: withBackoff(DEFAULT_GATE_RETRY, options.gateRetry),
+    waitMs: Math.min(10_000, Math.max(0, options.waitMs ?? DEFAULT_WAIT_MS)),
+    maxWaitMs: options.maxWaitMs ?? DEFAULT_MAX_WAIT_MS,
+    leaseSeconds: options.leaseSeconds,
+    heartbeat: options.heartbeat ?? true,
+    toolRetry: options.toolRetry,
+    classifyError: options.classifyError ?? toToolErrorInfo,
+  };
+
+  return {
+    transport,
+    run: runWithContext,
+    context: currentRun,
+    async call<T>(spec: CallSpec, exec: Exec<T>, callOptions?: CallOptions<T>) {
+      const request = toBeginRequest(spec);
+      return withToolSpan(request, () => runCall(deps, request, exec, callOptions));
+    },
+  };
+}
+
+function transportFor(options: CreateGateOptions): GateTransport {
+  if ("transport" in options) return options.transport;
+  if ("inProcess" in options) return new InProcessTransport(options.inProcess);
+  return new HttpTransport(options);
+}
+
+function toBeginRequest(spec: CallSpec): BeginRequest {
+  const run = currentRun();
+  const runId = spec.runId ?? run?.runId;
+  if (!runId) throw new Error(`gate.call("${spec.tool}") outside gate.run(): start a run or pass runId`);
+  const agentId = spec.agentId ?? run?.agentId;
+  return {
+    tool: spec.tool,
+    runId,
+    ...(spec.step !== undefined ? { stepId: spec.step } : {}),
+    ...(spec.scope !== undefined ? { scope: spec.scope } : {}),
+    ...(spec.toolCallId !== undefined ? { toolCallId: spec.toolCallId } : {}),
+    ...(agentId !== undefined ? { agentId } : {}),
+    ...(spec.args !== undefined ? { args: spec.args } : {}),
+  };
+}

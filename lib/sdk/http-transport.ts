@@ -1,0 +1,123 @@
+import type { z } from "zod";
+import {
+  BeginResponseSchema,
+  CallStatusSchema,
+  ErrorResponseSchema,
+  HeartbeatResponseSchema,
+} from "../contract/v1";
+import { GateError } from "./errors";
+import { traceHeaders } from "./tracing";
+import type { BeginRequest, CompleteRequest, GateTransport, HeartbeatRequest } from "./types";
+
+export interface HttpTransportOptions {
+  baseUrl: string;
+  apiKey: string;
+  /** Defaults to the global fetch; pass your own for proxies, tracing or fault injection. */
+  fetch?: typeof fetch;
+  /** Per request, on top of a begin's waitMs. */
+  requestTimeoutMs?: number;
+}
+
+const DEFAULT_REQUEST_TIMEOUT_MS = 15_000;
+
+/** The gate's agent API over fetch. Responses are parsed with the contract's own schemas. */
+export class HttpTransport implements GateTransport {
+  private readonly baseUrl: string;
+  private readonly fetchImpl: typeof fetch;
+  private readonly timeoutMs: number;
+
+  constructor(private readonly options: HttpTransportOptions) {
+    this.baseUrl = options.baseUrl.replace(/\/+$/, "");
+    this.fetchImpl = options.fetch ?? globalThis.fetch;
+    this.timeoutMs = options.requestTimeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS;
+  }
+
+  begin(request: BeginRequest, signal?: AbortSignal) {
+    return this.send("POST", "/api/v1/calls/begin", request, BeginResponseSchema, (request.waitMs ?? 0) + this.timeoutMs, signal);
+  }
+
+  complete(callId: string, request: CompleteRequest) {
+    return this.send("POST", `/api/v1/calls/${encodeURIComponent(callId)}/complete`, request, CallStatusSchema);
+  }
+
+  heartbeat(callId: string, request: HeartbeatRequest) {
+    return this.send("POST", `/api/v1/calls/${encodeURIComponent(callId)}/heartbeat`, request, HeartbeatResponseSchema);
+  }
+
+  status(callId: string) {
+    return this.send("GET", `/api/v1/calls/${encodeURIComponent(callId)}`, undefined, CallStatusSchema);
+  }
+
+  private async send<S extends z.ZodType>(
+    method: string,
+    path: string,
+    body: unknown,
+    schema: S,
+    timeoutMs: number = this.timeoutMs,
+    signal?: AbortSignal,
+  ): Promise<z.infer<S>> {
+    const timeout = AbortSignal.timeout(timeoutMs);
+    let res: Response;
+    try {
+      res = await this.fetchImpl(`${this.baseUrl}${path}`, {
+        method,
+        headers: {
+          authorization: `Bearer ${this.options.apiKey}`,
+          ...traceHeaders(),
+          ...(body !== undefined ? { "content-type": "application/json" } : {}),
+        },
+        body: body === undefined ? undefined : JSON.stringify(body),
+        signal: signal ? AbortSignal.any([signal, timeout]) : timeout,
+      });
+    } catch (error) {
+      if (signal?.aborted) throw signal.reason;
+      if (timeout.aborted) throw new GateError("timeout", `${method} ${path}: no answer in ${timeoutMs} ms`, true, { cause: error });
+      throw new GateError("network", `${method} ${path}: ${describe(error)}`, true, { cause: error });
+    }
+    let json: unknown;
+    try {
+      json = await res.json();
+    } catch (error) {
+      // A body cut short is a transport failure; a non-JSON error page from a proxy is judged by status.
+      const retryable = res.ok || isTransientStatus(res.status);
+      throw new GateError("bad_response", `${method} ${path}: HTTP ${res.status} without a JSON body`, retryable, {
+        status: res.status,
+        cause: error,
+      });
+    }
+    if (!res.ok) throw toGateError(res, json, `${method} ${path}`);
+    const parsed = schema.safeParse(json);
+    if (!parsed.success) {
+      throw new GateError("bad_response", `${method} ${path}: the answer does not match the contract`, false, {
+        status: res.status,
+        cause: parsed.error,
+      });
+    }
+    return parsed.data;
+  }
+}
+
+function toGateError(res: Response, json: unknown, what: string): GateError {
+  const retryAfterHeader = Number(res.headers.get("retry-after"));
+  const parsed = ErrorResponseSchema.safeParse(json);
+  if (!parsed.success) {
+    return new GateError("bad_response", `${what}: HTTP ${res.status}`, isTransientStatus(res.status), { status: res.status });
+  }
+  const { code, message, retryable, retryAfterSeconds, requestId } = parsed.data.error;
+  const seconds = retryAfterSeconds ?? (Number.isFinite(retryAfterHeader) && retryAfterHeader > 0 ? retryAfterHeader : undefined);
+  return new GateError(code, `${what}: ${message}`, retryable, {
+    status: res.status,
+    ...(seconds !== undefined ? { retryAfterMs: seconds * 1000 } : {}),
+    ...(requestId !== undefined ? { requestId } : {}),
+  });
+}
+
+function isTransientStatus(status: number): boolean {
+  return status === 408 || status === 429 || status >= 500;
+}
+
+function describe(error: unknown): string {
+  if (!(error instanceof Error)) return String(error);
+  const cause = error.cause as { code?: string; message?: string } | undefined;
+  return cause?.code ? `${error.message} (${cause.code})` : error.message;
+}

@@ -1,0 +1,88 @@
+import { z } from "zod";
+import { BeginRequestSchema, CompleteRequestSchema, HeartbeatRequestSchema } from "../contract/v1";
+import { ERROR_STATUS } from "../http/errors";
+import { toBeginInput, toCallStatus, toCompleteOutcome, toHeartbeatResponse, toWireDecision } from "../http/wire";
+import { AppError } from "../server/app-error";
+import { GateService } from "../server/gate-service";
+import { type PolicySource, defaultPolicies } from "../server/policy-source";
+import { type GateStore, StoreUnavailableError } from "../store/types";
+import { GateError } from "./errors";
+import type { BeginRequest, CompleteRequest, GateTransport, HeartbeatRequest, HeartbeatResponse } from "./types";
+
+export interface InProcessOptions {
+  projectId: string;
+  /** A GateService to share, or a store to build one over (with `policies`, default: the defaults). */
+  service?: GateService;
+  store?: GateStore;
+  policies?: PolicySource;
+}
+
+/**
+ * The same engine without HTTP: for embedding the gate in an agent process and for benchmarks.
+ * Requests are validated with the wire schemas and answers converted to the wire form, so callers
+ * cannot tell it from the HTTP transport; service errors become GateErrors through the same table
+ * the HTTP layer uses.
+ */
+export class InProcessTransport implements GateTransport {
+  readonly service: GateService;
+  private readonly projectId: string;
+
+  constructor(options: InProcessOptions) {
+    if (options.service) this.service = options.service;
+    else if (options.store) this.service = new GateService(options.store, options.policies ?? defaultPolicies);
+    else throw new Error("inProcess needs a `service` or a `store`");
+    this.projectId = options.projectId;
+  }
+
+  begin(request: BeginRequest) {
+    return guard(async () => {
+      const body = BeginRequestSchema.parse(request);
+      const decision = await this.service.begin(this.projectId, toBeginInput(body));
+      return toWireDecision(decision);
+    });
+  }
+
+  complete(callId: string, request: CompleteRequest) {
+    return guard(async () => {
+      const body = CompleteRequestSchema.parse(request);
+      return toCallStatus(await this.service.complete(this.projectId, callId, body.leaseToken, toCompleteOutcome(body)));
+    });
+  }
+
+  heartbeat(callId: string, request: HeartbeatRequest) {
+    return guard(async () => {
+      const body = HeartbeatRequestSchema.parse(request);
+      return toHeartbeatResponse(await this.service.heartbeat(this.projectId, callId, body.leaseToken, body.extendSeconds));
+    });
+  }
+
+  status(callId: string) {
+    return guard(async () => toCallStatus(await this.service.getRecordOrThrow(this.projectId, callId)));
+  }
+}
+
+async function guard<T>(work: () => Promise<T>): Promise<T> {
+  try {
+    return await work();
+  } catch (error) {
+    throw toGateError(error);
+  }
+}
+
+function toGateError(error: unknown): GateError {
+  if (error instanceof AppError) {
+    const { status, retryable } = ERROR_STATUS[error.code];
+    const retryAfterMs = error.details.retryAfterSeconds !== undefined ? error.details.retryAfterSeconds * 1000 : undefined;
+    return new GateError(error.code, error.message, retryable, { status, cause: error, ...(retryAfterMs !== undefined ? { retryAfterMs } : {}) });
+  }
+  if (error instanceof z.ZodError) {
+    return new GateError("invalid_input", `the request does not match the contract: ${z.prettifyError(error)}`, false, {
+      status: 400,
+      cause: error,
+    });
+  }
+  if (error instanceof StoreUnavailableError) {
+    return new GateError("store_unavailable", error.message, true, { status: 503, retryAfterMs: 1_000, cause: error });
+  }
+  return new GateError("internal", error instanceof Error ? error.message : String(error), true, { status: 500, cause: error });
+}

@@ -1,0 +1,80 @@
+import type { BeginResponse, CallResult, LoopWarning } from "./types";
+
+/** The loop warning a decision carries, on gates that send one. */
+export function loopWarningOf(decision: object): { loopWarning?: LoopWarning } {
+  const warning = (decision as { loopWarning?: LoopWarning }).loopWarning;
+  return warning ? { loopWarning: warning } : {};
+}
+
+type Terminal = Exclude<BeginResponse, { decision: "execute" | "verify" | "in_progress" }>;
+
+/** The decisions that end a call without running anything, as typed results. */
+export function resultFromDecision<T>(decision: Terminal): CallResult<T> {
+  const flagged = loopWarningOf(decision);
+  switch (decision.decision) {
+    case "replay":
+      if (decision.status === "failed") {
+        return {
+          ok: false,
+          status: "failed",
+          callId: decision.callId,
+          key: decision.key,
+          replayed: true,
+          error: decision.error ?? { message: "the tool failed", retryable: false },
+          ...flagged,
+        };
+      }
+      return {
+        ok: true,
+        status: "replayed",
+        callId: decision.callId,
+        key: decision.key,
+        value: (decision.result ?? null) as T,
+        firstSeenAt: decision.firstSeenAt,
+        completedAt: decision.completedAt,
+        replays: decision.replays,
+        argsMismatch: decision.argsMismatch,
+        ...flagged,
+      };
+    case "refused":
+      return { ok: false, status: "refused", callId: decision.callId, key: decision.key, original: decision.original, ...flagged };
+    case "conflict":
+      return { ok: false, status: "conflict", callId: decision.callId, key: decision.key, ...flagged };
+    case "approval_required":
+      return { ok: false, status: "approval_required", requestId: decision.requestId };
+    case "blocked":
+      return { ok: false, status: "blocked", reason: decision.reason, pattern: decision.pattern, repeats: decision.repeats };
+  }
+}
+
+/**
+ * A sentence for the model about a call that did not produce a value: what happened and what it
+ * should (not) do next. Successful results are shown as the tool's own value instead.
+ */
+export function describeForModel(result: CallResult<unknown>): string {
+  switch (result.status) {
+    case "executed":
+    case "replayed":
+    case "verified":
+      return "The action completed.";
+    case "failed":
+      return `The action failed: ${result.error.message}${result.error.retryable ? " (temporary; it may be retried)" : ""}`;
+    case "in_progress":
+      return "This action is already in progress in another attempt. Do not start it again; check back later.";
+    case "refused":
+      return `This action was already performed (${result.original.status} at ${result.original.completedAt}). Do not repeat it.`;
+    case "conflict":
+      return "This step was already performed with different arguments. Do not repeat it; ask the user if a change is needed.";
+    case "lease_lost":
+      return "This attempt lost its claim on the action to another attempt. Do not repeat it; check its status.";
+    case "approval_required":
+      return `Repeating this action needs human approval (request ${result.requestId}). Wait for it.`;
+    case "blocked":
+      return `Stopped: the same calls repeated ${result.repeats} times (${result.pattern.join(" → ")}). Try a different approach or stop.`;
+  }
+}
+
+/** JSON round trip: a fresh result has exactly the shape a replay of it will have. */
+export function asStored<T>(value: T): T {
+  return (value === undefined ? null : JSON.parse(JSON.stringify(value))) as T;
+}

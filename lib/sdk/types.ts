@@ -1,0 +1,114 @@
+import type {
+  BeginRequest,
+  BeginResponse,
+  CallStatus,
+  CompleteRequest,
+  HeartbeatRequest,
+  HeartbeatResponse,
+} from "../contract/v1";
+import type { ToolErrorInfo } from "./errors";
+
+export type { BeginRequest, BeginResponse, CallStatus, CompleteRequest, HeartbeatRequest, HeartbeatResponse };
+
+/**
+ * How the SDK talks to a gate: over HTTP or to an in-process GateService. Both speak the wire
+ * contract (lib/contract/v1.ts) and throw GateError, so everything above them is shared.
+ */
+export interface GateTransport {
+  begin(request: BeginRequest, signal?: AbortSignal): Promise<BeginResponse>;
+  complete(callId: string, request: CompleteRequest): Promise<CallStatus>;
+  heartbeat(callId: string, request: HeartbeatRequest): Promise<HeartbeatResponse>;
+  status(callId: string): Promise<CallStatus>;
+}
+
+export interface Backoff {
+  maxAttempts: number;
+  initialDelayMs: number;
+  backoffFactor: number;
+  maxDelayMs: number;
+}
+
+/** What the agent asks to do. The key is derived by the gate from these, never by the model. */
+export interface CallSpec {
+  tool: string;
+  /** Logical step, stable across re-plans ("charge the customer"). */
+  step?: string;
+  /** The business entity it is about ("order:123"). */
+  scope?: string;
+  /** The model's tool-call id: recorded, keyed on only by the toolCallId strategy. */
+  toolCallId?: string;
+  args?: unknown;
+  /** Defaults to the run context's. */
+  runId?: string;
+  agentId?: string;
+}
+
+export interface ExecContext {
+  /** The gate's key: pass it downstream as the tool's own idempotency key. */
+  idempotencyKey: string;
+  attempt: number;
+  /** Aborted when the lease is lost or the caller aborts. */
+  signal: AbortSignal;
+  callId: string;
+  /** True when an earlier attempt vanished (its lease expired) and this one took over. */
+  recovered: boolean;
+}
+
+export type Exec<T> = (ctx: ExecContext) => Promise<T> | T;
+
+export type VerifyOutcome<T> = { found: true; result: T } | { found: false };
+
+/** Checks downstream state by key after an attempt vanished (the gate answered `verify`). */
+export type Verify<T> = (ctx: ExecContext) => Promise<VerifyOutcome<T>> | VerifyOutcome<T>;
+
+export interface CallOptions<T> {
+  verify?: Verify<T>;
+  signal?: AbortSignal;
+  /** Keep this call's lease this short (kept alive by heartbeats); default: the gate's policy. */
+  leaseSeconds?: number;
+  /** How long to wait out another attempt's live lease before answering `in_progress`. */
+  maxWaitMs?: number;
+  /** Retries of retryable tool failures; default: the gate's advice. `false`: surface the first failure. */
+  toolRetry?: Partial<Backoff> | false;
+  /** Overrides the default retryable/permanent classification of thrown errors. */
+  classifyError?: (error: unknown) => ToolErrorInfo;
+}
+
+/** The gate's loop detector flagged this call (policy `loop.action: warn`): it went ahead anyway. */
+export interface LoopWarning {
+  reason: "loop_detected";
+  pattern: string[];
+  repeats: number;
+}
+
+interface CallRef {
+  callId: string;
+  key: string;
+  loopWarning?: LoopWarning;
+}
+
+/**
+ * Every outcome of `call()` as a value the agent can show to the model. `ok: true` means the tool's
+ * result is in `value` — whether it ran now, ran before (replay) or was found done by verify.
+ */
+export type CallResult<T> =
+  | (CallRef & { ok: true; status: "executed"; value: T; attempt: number; recovered: boolean; recorded: boolean })
+  | (CallRef & {
+      ok: true;
+      status: "replayed";
+      value: T;
+      firstSeenAt: string;
+      completedAt: string;
+      replays: number;
+      argsMismatch: boolean;
+    })
+  | (CallRef & { ok: true; status: "verified"; value: T; attempt: number })
+  | (CallRef & { ok: false; status: "failed"; error: ToolErrorInfo; replayed: boolean; attempt?: number })
+  | (CallRef & { ok: false; status: "in_progress"; waitedMs: number })
+  | (CallRef & { ok: false; status: "refused"; original: { status: "succeeded" | "failed"; completedAt: string } })
+  | (CallRef & { ok: false; status: "conflict" })
+  | (CallRef & { ok: false; status: "lease_lost"; executed: boolean; value?: T; error?: ToolErrorInfo })
+  | { ok: false; status: "approval_required"; requestId: string }
+  | { ok: false; status: "blocked"; reason: "loop_detected"; pattern: string[]; repeats: number };
+
+export type CallStatusName = CallResult<unknown>["status"];

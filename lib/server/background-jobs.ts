@@ -1,0 +1,55 @@
+import { env } from "../env";
+import { getInsights } from "./insights";
+
+/** Batches per table a background collection may delete before it yields to the next interval. */
+const COLLECTOR_MAX_BATCHES = 50;
+
+interface Loop {
+  name: string;
+  intervalMs: number;
+  run: () => Promise<unknown>;
+}
+
+const holder = globalThis as unknown as { __idemgateJobs?: boolean };
+
+/**
+ * Runs `run` every `intervalMs`, measured from the end of the previous run, so a slow pass never
+ * overlaps the next. The timer is unref'd (it never keeps the process alive) and a failure is
+ * logged and retried next time: background work must never take the server down.
+ */
+function startLoop({ name, intervalMs, run }: Loop): void {
+  const schedule = () => {
+    const timer = setTimeout(async () => {
+      try {
+        await run();
+      } catch (error) {
+        console.warn(`[idemgate] ${name} failed: ${error instanceof Error ? error.message : String(error)}`);
+      }
+      schedule();
+    }, intervalMs);
+    timer.unref();
+  };
+  schedule();
+}
+
+/** Started once per server process from boot(): the collector and the storm detector. */
+export function startBackgroundJobs(): void {
+  if (holder.__idemgateJobs) return;
+  holder.__idemgateJobs = true;
+  const config = env();
+  if (config.IDEMGATE_COLLECTOR_INTERVAL_MS > 0) {
+    startLoop({
+      name: "collector",
+      intervalMs: config.IDEMGATE_COLLECTOR_INTERVAL_MS,
+      run: async () => {
+        const report = await getInsights().collector.collect({ maxBatches: COLLECTOR_MAX_BATCHES });
+        if (report.records + report.events + report.rollups + report.storms === 0) return;
+        const rest = report.more ? " (more next time)" : "";
+        console.log(`[idemgate] collector purged ${report.records} records, ${report.events} events, ${report.rollups} rollups, ${report.storms} storms in ${report.ms} ms${rest}`);
+      },
+    });
+  }
+  if (config.IDEMGATE_STORM_INTERVAL_MS > 0) {
+    startLoop({ name: "storm detector", intervalMs: config.IDEMGATE_STORM_INTERVAL_MS, run: () => getInsights().storms.tick() });
+  }
+}

@@ -1,0 +1,72 @@
+import type { MemberRole, MemberRow, OperatorStore } from "../store/operator-types";
+import { AppError } from "./app-error";
+import { type Actor, auditEntry } from "./operator-audit";
+
+/** Creates an operator account (better-auth hashes the password); answers the new user's id. */
+export type CreateUser = (input: { email: string; password: string; name: string }) => Promise<string>;
+
+export interface AddMemberInput {
+  email: string;
+  role: MemberRole;
+  /** Only for a new account: name and password create it. */
+  name?: string;
+  password?: string;
+}
+
+/** An admin's member management for one project; every change audited. */
+export class OperatorMembers {
+  constructor(
+    private readonly store: OperatorStore,
+    private readonly createUser: CreateUser,
+    private readonly clock: () => number = Date.now,
+  ) {}
+
+  list(projectId: string): Promise<MemberRow[]> {
+    return this.store.listMembers(projectId);
+  }
+
+  async add(projectId: string, input: AddMemberInput, actor: Actor): Promise<MemberRow> {
+    const email = input.email.trim().toLowerCase();
+    let user = await this.store.findUserByEmail(email);
+    if (user && input.password !== undefined) {
+      throw new AppError("already_exists", `an account for ${email} exists: omit the password to add it to this project`);
+    }
+    if (!user) {
+      if (input.password === undefined) throw new AppError("invalid_input", `no account for ${email}: give a password (and a name) to create one`);
+      const id = await this.createUser({ email, password: input.password, name: input.name ?? email });
+      await this.store.appendAudit(auditEntry(actor, projectId, "user.created", { type: "user", id }, { email }, this.clock()));
+      user = { id, email, name: input.name ?? email, instanceAdmin: false };
+    }
+    if (await this.store.findMember(projectId, user.id)) {
+      throw new AppError("already_exists", `${email} is already a member: change the role instead`);
+    }
+    const now = this.clock();
+    const detail = { email, role: input.role };
+    await this.store.putMember(projectId, user.id, input.role, now, auditEntry(actor, projectId, "member.added", { type: "member", id: user.id }, detail, now));
+    return (await this.store.findMember(projectId, user.id))!;
+  }
+
+  async setRole(projectId: string, userId: string, role: MemberRole, actor: Actor): Promise<MemberRow> {
+    const member = await this.getOrThrow(projectId, userId);
+    if (userId === actor.id && role !== "admin") throw new AppError("invalid_state", "you cannot lower your own role: ask another admin");
+    const now = this.clock();
+    const detail = { email: member.email, from: member.role, to: role };
+    await this.store.putMember(projectId, userId, role, now, auditEntry(actor, projectId, "member.role_changed", { type: "member", id: userId }, detail, now));
+    return { ...member, role };
+  }
+
+  async remove(projectId: string, userId: string, actor: Actor): Promise<MemberRow> {
+    const member = await this.getOrThrow(projectId, userId);
+    if (userId === actor.id) throw new AppError("invalid_state", "you cannot remove yourself: ask another admin");
+    const now = this.clock();
+    const detail = { email: member.email, role: member.role };
+    await this.store.removeMember(projectId, userId, auditEntry(actor, projectId, "member.removed", { type: "member", id: userId }, detail, now));
+    return member;
+  }
+
+  private async getOrThrow(projectId: string, userId: string): Promise<MemberRow> {
+    const member = await this.store.findMember(projectId, userId);
+    if (!member) throw new AppError("not_found", `no member ${userId} in this project`);
+    return member;
+  }
+}

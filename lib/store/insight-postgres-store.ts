@@ -1,0 +1,47 @@
+import type pg from "pg";
+import { type Row, SqlInsightStore } from "./insight-store";
+import { PG_RETENTION_SQL } from "./retention-statements";
+import { StoreUnavailableError } from "./types";
+
+/** Connection-level failures (classes 08, 53, 57, 40) and socket errors: retrying may help. */
+function isUnavailable(error: unknown): boolean {
+  const code = (error as { code?: unknown }).code;
+  if (typeof code === "string" && /^(08|53|57|40)/.test(code)) return true;
+  if (typeof code === "string" && /^E(CONNREFUSED|CONNRESET|PIPE|TIMEDOUT|HOSTUNREACH|AI_AGAIN)$/.test(code)) return true;
+  const message = error instanceof Error ? error.message : "";
+  return /timeout exceeded when trying to connect|Connection terminated|Client has encountered a connection error/i.test(message);
+}
+
+/**
+ * Postgres: a small pool of its own, so retention deletes and chart queries never take a
+ * connection a decision is waiting for.
+ */
+export class PostgresInsightStore extends SqlInsightStore {
+  readonly provider = "postgres" as const;
+  protected readonly retention = PG_RETENTION_SQL;
+
+  constructor(private readonly pool: pg.Pool) {
+    super();
+  }
+
+  private async query(sql: string, values: unknown[]): Promise<pg.QueryResult> {
+    try {
+      return await this.pool.query(sql, values);
+    } catch (error) {
+      if (isUnavailable(error)) throw new StoreUnavailableError(error);
+      throw error;
+    }
+  }
+
+  protected async all(sql: string, values: unknown[]): Promise<Row[]> {
+    return (await this.query(sql, values)).rows;
+  }
+
+  protected async changes(sql: string, values: unknown[]): Promise<number> {
+    return (await this.query(sql, values)).rowCount ?? 0;
+  }
+
+  async close(): Promise<void> {
+    await this.pool.end();
+  }
+}

@@ -1,0 +1,19 @@
+import { parseDatabaseUrl } from "./database-url";
+import type { InsightStore } from "./insight-types";
+import { PostgresInsightStore } from "./insight-postgres-store";
+import { SqliteInsightStore } from "./insight-sqlite-store";
+import { createPgPool } from "./pg-pool";
+
+export interface OpenInsightStoreOptions {
+  databaseUrl?: string;
+  sqliteSynchronous?: "full" | "normal";
+  sqliteBusyTimeoutMs?: number;
+  /** Background work and charts need few connections; the hot path keeps its own pool. */
+  pgPoolSize?: number;
+}
+
+export function openInsightStore(options: OpenInsightStoreOptions = {}): InsightStore {
+  const target = parseDatabaseUrl(options.databaseUrl);
+  if (target.provider === "postgres") return new PostgresInsightStore(createPgPool(target, options.pgPoolSize ?? 3));
+  return new SqliteInsightStore(target.file, { synchronous: options.sqliteSynchronous, busyTimeoutMs: options.sqliteBusyTimeoutMs });
+}

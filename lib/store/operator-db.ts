@@ -1,0 +1,99 @@
+import Database from "better-sqlite3";
+import { mkdirSync } from "node:fs";
+import path from "node:path";
+import { Kysely, PostgresDialect, SqliteDialect } from "kysely";
+import pg from "pg";
+import { parseDatabaseUrl } from "./database-url";
+import { PostgresOperatorStore } from "./operator-postgres-store";
+import { SqliteOperatorStore } from "./operator-sqlite-store";
+import type { OperatorStore } from "./operator-types";
+
+export interface OperatorDbOptions {
+  databaseUrl: string;
+  sqliteSynchronous?: "full" | "normal";
+  sqliteBusyTimeoutMs?: number;
+  pgPoolSize?: number;
+}
+
+/** What better-auth's Kysely support takes as `database`. */
+export interface AuthDatabase {
+  db: Kysely<unknown>;
+  type: "sqlite" | "postgres";
+  transaction: boolean;
+}
+
+/** One connection (SQLite) or pool (Postgres) shared by the operator store and better-auth. */
+export interface OperatorDb {
+  store: OperatorStore;
+  auth: AuthDatabase;
+  close(): Promise<void>;
+}
+
+const INT8_OID = 20;
+const TIMESTAMP_OID = 1114;
+
+/**
+ * better-auth writes JS Dates into `timestamp(3)` columns (what Prisma's DateTime becomes); pg
+ * would send them in the server process's local time zone. This client sends them as UTC and the
+ * pool reads them back as UTC, so gate instances in different time zones agree on session expiry.
+ */
+class UtcDateClient extends pg.Client {
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any
+  override query(...args: any[]): any {
+    const utc = (values: unknown) => (Array.isArray(values) ? values.map((v) => (v instanceof Date ? v.toISOString() : v)) : values);
+    if (typeof args[0] === "object" && args[0] !== null && "values" in args[0]) args[0] = { ...args[0], values: utc(args[0].values) };
+    else if (Array.isArray(args[1])) args[1] = utc(args[1]);
+    // eslint-disable-next-line @typescript-eslint/no-explicit-any
+    return (super.query as any)(...args);
+  }
+}
+
+function openPostgres(url: string, max: number): OperatorDb {
+  const target = parseDatabaseUrl(url);
+  if (target.provider !== "postgres") throw new Error("not a postgres url");
+  const pool = new pg.Pool({
+    Client: UtcDateClient,
+    host: target.host,
+    port: target.port,
+    user: target.user,
+    password: target.password,
+    database: target.database,
+    max,
+    allowExitOnIdle: true,
+    types: {
+      getTypeParser: ((oid: number, format?: "text" | "binary") => {
+        if (oid === INT8_OID) return (value: string) => Number(value);
+        if (oid === TIMESTAMP_OID) return (value: string) => new Date(`${value.replace(" ", "T")}Z`);
+        return pg.types.getTypeParser(oid, format);
+      }) as typeof pg.types.getTypeParser,
+    },
+  });
+  pool.on("error", (error) => console.warn(`[idemgate] operator postgres connection lost: ${error.message}`));
+  return {
+    store: new PostgresOperatorStore(pool),
+    auth: { db: new Kysely({ dialect: new PostgresDialect({ pool }) }), type: "postgres", transaction: true },
+    close: () => pool.end(),
+  };
+}
+
+function openSqlite(file: string, options: OperatorDbOptions): OperatorDb {
+  mkdirSync(path.dirname(file), { recursive: true });
+  const db = new Database(file, { timeout: options.sqliteBusyTimeoutMs ?? 5_000 });
+  db.pragma("journal_mode = WAL");
+  db.pragma(`synchronous = ${(options.sqliteSynchronous ?? "full").toUpperCase()}`);
+  db.pragma("foreign_keys = ON");
+  return {
+    store: new SqliteOperatorStore(db),
+    // No better-auth transactions on SQLite: Kysely would hold the write lock across awaits while
+    // the gate store's connection waits for it synchronously, stalling the event loop. Its writes
+    // are single statements without them.
+    auth: { db: new Kysely({ dialect: new SqliteDialect({ database: db }) }), type: "sqlite", transaction: false },
+    close: async () => void db.close(),
+  };
+}
+
+export function openOperatorDb(options: OperatorDbOptions): OperatorDb {
+  const target = parseDatabaseUrl(options.databaseUrl);
+  if (target.provider === "postgres") return openPostgres(options.databaseUrl, options.pgPoolSize ?? 4);
+  return openSqlite(target.file, options);
+}

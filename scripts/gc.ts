@@ -1,0 +1,33 @@
+// npm run gc: one full collection (expired records, old events, old rollups and closed storms)
+// against DATABASE_URL, then a line saying what was purged. Safe beside running servers and other
+// collectors: every delete is a bounded, idempotent batch (lib/server/collector.ts).
+import { env } from "../lib/env";
+import { Collector } from "../lib/server/collector";
+import { parseDatabaseUrl } from "../lib/store/database-url";
+import { ensureMigrated } from "../lib/store/migrate";
+import { openInsightStore } from "../lib/store/open-insight-store";
+
+async function main(): Promise<void> {
+  const config = env();
+  // The tables this purges arrive with migrations: bring an older database up to date, as a server start would.
+  await ensureMigrated(parseDatabaseUrl(config.DATABASE_URL));
+  const store = openInsightStore({ databaseUrl: config.DATABASE_URL, sqliteBusyTimeoutMs: config.IDEMGATE_SQLITE_BUSY_TIMEOUT_MS });
+  try {
+    const collector = new Collector(store, {
+      eventRetentionDays: config.IDEMGATE_EVENT_RETENTION_DAYS,
+      rollupRetentionDays: config.IDEMGATE_ROLLUP_RETENTION_DAYS,
+    });
+    const report = await collector.collect();
+    console.log(
+      `[idemgate gc] purged ${report.records} expired records, ${report.events} events older than ${config.IDEMGATE_EVENT_RETENTION_DAYS} d, ` +
+        `${report.rollups} rollups and ${report.storms} closed storms older than ${config.IDEMGATE_ROLLUP_RETENTION_DAYS} d in ${report.ms} ms`,
+    );
+  } finally {
+    await store.close();
+  }
+}
+
+main().catch((error) => {
+  console.error(`[idemgate gc] failed: ${error instanceof Error ? error.message : String(error)}`);
+  process.exit(1);
+});

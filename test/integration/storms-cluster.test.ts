@@ -1,0 +1,86 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { AdminClient, TEST_ADMIN_TOKEN } from "../helpers/admin-client";
+import { TestClient } from "../helpers/client";
+import { PROVIDERS, type TestDatabase, createTestDatabase } from "../helpers/databases";
+import { createTestProject } from "../helpers/fixtures";
+import { InsightsClient } from "../helpers/insights-client";
+import { sleep } from "../helpers/policy-fixtures";
+import { type TestServer, startServer } from "../helpers/server";
+import { burstReplays, pacedReplays, prepareStormTool, waitFor } from "../helpers/storm-scenario";
+import { startWebhookReceiver } from "../helpers/webhook-receiver";
+
+const METRICS_TOKEN = "metrics-token-for-cluster-tests-01";
+
+/**
+ * Scale-out: two gate instances on one Postgres, both running the detector every 50 ms over the
+ * same windows. The database lets one of them open each incident; only that one counts it and
+ * calls the webhook.
+ */
+describe.skipIf(!PROVIDERS.includes("postgres"))("postgres: two instances detecting storms on one database", () => {
+  let db: TestDatabase;
+  let servers: TestServer[] = [];
+  let clients: TestClient[];
+  let insights: InsightsClient;
+  let admin: AdminClient;
+  let webhook: Awaited<ReturnType<typeof startWebhookReceiver>>;
+
+  beforeAll(async () => {
+    db = await createTestDatabase("postgres");
+    const project = await createTestProject(db.url);
+    webhook = await startWebhookReceiver("ok");
+    const env = {
+      IDEMGATE_ADMIN_TOKEN: TEST_ADMIN_TOKEN,
+      IDEMGATE_METRICS_TOKEN: METRICS_TOKEN,
+      IDEMGATE_STORM_INTERVAL_MS: "50",
+      IDEMGATE_STORM_WEBHOOK_URL: webhook.url,
+    };
+    servers = await Promise.all([startServer(db.url, env), startServer(db.url, env)]);
+    clients = servers.map((server) => new TestClient(server.baseUrl, project.apiKey));
+    insights = new InsightsClient(servers[1]!.baseUrl, project.projectId);
+    admin = new AdminClient(servers[0]!.baseUrl, project.projectId);
+  });
+
+  afterAll(async () => {
+    await Promise.all(servers.map((server) => server.stop()));
+    await webhook?.close();
+    await db?.drop();
+  });
+
+  it("three storms on three tools, traffic spread over both instances: one incident each, opened and closed once", async () => {
+    const tools = await Promise.all(["pay", "mail", "ship"].map((label) => prepareStormTool(admin, clients[0]!, label)));
+    await Promise.all(
+      tools.map(async (tool) => {
+        await pacedReplays(clients, tool, 2, 4_500);
+        await burstReplays(clients, tool, [30, 20, 15, 15]);
+      }),
+    );
+    const closed = await waitFor(
+      async () => {
+        const storms = (await insights.storms("closed")).storms;
+        return storms.length >= tools.length ? storms : null;
+      },
+      12_000,
+      "three closed storms",
+    );
+    await sleep(1_000);
+
+    const all = (await insights.storms()).storms;
+    expect(all).toHaveLength(tools.length);
+    expect(all.map((s) => s.tool).sort()).toEqual(tools.map((t) => t.tool).sort());
+    expect(closed.every((s) => s.runsInvolved === 4)).toBe(true);
+
+    // Each transition was reported by exactly one instance: one webhook call per opening and closing…
+    await waitFor(async () => webhook.hooks.length >= 2 * tools.length, 5_000, "six webhook deliveries");
+    await sleep(500);
+    const delivered = webhook.hooks.map((h) => `${h.type} ${String(h.body.data.tool)}`).sort();
+    expect(delivered).toEqual(tools.flatMap((t) => [`storm.closed ${t.tool}`, `storm.opened ${t.tool}`]).sort());
+
+    // …and the instances' counters add up to one per storm.
+    let counted = 0;
+    for (const server of servers) {
+      const text = await (await fetch(`${server.baseUrl}/api/metrics`, { headers: { authorization: `Bearer ${METRICS_TOKEN}` } })).text();
+      for (const match of text.matchAll(/^idemgate_storms_opened(?:_total)?\{[^}]*\} (\d+)/gm)) counted += Number(match[1]);
+    }
+    expect(counted).toBe(tools.length);
+  });
+});

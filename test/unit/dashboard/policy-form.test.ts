@@ -1,0 +1,53 @@
+import { describe, expect, it } from "vitest";
+import { buildOverrides, draftFromOverrides, inheritedValue, policyFields } from "@/lib/dashboard/policy-form";
+
+const fields = policyFields();
+
+describe("policyFields", () => {
+  it("lists every leaf of the policy schema with its kind", () => {
+    const by = Object.fromEntries(fields.map((f) => [f.path, f]));
+    expect(by.effect).toMatchObject({ kind: "enum", options: ["read", "write", "async"] });
+    expect(by.ttlSeconds?.kind).toBe("number");
+    expect(by.cacheFailures?.kind).toBe("boolean");
+    expect(by.ignoreFields?.kind).toBe("list");
+    expect(by["retry.maxAttempts"]?.kind).toBe("number");
+    expect(by["loop.action"]).toMatchObject({ kind: "enum", options: ["block", "warn"] });
+    expect(by["storm.factor"]?.kind).toBe("number");
+  });
+});
+
+describe("draft ↔ overrides", () => {
+  it("round-trips a layer, nested fields included; unset fields stay inherited", () => {
+    const overrides = { effect: "async" as const, ttlSeconds: 60, ignoreFields: ["a", "b"], retry: { maxAttempts: 5 }, cacheFailures: false };
+    const draft = draftFromOverrides(overrides, fields);
+    expect(draft).toEqual({ effect: "async", ttlSeconds: "60", ignoreFields: "a, b", "retry.maxAttempts": "5", cacheFailures: "false" });
+    expect(draft.keyStrategy).toBeUndefined();
+    expect(buildOverrides(draft, fields)).toEqual({ ok: true, policy: overrides });
+  });
+
+  it("an empty draft inherits everything", () => {
+    expect(buildOverrides({}, fields)).toEqual({ ok: true, policy: {} });
+    expect(draftFromOverrides(null, fields)).toEqual({});
+  });
+
+  it("reports invalid fields by path, from the zod schema", () => {
+    const result = buildOverrides({ ttlSeconds: "0", "retry.backoffFactor": "abc", leaseSeconds: "1.5" }, fields);
+    expect(result.ok).toBe(false);
+    if (result.ok) return;
+    expect(Object.keys(result.errors).sort()).toEqual(["leaseSeconds", "retry.backoffFactor", "ttlSeconds"]);
+    expect(result.errors["retry.backoffFactor"]).toBe("Enter a number");
+  });
+
+  it("shows an inherited field's value and source", () => {
+    const effective = {
+      tool: "t",
+      version: 3,
+      ownVersion: 0,
+      overrides: null,
+      sources: { "retry.maxAttempts": "project" as const },
+      policy: { retry: { maxAttempts: 7 }, ignoreFields: ["x", "y"] },
+    } as unknown as Parameters<typeof inheritedValue>[0];
+    expect(inheritedValue(effective, "retry.maxAttempts")).toEqual({ value: "7", source: "project" });
+    expect(inheritedValue(effective, "ignoreFields")).toEqual({ value: "x, y", source: "builtin" });
+  });
+});
