@@ -1,4 +1,5 @@
 import { env } from "../env";
+import { observeLiveLeases } from "../telemetry/instruments";
 import { getInsights } from "./insights";
 
 /** Batches per table a background collection may delete before it yields to the next interval. */
@@ -37,6 +38,7 @@ export function startBackgroundJobs(): void {
   if (holder.__idemgateJobs) return;
   holder.__idemgateJobs = true;
   const config = env();
+  observeLiveLeases(() => getInsights().store.liveLeases(Date.now()));
   if (config.IDEMGATE_COLLECTOR_INTERVAL_MS > 0) {
     startLoop({
       name: "collector",

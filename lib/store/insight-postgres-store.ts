@@ -2,15 +2,7 @@ import type pg from "pg";
 import { type Row, SqlInsightStore } from "./insight-store";
 import { PG_RETENTION_SQL } from "./retention-statements";
 import { StoreUnavailableError } from "./types";
-
-/** Connection-level failures (classes 08, 53, 57, 40) and socket errors: retrying may help. */
-function isUnavailable(error: unknown): boolean {
-  const code = (error as { code?: unknown }).code;
-  if (typeof code === "string" && /^(08|53|57|40)/.test(code)) return true;
-  if (typeof code === "string" && /^E(CONNREFUSED|CONNRESET|PIPE|TIMEDOUT|HOSTUNREACH|AI_AGAIN)$/.test(code)) return true;
-  const message = error instanceof Error ? error.message : "";
-  return /timeout exceeded when trying to connect|Connection terminated|Client has encountered a connection error/i.test(message);
-}
+import { isPgUnavailable } from "./pg-errors";
 
 /**
  * Postgres: a small pool of its own, so retention deletes and chart queries never take a
@@ -28,7 +20,7 @@ export class PostgresInsightStore extends SqlInsightStore {
     try {
       return await this.pool.query(sql, values);
     } catch (error) {
-      if (isUnavailable(error)) throw new StoreUnavailableError(error);
+      if (isPgUnavailable(error)) throw new StoreUnavailableError(error);
       throw error;
     }
   }

@@ -29,6 +29,14 @@ export abstract class SqlInsightStore implements InsightStore {
     return (await this.all(this.retention.projectIds, [])).map((row) => String(row.id));
   }
 
+  async liveLeases(now: number): Promise<{ projectId: string; leases: number }[]> {
+    const rows = await this.all(
+      `SELECT project_id, COUNT(*) AS leases FROM call_records WHERE state = 'in_progress' AND lease_expires_at > $1 GROUP BY project_id`,
+      [now],
+    );
+    return rows.map((row) => ({ projectId: String(row.project_id), leases: Number(row.leases) }));
+  }
+
   purgeExpiredRecords(now: number, limit: number): Promise<number> {
     return this.changes(this.retention.records, [now, limit]);
   }

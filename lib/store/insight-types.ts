@@ -8,6 +8,8 @@ import type { NamedHits } from "../core/hit-counts";
 
 export interface RetentionStore {
   listProjectIds(): Promise<string[]>;
+  /** Attempts holding a live lease now, per project: the in-progress gauge. */
+  liveLeases(now: number): Promise<{ projectId: string; leases: number }[]>;
   /** Deletes up to `limit` records past their TTL, never one whose lease is live at `now`. */
   purgeExpiredRecords(now: number, limit: number): Promise<number>;
   /** Deletes up to `limit` of a project's events with `at < before`. */

@@ -1,9 +1,7 @@
-import Database from "better-sqlite3";
-import { mkdirSync } from "node:fs";
-import path from "node:path";
 import { Kysely, PostgresDialect, SqliteDialect } from "kysely";
 import pg from "pg";
 import { parseDatabaseUrl } from "./database-url";
+import { openSqlite } from "./sqlite-connection";
 import { PostgresOperatorStore } from "./operator-postgres-store";
 import { SqliteOperatorStore } from "./operator-sqlite-store";
 import type { OperatorStore } from "./operator-types";
@@ -76,12 +74,12 @@ function openPostgres(url: string, max: number): OperatorDb {
   };
 }
 
-function openSqlite(file: string, options: OperatorDbOptions): OperatorDb {
-  mkdirSync(path.dirname(file), { recursive: true });
-  const db = new Database(file, { timeout: options.sqliteBusyTimeoutMs ?? 5_000 });
-  db.pragma("journal_mode = WAL");
-  db.pragma(`synchronous = ${(options.sqliteSynchronous ?? "full").toUpperCase()}`);
-  db.pragma("foreign_keys = ON");
+function openSqliteDb(file: string, options: OperatorDbOptions): OperatorDb {
+  const db = openSqlite(file, {
+    synchronous: options.sqliteSynchronous,
+    busyTimeoutMs: options.sqliteBusyTimeoutMs,
+    foreignKeys: true,
+  });
   return {
     store: new SqliteOperatorStore(db),
     // No better-auth transactions on SQLite: Kysely would hold the write lock across awaits while
@@ -95,5 +93,5 @@ function openSqlite(file: string, options: OperatorDbOptions): OperatorDb {
 export function openOperatorDb(options: OperatorDbOptions): OperatorDb {
   const target = parseDatabaseUrl(options.databaseUrl);
   if (target.provider === "postgres") return openPostgres(options.databaseUrl, options.pgPoolSize ?? 4);
-  return openSqlite(target.file, options);
+  return openSqliteDb(target.file, options);
 }

@@ -24,16 +24,9 @@ import type {
   UserRow,
 } from "./operator-types";
 import { type ApiKeyRow, type GateEvent, StoreUnavailableError } from "./types";
+import { isPgUnavailable } from "./pg-errors";
 
 type Row = Record<string, unknown>;
-
-function isUnavailable(error: unknown): boolean {
-  const code = (error as { code?: unknown }).code;
-  if (typeof code === "string" && /^(08|53|57|40)/.test(code)) return true;
-  if (typeof code === "string" && /^E(CONNREFUSED|CONNRESET|PIPE|TIMEDOUT|HOSTUNREACH|AI_AGAIN)$/.test(code)) return true;
-  const message = error instanceof Error ? error.message : "";
-  return /timeout exceeded when trying to connect|Connection terminated|Client has encountered a connection error/i.test(message);
-}
 
 /**
  * The operator store on Postgres: each change and its audit entry travel as one statement (a
@@ -48,7 +41,7 @@ export class PostgresOperatorStore implements OperatorStore {
     try {
       return (await this.pool.query(text, values)).rows;
     } catch (error) {
-      if (isUnavailable(error)) throw new StoreUnavailableError(error);
+      if (isPgUnavailable(error)) throw new StoreUnavailableError(error);
       throw error;
     }
   }

@@ -13,11 +13,11 @@ import type {
   ResendStatus,
   UserRow,
 } from "./operator-types";
-import { SQL, toSqliteParams } from "./statements";
-import { type ApiKeyRow, type GateEvent, StoreUnavailableError } from "./types";
+import { SqliteStatements } from "./sqlite-connection";
+import { SQL } from "./statements";
+import type { ApiKeyRow, GateEvent } from "./types";
 
 type Row = Record<string, unknown>;
-const UNAVAILABLE = /^SQLITE_(BUSY|LOCKED|IOERR|FULL|CANTOPEN|READONLY|PROTOCOL|NOMEM)/;
 
 /**
  * The operator store on SQLite. Every method runs synchronously on the connection, transactions
@@ -26,50 +26,19 @@ const UNAVAILABLE = /^SQLITE_(BUSY|LOCKED|IOERR|FULL|CANTOPEN|READONLY|PROTOCOL|
  */
 export class SqliteOperatorStore implements OperatorStore {
   readonly provider = "sqlite" as const;
-  private readonly statements = new Map<string, Database.Statement>();
+  private readonly sql: SqliteStatements;
 
-  constructor(private readonly db: Database.Database) {}
-
-  private stmt(sql: string): Database.Statement {
-    let statement = this.statements.get(sql);
-    if (!statement) {
-      statement = this.db.prepare(toSqliteParams(sql));
-      this.statements.set(sql, statement);
-    }
-    return statement;
-  }
-
-  private bind(values: unknown[]): Record<number, unknown> {
-    const bound: Record<number, unknown> = {};
-    values.forEach((value, i) => (bound[i + 1] = typeof value === "boolean" ? Number(value) : value));
-    return bound;
+  constructor(private readonly db: Database.Database) {
+    this.sql = new SqliteStatements(db);
   }
 
   private run(sql: string, values: unknown[]): number {
-    return this.stmt(sql).run(this.bind(values)).changes;
-  }
-
-  private get(sql: string, values: unknown[]): Row | undefined {
-    return this.stmt(sql).get(this.bind(values)) as Row | undefined;
-  }
-
-  private all(sql: string, values: unknown[]): Row[] {
-    return this.stmt(sql).all(this.bind(values)) as Row[];
-  }
-
-  private guard<T>(work: () => T): Promise<T> {
-    try {
-      return Promise.resolve(work());
-    } catch (error) {
-      const code = (error as { code?: unknown }).code;
-      if (typeof code === "string" && UNAVAILABLE.test(code)) return Promise.reject(new StoreUnavailableError(error));
-      return Promise.reject(error);
-    }
+    return this.sql.run(sql, values).changes;
   }
 
   /** `change` and, only if it changed a row, the audit entry: one immediate transaction. */
   private audited(change: () => number, audit: AuditEntryRow): Promise<boolean> {
-    return this.guard(() =>
+    return this.sql.guard(() =>
       this.db
         .transaction(() => {
           if (change() === 0) return false;
@@ -81,40 +50,40 @@ export class SqliteOperatorStore implements OperatorStore {
   }
 
   findUserById(id: string): Promise<UserRow | null> {
-    return this.guard(() => {
-      const row = this.get(Q.userById, [id]);
+    return this.sql.guard(() => {
+      const row = this.sql.get(Q.userById, [id]);
       return row ? rowToUser(row) : null;
     });
   }
 
   findUserByEmail(email: string): Promise<UserRow | null> {
-    return this.guard(() => {
-      const row = this.get(Q.userByEmail, [email]);
+    return this.sql.guard(() => {
+      const row = this.sql.get(Q.userByEmail, [email]);
       return row ? rowToUser(row) : null;
     });
   }
 
   countUsers(): Promise<number> {
-    return this.guard(() => Number(this.get(Q.countUsers, [])!.n));
+    return this.sql.guard(() => Number(this.sql.get(Q.countUsers, [])!.n));
   }
 
   setInstanceAdmin(userId: string): Promise<void> {
-    return this.guard(() => void this.run(Q.setInstanceAdmin, [userId]));
+    return this.sql.guard(() => void this.run(Q.setInstanceAdmin, [userId]));
   }
 
   findMember(projectId: string, userId: string): Promise<MemberRow | null> {
-    return this.guard(() => {
-      const row = this.get(Q.member, [projectId, userId]);
+    return this.sql.guard(() => {
+      const row = this.sql.get(Q.member, [projectId, userId]);
       return row ? rowToMember(row) : null;
     });
   }
 
   listMembers(projectId: string): Promise<MemberRow[]> {
-    return this.guard(() => this.all(Q.members, [projectId]).map(rowToMember));
+    return this.sql.guard(() => this.sql.all(Q.members, [projectId]).map(rowToMember));
   }
 
   listMemberships(userId: string): Promise<{ projectId: string; role: MemberRole }[]> {
-    return this.guard(() => this.all(Q.memberships, [userId]).map((row) => ({ projectId: String(row.project_id), role: String(row.role) as MemberRole })));
+    return this.sql.guard(() => this.sql.all(Q.memberships, [userId]).map((row) => ({ projectId: String(row.project_id), role: String(row.role) as MemberRole })));
   }
 
   async putMember(projectId: string, userId: string, role: MemberRole, at: number, audit: AuditEntryRow): Promise<void> {
@@ -130,28 +99,28 @@ export class SqliteOperatorStore implements OperatorStore {
   }
 
   findResendRequest(projectId: string, id: string): Promise<ResendRequestRow | null> {
-    return this.guard(() => {
-      const row = this.get(Q.resendById, [projectId, id]);
+    return this.sql.guard(() => {
+      const row = this.sql.get(Q.resendById, [projectId, id]);
       return row ? rowToResend(row) : null;
     });
   }
 
   findResendRequestByTokenHash(projectId: string, tokenHash: string): Promise<ResendRequestRow | null> {
-    return this.guard(() => {
-      const row = this.get(Q.resendByToken, [projectId, tokenHash]);
+    return this.sql.guard(() => {
+      const row = this.sql.get(Q.resendByToken, [projectId, tokenHash]);
       return row ? rowToResend(row) : null;
     });
   }
 
   findOpenResendRequest(projectId: string, key: string, argsFingerprint: string, requesterId: string, now: number): Promise<ResendRequestRow | null> {
-    return this.guard(() => {
-      const row = this.get(Q.openResend, [projectId, key, argsFingerprint, requesterId, now]);
+    return this.sql.guard(() => {
+      const row = this.sql.get(Q.openResend, [projectId, key, argsFingerprint, requesterId, now]);
       return row ? rowToResend(row) : null;
     });
   }
 
   listResendRequests(projectId: string, status: ResendStatus | null, page: Page): Promise<ResendRequestRow[]> {
-    return this.guard(() => this.all(Q.resends, [projectId, status, page.before ?? null, page.limit]).map(rowToResend));
+    return this.sql.guard(() => this.sql.all(Q.resends, [projectId, status, page.before ?? null, page.limit]).map(rowToResend));
   }
 
   decideResendRequest(projectId: string, id: string, d: ResendDecision, audit: AuditEntryRow): Promise<boolean> {
@@ -168,19 +137,19 @@ export class SqliteOperatorStore implements OperatorStore {
   }
 
   setResendUsedCall(projectId: string, id: string, callId: string): Promise<void> {
-    return this.guard(() => void this.run(Q.setUsedCall, [projectId, id, callId]));
+    return this.sql.guard(() => void this.run(Q.setUsedCall, [projectId, id, callId]));
   }
 
   appendAudit(entry: AuditEntryRow): Promise<void> {
-    return this.guard(() => void this.run(Q.insertAudit, auditValues(entry)));
+    return this.sql.guard(() => void this.run(Q.insertAudit, auditValues(entry)));
   }
 
   listAudit(projectId: string, page: Page): Promise<AuditEntryRow[]> {
-    return this.guard(() => this.all(Q.audit, [projectId, page.before ?? null, page.limit]).map(rowToAudit));
+    return this.sql.guard(() => this.sql.all(Q.audit, [projectId, page.before ?? null, page.limit]).map(rowToAudit));
   }
 
   listApiKeys(projectId: string): Promise<ApiKeyRow[]> {
-    return this.guard(() => this.all(Q.apiKeys, [projectId]).map(rowToApiKey));
+    return this.sql.guard(() => this.sql.all(Q.apiKeys, [projectId]).map(rowToApiKey));
   }
 
   async createApiKey(row: ApiKeyRow, audit: AuditEntryRow): Promise<void> {

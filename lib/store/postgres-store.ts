@@ -15,19 +15,11 @@ import {
 import type { PolicyRevisionRow, PolicyRow, PolicyWrite, SampledBegin, ToolTrafficRow } from "./policy-types";
 import { PG_SQL, SQL } from "./statements";
 import { type ApiKeyRow, type GateEvent, type GateStore, type ProjectRow, StoreUnavailableError } from "./types";
+import { isPgUnavailable } from "./pg-errors";
 
 const UNIQUE_VIOLATION = "23505";
 /** Concurrent policy writers in one project collide on the revision number; each retry re-numbers. */
 const MAX_REVISION_RACES = 10;
-
-/** Connection-level failures (classes 08, 53, 57, 40) and socket errors: retrying may help. */
-function isUnavailable(error: unknown): boolean {
-  const code = (error as { code?: unknown }).code;
-  if (typeof code === "string" && /^(08|53|57|40)/.test(code)) return true;
-  if (typeof code === "string" && /^E(CONNREFUSED|CONNRESET|PIPE|TIMEDOUT|HOSTUNREACH|AI_AGAIN)$/.test(code)) return true;
-  const message = error instanceof Error ? error.message : "";
-  return /timeout exceeded when trying to connect|Connection terminated|Client has encountered a connection error/i.test(message);
-}
 
 /** Statement names let every pooled connection prepare each hot statement once. */
 const names = new Map<string, string>();
@@ -63,7 +55,7 @@ export class PostgresGateStore implements GateStore {
       client.release();
       return result.rows;
     } catch (error) {
-      const unavailable = isUnavailable(error);
+      const unavailable = isPgUnavailable(error);
       client.release(unavailable ? (error as Error) : undefined);
       if (unavailable) throw new StoreUnavailableError(error);
       throw error;

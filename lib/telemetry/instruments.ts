@@ -34,3 +34,20 @@ export function instruments(): Instruments {
   }
   return cached;
 }
+
+/**
+ * The live-leases gauge, read from the database at collection time (a scrape or an OTLP export),
+ * so every instance reports the same shared truth rather than its own share of it.
+ */
+export function observeLiveLeases(read: () => Promise<{ projectId: string; leases: number }[]>): void {
+  const gauge = metrics.getMeter("idemgate").createObservableGauge("idemgate.leases.live", {
+    description: "Attempts holding a live lease, per project",
+  });
+  gauge.addCallback(async (result) => {
+    try {
+      for (const { projectId, leases } of await read()) result.observe(leases, { project_id: projectId });
+    } catch {
+      // A scrape during a store outage reports nothing rather than failing the whole scrape.
+    }
+  });
+}

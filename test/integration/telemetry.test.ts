@@ -111,6 +111,12 @@ describe("OpenTelemetry: spans exported over OTLP, metrics scraped by Prometheus
     const text = await res.text();
     expect(text).toMatch(/idemgate_decisions_total\{[^}]*tool="charge_card"[^}]*decision="execute"[^}]*\} 1/);
     expect(text).toMatch(/idemgate_begin_duration(_ms)?_bucket\{/);
+
+    // One attempt left running holds a live lease: the gauge reads it from the database.
+    const open = await client.begin({ tool: "export_report", runId: "run_gauge", stepId: "export" });
+    expect(open.decision).toBe("execute");
+    const again = await (await fetch(`${server.baseUrl}/api/metrics`, { headers: { authorization: `Bearer ${METRICS_TOKEN}` } })).text();
+    expect(again).toMatch(/idemgate_leases_live\{[^}]*project_id="[^"]+"[^}]*\} 1\b/);
   });
 
   it.skipIf(!existsSync(PROMETHEUS) && process.env.CI !== "true")("a real Prometheus scrapes /api/metrics and answers the decision counter", async () => {

@@ -1,0 +1,86 @@
+import Database from "better-sqlite3";
+import { mkdirSync } from "node:fs";
+import path from "node:path";
+import { toSqliteParams } from "./statements";
+import { StoreUnavailableError } from "./types";
+
+export type SqliteSynchronous = "full" | "normal";
+
+export interface SqliteOpenOptions {
+  /** FULL survives power loss; NORMAL (in WAL) survives a process crash only. */
+  synchronous?: SqliteSynchronous;
+  busyTimeoutMs?: number;
+  foreignKeys?: boolean;
+}
+
+/** SQLite errors that say "the store cannot serve now", not "this request is wrong". */
+const UNAVAILABLE = /^SQLITE_(BUSY|LOCKED|IOERR|FULL|CANTOPEN|READONLY|PROTOCOL|NOMEM)/;
+
+export type Row = Record<string, unknown>;
+
+/** A WAL connection: readers never wait for the writer, and other processes may share the file. */
+export function openSqlite(file: string, options: SqliteOpenOptions = {}): Database.Database {
+  mkdirSync(path.dirname(file), { recursive: true });
+  const db = new Database(file, { timeout: options.busyTimeoutMs ?? 5_000 });
+  db.pragma("journal_mode = WAL");
+  db.pragma(`synchronous = ${(options.synchronous ?? "full").toUpperCase()}`);
+  if (options.foreignKeys) db.pragma("foreign_keys = ON");
+  return db;
+}
+
+/**
+ * Cached prepared statements over one connection, with the shared `$n` SQL bound by number
+ * (better-sqlite3 binds `?1` from `{ 1: … }`; booleans become 0/1) and driver failures that mean
+ * "unavailable" turned into the retryable StoreUnavailableError.
+ */
+export class SqliteStatements {
+  private readonly prepared = new Map<string, Database.Statement>();
+
+  constructor(readonly db: Database.Database) {}
+
+  private stmt(sql: string): Database.Statement {
+    let statement = this.prepared.get(sql);
+    if (!statement) {
+      statement = this.db.prepare(toSqliteParams(sql));
+      this.prepared.set(sql, statement);
+    }
+    return statement;
+  }
+
+  run(sql: string, values: unknown[]): Database.RunResult {
+    return this.stmt(sql).run(bind(values));
+  }
+
+  get(sql: string, values: unknown[]): Row | undefined {
+    return this.stmt(sql).get(bind(values)) as Row | undefined;
+  }
+
+  all(sql: string, values: unknown[]): Row[] {
+    return this.stmt(sql).all(bind(values)) as Row[];
+  }
+
+  /** Runs synchronous work, answering a promise; unavailability becomes retryable. */
+  guard<T>(work: () => T): Promise<T> {
+    try {
+      return Promise.resolve(work());
+    } catch (error) {
+      const code = (error as { code?: unknown }).code;
+      if (typeof code === "string" && UNAVAILABLE.test(code)) return Promise.reject(new StoreUnavailableError(error));
+      return Promise.reject(error);
+    }
+  }
+
+  /** One BEGIN IMMEDIATE transaction: takes the write lock up front, so it never deadlocks on upgrade. */
+  immediate<T>(work: () => T): Promise<T> {
+    return this.guard(() => this.db.transaction(work).immediate());
+  }
+}
+
+function bind(values: unknown[]): Record<number, unknown> {
+  const bound: Record<number, unknown> = {};
+  for (let i = 0; i < values.length; i++) {
+    const value = values[i];
+    bound[i + 1] = typeof value === "boolean" ? Number(value) : value;
+  }
+  return bound;
+}
