@@ -100,12 +100,17 @@ test("tools & policies: list with traffic, edit a policy with inline validation,
   await ttl.fill("0");
   await expect(page.locator("#field-ttlSeconds-error")).toBeVisible();
   await ttl.fill("3600");
+  await page.getByLabel(/^onDuplicate/).selectOption("refuse");
   await page.getByRole("button", { name: "Save policy" }).click();
   await expect(page.locator("#policy-reason-error")).toBeVisible();
   await page.getByLabel("Reason for the change").fill("Invoices are resent within the hour");
   await page.getByRole("button", { name: "Save policy" }).click();
   await expect(page.getByRole("status").filter({ hasText: /Saved as revision/ })).toBeVisible();
   await expect(page.getByTestId("policy-history")).toContainText("Invoices are resent within the hour");
+  // The very next agent call obeys the edit: a duplicate of a completed send_email is refused, not replayed
+  // (paraphrased args, so the run does not look like a loop).
+  const duplicate = await agent.begin({ tool: "send_email", runId: "run_1", stepId: "notify", args: { to: "U1@example.com" } });
+  expect(duplicate.decision).toBe("refused");
   await page.screenshot({ path: `${SHOTS}/policy.png`, fullPage: true });
   await expectNoSeriousA11yViolations(page);
 });
