@@ -11,10 +11,9 @@ import {
 } from "../contract/admin-policies";
 import { ErrorResponseSchema } from "../contract/v1";
 import { ProjectParams, ProjectToolParams, RevisionParams } from "./params";
+import { json, jsonBody } from "./openapi-pieces";
 
-type Schema = Parameters<OpenAPIRegistry["register"]>[1];
-const json = (schema: Schema, description: string) => ({ description, content: { "application/json": { schema } } });
-const body = (schema: Schema) => ({ body: { content: { "application/json": { schema } } } });
+const body = jsonBody;
 
 const errors = {
   400: json(ErrorResponseSchema, "Invalid input: the zod issues are listed; nothing was stored"),

@@ -4,9 +4,8 @@ import { StormListQuerySchema, StormListResponseSchema } from "../contract/storm
 import { ErrorResponseSchema } from "../contract/v1";
 import { ProjectParams } from "./params";
 import { DedupQuery, TimeseriesQuery, TopRunsQuery } from "./range-query";
+import { json } from "./openapi-pieces";
 
-type Schema = Parameters<OpenAPIRegistry["register"]>[1];
-const json = (schema: Schema, description: string) => ({ description, content: { "application/json": { schema } } });
 
 const errors = {
   400: json(ErrorResponseSchema, "Invalid query: a bad range (from after to, longer than the endpoint allows), bucket or limit"),

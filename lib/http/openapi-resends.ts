@@ -20,13 +20,12 @@ import {
   SetRoleSchema,
 } from "../contract/operator";
 import { CreateResendRequestSchema, ResendRequestSchema } from "../contract/resends";
-import { CallStatusSchema, ErrorResponseSchema } from "../contract/v1";
+import { CallStatusSchema } from "../contract/v1";
 import { ProjectCallParams, ProjectKeyParams, ProjectRequestParams, ProjectUserParams, RequestIdParams } from "./operator-params";
 import { CallIdParams, ProjectParams } from "./params";
+import { type Schema, errorResponse, json } from "./openapi-pieces";
 
-type Schema = Parameters<OpenAPIRegistry["register"]>[1];
-const json = (schema: Schema, description: string) => ({ description, content: { "application/json": { schema } } });
-const error = (description: string) => json(ErrorResponseSchema, description);
+const error = errorResponse;
 
 /** What `begin` adds when it carries `bypassToken` or `bypass` (merged into its documented responses). */
 export const BYPASS_BEGIN_ERRORS = {

@@ -12,11 +12,8 @@ import { registerAdminPaths } from "./openapi-admin";
 import { registerInsightPaths } from "./openapi-insights";
 import { BYPASS_BEGIN_ERRORS, registerResendPaths } from "./openapi-resends";
 import { CallIdParams } from "./params";
+import { json } from "./openapi-pieces";
 
-const json = (schema: Parameters<OpenAPIRegistry["register"]>[1], description: string) => ({
-  description,
-  content: { "application/json": { schema } },
-});
 
 const errors = {
   400: json(ErrorResponseSchema, "Invalid input: the zod issues are listed"),

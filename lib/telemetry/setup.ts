@@ -19,8 +19,8 @@ const holder = globalThis as unknown as { __idemgatePrometheus?: PrometheusExpor
 /**
  * Node runtime only. Metrics always feed the Prometheus scrape route; OTLP export of spans and
  * metrics happens only when the standard OTEL_* variables say where to — none set, nothing is
- * exported and nothing fails. The W3C propagator is always registered, so an agent's
- * `traceparent` still reaches our spans' context when someone does export them.
+ * exported and nothing fails. With an endpoint, the registered provider brings the W3C
+ * propagator, so an agent's `traceparent` parents our spans.
  */
 export function setupTelemetry(config: TelemetryConfig): void {
   if (holder.__idemgatePrometheus) return;
@@ -28,11 +28,14 @@ export function setupTelemetry(config: TelemetryConfig): void {
     .merge(resourceFromAttributes({ "service.name": config.serviceName }))
     .merge(detectResources({ detectors: [envDetector] }));
 
-  const tracerProvider = new NodeTracerProvider({
-    resource,
-    spanProcessors: config.tracesEndpoint ? [new BatchSpanProcessor(new OTLPTraceExporter(), { scheduledDelayMillis: 500 })] : [],
-  });
-  tracerProvider.register();
+  // Without an endpoint no tracer provider is registered at all: spans stay non-recording no-ops,
+  // so begin and complete pay nothing for telemetry nobody collects.
+  if (config.tracesEndpoint) {
+    new NodeTracerProvider({
+      resource,
+      spanProcessors: [new BatchSpanProcessor(new OTLPTraceExporter(), { scheduledDelayMillis: 500 })],
+    }).register();
+  }
 
   const prometheus = new PrometheusExporter({ preventServerStart: true });
   const readers: MetricReader[] = [prometheus];
