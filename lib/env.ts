@@ -8,7 +8,11 @@ const bool = z
 /** The only module that reads process.env; everything else asks it. */
 const EnvSchema = z.object({
   DATABASE_URL: z.string().min(1).default(DEFAULT_DATABASE_URL),
-  /** full: an answered `execute` survives power loss; normal: survives a process crash only. */
+  /**
+   * full: every claim, completion and lease change is fsynced before it is answered, so it survives
+   * power loss (records of decisions already made, such as replays, skip the fsync: lib/store/sqlite-group-commit.ts);
+   * normal: everything survives a process crash, but the last commits may be lost to a power cut.
+   */
   IDEMGATE_SQLITE_SYNCHRONOUS: z.enum(["full", "normal"]).default("full"),
   IDEMGATE_DATA_DIR: z.string().min(1).default("data"),
   IDEMGATE_SEED_DEMO: bool.default(true),

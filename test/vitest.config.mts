@@ -11,7 +11,15 @@ export default defineConfig({
     projects: [
       {
         resolve: { alias },
-        test: { name: "unit", root, include: ["test/unit/**/*.test.ts"], environment: "node", sequence: { groupOrder: 0 } },
+        test: {
+          name: "unit",
+          root,
+          include: ["test/unit/**/*.test.ts"],
+          environment: "node",
+          sequence: { groupOrder: 0 },
+          // Some unit suites run the engine on a real SQLite file; a busy 2-core machine needs headroom.
+          testTimeout: 20_000,
+        },
       },
       {
         resolve: { alias },

@@ -10,7 +10,7 @@ import { AppError } from "./app-error";
 import { type EventFields, beginEvent, recordEvent } from "./gate-events";
 import { newId, newSecret } from "./ids";
 import { OutcomeWaiters } from "./outcome-waiters";
-import type { PolicySource } from "./policy-source";
+import type { PolicyLookup, PolicySource } from "./policy-source";
 import type { BypassAsk, BypassGate } from "./resend-bypass";
 import { type KeyRoute, KeyRouter } from "./resend-routing";
 
@@ -24,11 +24,21 @@ export interface BeginInput extends Omit<BeginCall, "projectId"> {
 const MAX_WRITE_RACES = 8;
 const LATCH_POLL_MIN_MS = 10;
 const LATCH_POLL_MAX_MS = 100;
+/** Bounds on the guesses kept per process (cleared, not evicted one by one: they are only hints). */
+const GUESS_LIMIT = 10_000;
 
 export interface GateServiceOptions {
   clock?: () => number;
   /** Decides begins that ask for a bypass; without it they are refused. */
   bypass?: BypassGate;
+}
+
+/** What a begin reads before it plans. */
+interface BeginReads {
+  policy: PolicyLookup;
+  call: PreparedCall;
+  loop: LoopMatch | null;
+  firstRead: CallRecord | null;
 }
 
 /** What every event of one begin shares. */
@@ -49,6 +59,10 @@ export class GateService {
   private readonly waiters = new OutcomeWaiters();
   private readonly clock: () => number;
   private readonly router: KeyRouter;
+  /** The policy last seen per project and tool: only a guess, to read everything a begin needs at once. */
+  private readonly lastPolicy = new Map<string, EffectivePolicy>();
+  /** The tool of calls this process began: lets a complete read the record and the policy at once. */
+  private readonly toolOfCall = new Map<string, string>();
 
   constructor(
     readonly store: GateStore,
@@ -61,16 +75,8 @@ export class GateService {
 
   async begin(projectId: string, input: BeginInput): Promise<BeginDecision> {
     const startedAt = performance.now();
-    const policy = await this.policies.forTool(projectId, input.tool);
-    const call = this.prepare({ ...input, projectId }, policy);
-    // A tool that never dedupes gets a row of its own each time: there is no record to read.
+    const { policy, call, loop, firstRead } = await this.readForBegin(projectId, input);
     const unkeyed = alwaysExecutes(policy.policy);
-    // The loop history, the record and a first sighting of the tool do not depend on each other.
-    const [loop, firstRead] = await Promise.all([
-      this.detectLoop(call, policy.policy.loop),
-      unkeyed ? null : this.store.findRecordByKey(projectId, call.key),
-      policy.known === false ? this.store.discoverTool(projectId, call.tool, this.clock()) : null,
-    ]);
     const ctx: BeginContext = { call, policy, startedAt, latched: false, warning: undefined };
     if (loop) {
       const found = { reason: "loop_detected" as const, pattern: loop.pattern.map((step) => step.tool), repeats: loop.repeats };
@@ -105,6 +111,7 @@ export class GateService {
         const applied = await this.apply(plan, ctx);
         if (applied) {
           if (route) this.router.claimed(route, applied);
+          if (applied.decision === "execute") this.noteCall(applied.callId, call.tool);
           return ctx.warning ? ({ ...applied, loopWarning: ctx.warning } as BeginDecision) : applied;
         }
         races++;
@@ -117,12 +124,60 @@ export class GateService {
     });
   }
 
-  /** The run's latest steps from the database (so every gate process sees them), plus this call. */
-  private async detectLoop(call: PreparedCall, loop: LoopPolicy): Promise<LoopMatch | null> {
-    if (!loop.enabled) return null;
-    const history = await this.store.loopHistory(call.projectId, call.runId, loopHistorySize(loop));
+  /**
+   * The policy, the run's loop history and the record, read together. The key and the loop window
+   * depend on the policy, so they are first guessed from the policy this process last saw for the
+   * tool; what the guess got wrong is read again. The decision always uses the policy read now.
+   * On Postgres that is one round trip instead of two before the write.
+   */
+  private async readForBegin(projectId: string, input: BeginInput): Promise<BeginReads> {
+    const toolKey = `${projectId}\u0000${input.tool}`;
+    const guess = this.lastPolicy.get(toolKey);
+    const guessed = guess ? this.tryPrepare({ ...input, projectId }, guess) : null;
+    const [policy, guessedHistory, guessedRecord] = await Promise.all([
+      this.policies.forTool(projectId, input.tool),
+      guessed && guess!.policy.loop.enabled ? this.readLoopHistory(guessed, guess!.policy.loop) : null,
+      guessed && !alwaysExecutes(guess!.policy) ? this.store.findRecordByKey(projectId, guessed.key) : null,
+    ]);
+    this.rememberPolicy(toolKey, policy);
+    const call = this.prepare({ ...input, projectId }, policy);
+    const loopWindow = (p: EffectivePolicy) => (p.policy.loop.enabled ? loopHistorySize(p.policy.loop) : -1);
+    const historyHolds = guessed !== null && loopWindow(guess!) === loopWindow(policy) && guessed.runId === call.runId;
+    // A tool that never dedupes gets a row of its own each time: there is no record to read.
+    const unkeyed = alwaysExecutes(policy.policy);
+    const recordHolds = guessed !== null && !alwaysExecutes(guess!.policy) && guessed.key === call.key;
+    const [history, firstRead] = await Promise.all([
+      !policy.policy.loop.enabled ? null : historyHolds ? guessedHistory : this.readLoopHistory(call, policy.policy.loop),
+      unkeyed ? null : recordHolds ? guessedRecord : this.store.findRecordByKey(projectId, call.key),
+      policy.known === false ? this.store.discoverTool(projectId, call.tool, this.clock()) : null,
+    ]);
     const current: CallSignature = { tool: call.tool, argsFingerprint: call.argsFingerprint };
-    return detectLoop([...history.reverse(), current], loop);
+    const loop = history ? detectLoop([...history, current], policy.policy.loop) : null;
+    return { policy, call, loop, firstRead };
+  }
+
+  /** The run's latest loop steps from the database (so every gate process sees them), oldest first. */
+  private async readLoopHistory(call: PreparedCall, loop: LoopPolicy): Promise<CallSignature[]> {
+    return (await this.store.loopHistory(call.projectId, call.runId, loopHistorySize(loop))).reverse();
+  }
+
+  private noteCall(callId: string, tool: string): void {
+    if (this.toolOfCall.size >= GUESS_LIMIT) this.toolOfCall.clear();
+    this.toolOfCall.set(callId, tool);
+  }
+
+  private rememberPolicy(toolKey: string, policy: EffectivePolicy): void {
+    if (this.lastPolicy.size >= GUESS_LIMIT && !this.lastPolicy.has(toolKey)) this.lastPolicy.clear();
+    this.lastPolicy.set(toolKey, policy);
+  }
+
+  /** A guess that cannot even derive a key is no guess. */
+  private tryPrepare(call: BeginCall, policy: EffectivePolicy): PreparedCall | null {
+    try {
+      return prepareCall(call, policy.policy);
+    } catch {
+      return null;
+    }
   }
 
   private async block(ctx: BeginContext, found: LoopWarning): Promise<BeginDecision> {
@@ -180,8 +235,7 @@ export class GateService {
   async complete(projectId: string, callId: string, leaseToken: string, outcome: CompleteOutcome): Promise<CallRecord> {
     const startedAt = performance.now();
     for (let races = 0; races < MAX_WRITE_RACES; races++) {
-      const record = await this.getRecordOrThrow(projectId, callId);
-      const policy = await this.policies.forTool(projectId, record.tool);
+      const { record, policy } = await this.readForCall(projectId, callId);
       const plan = planComplete(record, leaseToken, outcome, policy, this.clock());
       if (plan.op === "already") return plan.record;
       const fields = { startedAt, at: this.clock(), policyVersion: policy.version };
@@ -192,6 +246,7 @@ export class GateService {
       const event = recordEvent(plan.record, { ...fields, type: "complete", decision: plan.record.state });
       if (await this.store.updateRecord(plan.record, plan.expectedVersion, event)) {
         this.waiters.notify(waitKey(projectId, record.key));
+        this.toolOfCall.delete(callId);
         return plan.record;
       }
     }
@@ -201,8 +256,7 @@ export class GateService {
   async heartbeat(projectId: string, callId: string, leaseToken: string, extendSeconds?: number): Promise<CallRecord> {
     const startedAt = performance.now();
     for (let races = 0; races < MAX_WRITE_RACES; races++) {
-      const record = await this.getRecordOrThrow(projectId, callId);
-      const policy = await this.policies.forTool(projectId, record.tool);
+      const { record, policy } = await this.readForCall(projectId, callId);
       const plan = planHeartbeat(record, leaseToken, extendSeconds ?? policy.policy.leaseSeconds, this.clock());
       if (plan.op === "already") return plan.record;
       const fields = { startedAt, at: this.clock(), policyVersion: policy.version };
@@ -216,6 +270,17 @@ export class GateService {
       }
     }
     throw new AppError("contention", "the call changed during the heartbeat; retry", { retryAfterSeconds: 1 });
+  }
+
+  /** A call's record and its tool's policy: together when this process began the call and so knows its tool. */
+  private async readForCall(projectId: string, callId: string): Promise<{ record: CallRecord; policy: EffectivePolicy }> {
+    const tool = this.toolOfCall.get(callId);
+    const [record, guessed] = await Promise.all([
+      this.getRecordOrThrow(projectId, callId),
+      tool === undefined ? null : this.policies.forTool(projectId, tool),
+    ]);
+    const policy = guessed !== null && tool === record.tool ? guessed : await this.policies.forTool(projectId, record.tool);
+    return { record, policy };
   }
 
   async getRecordOrThrow(projectId: string, callId: string): Promise<CallRecord> {

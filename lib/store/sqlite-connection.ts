@@ -64,9 +64,7 @@ export class SqliteStatements {
     try {
       return Promise.resolve(work());
     } catch (error) {
-      const code = (error as { code?: unknown }).code;
-      if (typeof code === "string" && UNAVAILABLE.test(code)) return Promise.reject(new StoreUnavailableError(error));
-      return Promise.reject(error);
+      return Promise.reject(toStoreError(error));
     }
   }
 
@@ -74,6 +72,12 @@ export class SqliteStatements {
   immediate<T>(work: () => T): Promise<T> {
     return this.guard(() => this.db.transaction(work).immediate());
   }
+}
+
+/** A driver failure that means "the store cannot serve now" becomes the retryable StoreUnavailableError. */
+export function toStoreError(error: unknown): unknown {
+  const code = (error as { code?: unknown }).code;
+  return typeof code === "string" && UNAVAILABLE.test(code) ? new StoreUnavailableError(error) : error;
 }
 
 function bind(values: unknown[]): Record<number, unknown> {

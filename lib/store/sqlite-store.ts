@@ -13,6 +13,7 @@ import {
 } from "./policy-statements";
 import type { PolicyRevisionRow, PolicyRow, PolicyWrite, SampledBegin, ToolTrafficRow } from "./policy-types";
 import { type SqliteOpenOptions, SqliteStatements, openSqlite } from "./sqlite-connection";
+import { type Durability, SqliteGroupCommit } from "./sqlite-group-commit";
 import { SQL } from "./statements";
 import type { ApiKeyRow, GateEvent, GateStore, ProjectRow } from "./types";
 
@@ -28,10 +29,17 @@ export class SqliteGateStore implements GateStore {
   readonly provider = "sqlite" as const;
   private readonly db: Database.Database;
   private readonly sql: SqliteStatements;
+  private readonly commits: SqliteGroupCommit;
 
   constructor(file: string, options: SqliteStoreOptions = {}) {
     this.db = openSqlite(file, { ...options, foreignKeys: true });
     this.sql = new SqliteStatements(this.db);
+    this.commits = new SqliteGroupCommit(this.sql, options.synchronous ?? "full");
+  }
+
+  /** Every write goes through the group commit: it alone decides the connection's synchronous mode. */
+  private write<T>(work: () => T, durability: Durability = "durable"): Promise<T> {
+    return this.commits.write(work, durability);
   }
 
   findRecordByKey(projectId: string, key: string): Promise<CallRecord | null> {
@@ -49,7 +57,7 @@ export class SqliteGateStore implements GateStore {
   }
 
   insertRecord(record: CallRecord, event: GateEvent): Promise<boolean> {
-    return this.sql.immediate(() => {
+    return this.write(() => {
       if (this.sql.run(SQL.insertRecord, recordValues(record)).changes === 0) return false;
       this.sql.run(SQL.insertEvent, eventValues(event));
       return true;
@@ -57,7 +65,7 @@ export class SqliteGateStore implements GateStore {
   }
 
   updateRecord(record: CallRecord, expectedVersion: number, event: GateEvent): Promise<boolean> {
-    return this.sql.immediate(() => {
+    return this.write(() => {
       if (this.sql.run(SQL.updateRecord, [...recordValues(record), expectedVersion]).changes === 0) return false;
       this.sql.run(SQL.insertEvent, eventValues(event));
       return true;
@@ -65,18 +73,18 @@ export class SqliteGateStore implements GateStore {
   }
 
   recordReplay(record: CallRecord, expectedVersion: number, event: GateEvent): Promise<number | null> {
-    return this.sql.immediate(() => {
+    return this.write(() => {
       const row = this.sql.get(SQL.recordReplay, [record.projectId, record.key, expectedVersion]);
       if (!row) return null;
       this.sql.run(SQL.insertEvent, eventValues(event));
       return Number(row.replays);
-    });
+    }, "relaxed");
   }
 
   appendEvent(event: GateEvent): Promise<void> {
-    return this.sql.guard(() => {
+    return this.write(() => {
       this.sql.run(SQL.insertEvent, eventValues(event));
-    });
+    }, "relaxed");
   }
 
   listEventsForCall(projectId: string, callId: string): Promise<GateEvent[]> {
@@ -84,11 +92,11 @@ export class SqliteGateStore implements GateStore {
   }
 
   createProject(project: ProjectRow): Promise<boolean> {
-    return this.sql.guard(() => this.sql.run(SQL.insertProject, [project.id, project.name, project.createdAt]).changes === 1);
+    return this.write(() => this.sql.run(SQL.insertProject, [project.id, project.name, project.createdAt]).changes === 1);
   }
 
   createApiKey(key: ApiKeyRow): Promise<void> {
-    return this.sql.guard(() => {
+    return this.write(() => {
       this.sql.run(SQL.insertApiKey, [key.id, key.projectId, key.name, key.prefix, key.hash, key.createdAt]);
     });
   }
@@ -101,9 +109,9 @@ export class SqliteGateStore implements GateStore {
   }
 
   touchApiKey(id: string, at: number): Promise<void> {
-    return this.sql.guard(() => {
+    return this.write(() => {
       this.sql.run(SQL.touchApiKey, [id, at]);
-    });
+    }, "relaxed");
   }
 
   findPolicyLayers(projectId: string, tool: string): Promise<PolicyRow[]> {
@@ -111,9 +119,9 @@ export class SqliteGateStore implements GateStore {
   }
 
   discoverTool(projectId: string, tool: string, at: number): Promise<void> {
-    return this.sql.guard(() => {
+    return this.write(() => {
       this.sql.run(POLICY_SQL.discover, [projectId, tool, at]);
-    });
+    }, "relaxed");
   }
 
   loopHistory(projectId: string, runId: string, limit: number): Promise<CallSignature[]> {
@@ -135,9 +143,9 @@ export class SqliteGateStore implements GateStore {
     });
   }
 
-  /** Check, number and write inside one immediate transaction: SQLite's write lock serialises writers. */
+  /** Check, number and write inside one transaction: SQLite's write lock serialises writers. */
   writePolicy(write: PolicyWrite): Promise<number | null> {
-    return this.sql.immediate(() => {
+    return this.write(() => {
       const current = this.sql.get(POLICY_SQL.layerVersion, [write.projectId, write.tool]);
       if (Number(current?.version ?? 0) !== write.expectedVersion) return null;
       const version = Number(this.sql.get(POLICY_SQL.nextRevision, [write.projectId])!.next);
@@ -167,6 +175,7 @@ export class SqliteGateStore implements GateStore {
   }
 
   async close(): Promise<void> {
+    this.commits.flush();
     this.db.close();
   }
 }
