@@ -1,0 +1,201 @@
+import { createGate } from "../../lib/sdk";
+import { createProjectWithKey } from "../../lib/server/projects";
+import { openStore } from "../../lib/store/open-store";
+import { httpGateSubject } from "../cells/http-gate";
+import { applyBenchPolicy, benchPolicies } from "../cells/bench-policy";
+import { fillReplayPool, inProcessSubject } from "../cells/in-process";
+import { nextFloorSubject } from "../cells/next-floor";
+import { peerSubject } from "../cells/peer";
+import { pgFloorSubject } from "../cells/pg-floor";
+import { sqliteFloorSubject } from "../cells/sqlite-floor";
+import { CLIENTS, NO_POSTGRES, type SubjectOrSkip, pairWorkloads, skippedSubject } from "../cells/types";
+import type { BenchOptions } from "../options";
+import type { BenchDatabases } from "./databases";
+import { growthAndStats } from "./growth-stores";
+import type { BenchServers, TestServer } from "./servers";
+// @ts-expect-error plain .mjs helper without types
+import { buildIfNeeded } from "../../scripts/lib/build-if-needed.mjs";
+
+export interface BuildContext {
+  options: BenchOptions;
+  databases: BenchDatabases;
+  servers: BenchServers;
+  /** The seeded ledgers end here (the stats cells read the 24 hours before). */
+  now: number;
+  runTag: string;
+  log(message: string): void;
+}
+
+export interface Built {
+  /** In table order. */
+  subjects: SubjectOrSkip[];
+  redisVersion?: string;
+}
+
+const other = (sync: "full" | "normal"): "full" | "normal" => (sync === "full" ? "normal" : "full");
+
+/** A database with a project and its replay pool, written in-process before any server starts. */
+async function gateDatabase(url: string, pool: { tag: string; size: number }, sqliteSynchronous: "full" | "normal") {
+  const store = openStore({ databaseUrl: url, sqliteSynchronous });
+  try {
+    const created = await createProjectWithKey(store, "bench");
+    if (!created) throw new Error("project id collision");
+    await applyBenchPolicy(store, created.projectId);
+    await fillReplayPool(createGate({ inProcess: { store, projectId: created.projectId, policies: benchPolicies } }), pool.tag, pool.size);
+    return { url, projectId: created.projectId, apiKey: created.apiKey.key };
+  } finally {
+    await store.close();
+  }
+}
+
+type Wants = ReturnType<typeof wants>;
+
+function wants(options: BenchOptions) {
+  const sections = options.sections;
+  const floorsToo = sections.has("floors") || options.withFloors;
+  return {
+    floorSqlite: sections.has("floors") || (floorsToo && sections.has("inprocess")),
+    floorPg: sections.has("floors") || (floorsToo && sections.has("inprocess")),
+    floorNext: sections.has("floors") || (floorsToo && (sections.has("http") || sections.has("scaleout"))),
+    inprocess: sections.has("inprocess"),
+    peer: sections.has("peer"),
+    sqliteHttp: sections.has("http"),
+    /** The scale-out compares two instances with this one. */
+    pgHttp: sections.has("http") || sections.has("scaleout"),
+    scaleout: sections.has("scaleout"),
+    growth: sections.has("growth") || sections.has("stats"),
+    stats: sections.has("stats"),
+  };
+}
+
+interface HttpTarget {
+  db: Awaited<ReturnType<typeof gateDatabase>>;
+  servers: Promise<TestServer[]>;
+}
+
+/** A gate database with its project and replay pool, and its server(s) booting in the background. */
+async function startHttpTarget(ctx: BuildContext, url: string, instances: number): Promise<HttpTarget> {
+  const db = await gateDatabase(url, { tag: "http_pool", size: ctx.options.replayPool }, ctx.options.sqliteSynchronous);
+  const servers = (async () => {
+    const started: TestServer[] = [];
+    for (let i = 0; i < instances; i++) started.push(await ctx.servers.launch(url));
+    return started;
+  })();
+  servers.catch(() => undefined); // awaited (and reported) once the stores are seeded
+  return { db, servers };
+}
+
+async function inProcessSubjects(ctx: BuildContext, pgUp: boolean): Promise<SubjectOrSkip[]> {
+  const { databases } = ctx;
+  const sync = ctx.options.sqliteSynchronous;
+  const subjects: SubjectOrSkip[] = [];
+  for (const setting of [sync, other(sync)]) {
+    const store = openStore({ databaseUrl: await databases.sqlite(`inprocess_${setting}`), sqliteSynchronous: setting });
+    const created = await createProjectWithKey(store, "bench in-process");
+    subjects.push(
+      inProcessSubject({
+        id: `inprocess.sqlite-${setting}`,
+        label: `Idemgate in-process · SQLite ${setting.toUpperCase()}${setting === sync ? " (gate setting)" : ""}`,
+        floorId: `floor.sqlite-${setting}`,
+        store,
+        projectId: created!.projectId,
+        replayPool: ctx.options.replayPool,
+      }),
+    );
+  }
+  const label = "Idemgate in-process · Postgres";
+  if (!pgUp) {
+    subjects.push(skippedSubject("inprocess.postgres", "inprocess", label, NO_POSTGRES, pairWorkloads(CLIENTS.withEight, CLIENTS.standard), "floor.postgres"));
+  } else {
+    const store = openStore({ databaseUrl: await databases.postgres("inprocess") });
+    const created = await createProjectWithKey(store, "bench in-process");
+    subjects.push(inProcessSubject({ id: "inprocess.postgres", label, floorId: "floor.postgres", store, projectId: created!.projectId, replayPool: ctx.options.replayPool }));
+  }
+  return subjects;
+}
+
+async function httpSubjects(ctx: BuildContext, want: Wants, sqlite: HttpTarget | undefined, pg: HttpTarget | undefined, pgUp: boolean) {
+  const sync = ctx.options.sqliteSynchronous;
+  const floors: SubjectOrSkip[] = [];
+  const http: SubjectOrSkip[] = [];
+  const scaleout: SubjectOrSkip[] = [];
+  const standard = { fresh: [...CLIENTS.standard], replay: [...CLIENTS.standard] };
+  if (sqlite) {
+    const [server] = await sqlite.servers;
+    if (want.floorNext) floors.push(nextFloorSubject(server!.baseUrl));
+    if (want.sqliteHttp) {
+      const label = `Idemgate HTTP · SQLite ${sync.toUpperCase()} (next start)`;
+      http.push(httpGateSubject({ id: "http.sqlite", group: "http", label, floorId: "floor.next", baseUrls: [server!.baseUrl], apiKey: sqlite.db.apiKey, replayPool: { tag: "http_pool", size: ctx.options.replayPool }, clients: standard }));
+    }
+  }
+  if (want.pgHttp) {
+    const label = "Idemgate HTTP · Postgres (next start)";
+    const twoLabel = "Idemgate HTTP · Postgres · 2 instances (round-robin)";
+    if (pg) {
+      const [first, second] = await pg.servers;
+      const common = { apiKey: pg.db.apiKey, replayPool: { tag: "http_pool", size: ctx.options.replayPool } };
+      http.push(httpGateSubject({ id: "http.postgres", group: "http", label, floorId: "floor.next", baseUrls: [first!.baseUrl], clients: standard, ...common }));
+      if (want.scaleout) {
+        scaleout.push(httpGateSubject({ id: "scaleout.postgres-2", group: "scaleout", label: twoLabel, baseUrls: [first!.baseUrl, second!.baseUrl], clients: { fresh: [32], replay: [32] }, ...common }));
+      }
+    } else if (!pgUp) {
+      http.push(skippedSubject("http.postgres", "http", label, NO_POSTGRES, pairWorkloads(CLIENTS.standard, CLIENTS.standard), "floor.next"));
+      if (want.scaleout) scaleout.push(skippedSubject("scaleout.postgres-2", "scaleout", twoLabel, NO_POSTGRES, pairWorkloads([32], [32])));
+    }
+  }
+  return { floors, http, scaleout };
+}
+
+/**
+ * Creates every subject the selected sections need, in table order: floors, in-process, peer,
+ * HTTP, scale-out, growth, stats. Postgres subjects are reported skipped without Postgres, the peer
+ * without Redis. Slow setup overlaps: the Postgres template migrates while SQLite is set up, the
+ * servers boot while the growth stores load.
+ */
+export async function buildSubjects(ctx: BuildContext): Promise<Built> {
+  const { options, databases, log } = ctx;
+  const want = wants(options);
+  const pgUp = await databases.postgresAvailable();
+  if (!pgUp) log(`${NO_POSTGRES}: the Postgres cells are skipped`);
+  if (pgUp) databases.migratedPostgresTemplate().catch(() => undefined); // awaited where first needed
+
+  const needSqliteServer = want.floorNext || want.sqliteHttp;
+  const needPgServer = pgUp && want.pgHttp;
+  if (needSqliteServer || needPgServer) buildIfNeeded();
+  let sqliteTarget: HttpTarget | undefined;
+  if (needSqliteServer) {
+    log("http: SQLite database, replay pool, server");
+    sqliteTarget = await startHttpTarget(ctx, await databases.sqlite("http"), 1);
+  }
+
+  const floors: SubjectOrSkip[] = [];
+  if (want.floorSqlite) {
+    floors.push(sqliteFloorSubject(databases.sqliteFile("floor_normal"), "normal", options.replayPool));
+    floors.push(sqliteFloorSubject(databases.sqliteFile("floor_full"), "full", options.replayPool));
+  }
+  if (want.floorPg) {
+    const label = "raw pg (INSERT … ON CONFLICT + UPDATE)";
+    floors.push(pgUp ? await pgFloorSubject(await databases.postgresEmpty("floor"), options.replayPool) : skippedSubject("floor.postgres", "floor", label, NO_POSTGRES, pairWorkloads(CLIENTS.withEight, CLIENTS.standard)));
+  }
+
+  let redisVersion: string | undefined;
+  const peer: SubjectOrSkip[] = [];
+  if (want.peer) {
+    const subject = await peerSubject(ctx.runTag, options.replayPool);
+    redisVersion = subject.redisVersion;
+    if ("skipped" in subject) log(`peer skipped: ${subject.skipped}`);
+    peer.push(subject);
+  }
+
+  const inprocess = want.inprocess ? await inProcessSubjects(ctx, pgUp) : [];
+
+  let pgTarget: HttpTarget | undefined;
+  if (needPgServer) {
+    log("http: Postgres database, replay pool, server(s)");
+    pgTarget = await startHttpTarget(ctx, await databases.postgres("http"), want.scaleout ? 2 : 1);
+  }
+
+  const { growth, stats } = await growthAndStats(ctx, want.growth, want.stats, pgUp);
+  const web = await httpSubjects(ctx, want, sqliteTarget, pgTarget, pgUp);
+  return { subjects: [...floors, ...web.floors, ...inprocess, ...peer, ...web.http, ...web.scaleout, ...growth, ...stats], redisVersion };
+}
