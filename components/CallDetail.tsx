@@ -1,83 +1,113 @@
 "use client";
 
-import { type FormEvent, useState } from "react";
-import { prepareCallTimeline } from "@/lib/dashboard/prepare-call-timeline";
-import { useCallQuery, useEvictCallMutation } from "@/lib/dashboard/queries/use-call-query";
+import Link from "next/link";
+import type { CallStatus } from "@/lib/contract/v1";
+import { formatUtc } from "@/lib/dashboard/ledger-labels";
+import { useCallEventsQuery } from "@/lib/dashboard/queries/use-call-events-query";
+import { useCallQuery } from "@/lib/dashboard/queries/use-call-query";
+import { CallActions } from "./CallActions";
+import { CallEventsTimeline } from "./CallEventsTimeline";
+import { DecisionBadge } from "./DecisionBadge";
 import { useProject } from "./ProjectContext";
 import { ErrorState, Loading } from "./StateViews";
+import "./explorer.css";
 
 export function CallDetail({ callId }: { callId: string }) {
   const { projectId, can } = useProject();
   const call = useCallQuery(projectId, callId);
+  const ledger = useCallEventsQuery(projectId, callId);
   if (call.error) return <ErrorState error={call.error} onRetry={() => call.refetch()} />;
   if (call.isPending) return <Loading />;
   const c = call.data;
+  const base = `/projects/${encodeURIComponent(projectId)}`;
   return (
     <div className="stack">
-      <h1>
+      <p style={{ margin: 0 }}>
+        <Link href={`${base}/calls`}>← Calls</Link>
+      </p>
+      <h1 style={{ margin: 0 }}>
         Call <code style={{ overflowWrap: "anywhere" }}>{c.callId}</code>
       </h1>
-      <div className="card">
-        <dl className="facts">
-          <dt>Status</dt>
-          <dd>
-            <span className={`badge ${c.status}`}>{c.status}</span>
-          </dd>
-          <dt>Tool</dt>
-          <dd><code>{c.tool}</code></dd>
-          <dt>Run / step</dt>
-          <dd>{c.runId} / {c.stepId ?? "—"}</dd>
-          <dt>Scope</dt>
-          <dd>{c.scope ?? "—"}</dd>
-          <dt>Key</dt>
-          <dd><code>{c.key}</code></dd>
-          <dt>Attempts / replays</dt>
-          <dd>{c.attempt} / {c.replays}</dd>
-          <dt>Args fingerprint</dt>
-          <dd><code>{c.argsFingerprint}</code></dd>
-        </dl>
-      </div>
+      <Facts call={c} base={base} />
       <section aria-labelledby="timeline-title">
         <h2 id="timeline-title">Timeline</h2>
-        <ol data-testid="call-timeline">
-          {prepareCallTimeline(c).map((e) => (
-            <li key={e.label}>
-              <time dateTime={e.at}>{e.at.slice(0, 19).replace("T", " ")} UTC</time> — {e.label}
-            </li>
-          ))}
-        </ol>
+        {ledger.error ? (
+          <ErrorState error={ledger.error} onRetry={() => ledger.refetch()} />
+        ) : ledger.isPending ? (
+          <Loading label="Loading the ledger…" />
+        ) : (
+          <CallEventsTimeline ledger={ledger.data} />
+        )}
       </section>
-      <section aria-labelledby="outcome-title">
-        <h2 id="outcome-title">Outcome</h2>
-        <pre>{JSON.stringify(c.error ?? c.result ?? null, null, 2)}</pre>
+      <section aria-labelledby="payload-title" className="stack">
+        <h2 id="payload-title" style={{ marginBottom: 0 }}>Arguments and outcome</h2>
+        {ledger.data && ledger.data.redactFields.length > 0 ? (
+          <p className="muted" style={{ margin: 0 }}>
+            Masked by the tool&apos;s policy: {ledger.data.redactFields.map((f) => <code key={f}>{f} </code>)}
+          </p>
+        ) : null}
+        <h3 style={{ margin: 0, fontSize: "1em" }}>Arguments</h3>
+        <pre data-testid="call-args">{ledger.data ? JSON.stringify(ledger.data.args, null, 2) : "…"}</pre>
+        <h3 style={{ margin: 0, fontSize: "1em" }}>{c.error ? "Error" : "Result"}</h3>
+        <pre data-testid="call-outcome">{JSON.stringify(c.error ?? ledger.data?.result ?? null, null, 2)}</pre>
       </section>
-      {can("operator") && c.status !== "in_progress" ? <EvictForm projectId={projectId} callId={c.callId} /> : null}
+      {can("operator") ? <CallActions projectId={projectId} call={c} /> : null}
     </div>
   );
 }
 
-function EvictForm({ projectId, callId }: { projectId: string; callId: string }) {
-  const evict = useEvictCallMutation(projectId, callId);
-  const [reason, setReason] = useState("");
-  const [touched, setTouched] = useState(false);
-  const missing = reason.trim() === "";
-  function submit(event: FormEvent) {
-    event.preventDefault();
-    setTouched(true);
-    if (!missing) evict.mutate(reason.trim());
-  }
+function Facts({ call: c, base }: { call: CallStatus; base: string }) {
   return (
-    <form onSubmit={submit} className="card stack" aria-labelledby="evict-title">
-      <h2 id="evict-title" style={{ margin: 0, fontSize: "1.1em" }}>Evict the outcome</h2>
-      <p className="muted" style={{ margin: 0 }}>The next begin with this key executes afresh.</p>
-      <label htmlFor="evict-reason">Reason</label>
-      <input id="evict-reason" value={reason} onChange={(e) => setReason(e.target.value)} aria-invalid={touched && missing ? true : undefined} />
-      {touched && missing ? <span className="field-error">Give a reason for the audit log.</span> : null}
-      <div>
-        <button type="submit" className="danger" disabled={evict.isPending}>Evict</button>
-      </div>
-      {evict.isSuccess ? <span role="status">Evicted.</span> : null}
-      {evict.error ? <ErrorState error={evict.error} /> : null}
-    </form>
+    <div className="card">
+      <dl className="facts">
+        <dt>Status</dt>
+        <dd>
+          <DecisionBadge decision={c.status} />
+        </dd>
+        <dt>Tool</dt>
+        <dd>
+          <Link href={`${base}/calls?tool=${encodeURIComponent(c.tool)}`}>
+            <code>{c.tool}</code>
+          </Link>
+        </dd>
+        <dt>Run / step</dt>
+        <dd>
+          <Link href={`${base}/runs/${encodeURIComponent(c.runId)}`}>{c.runId}</Link> / {c.stepId ?? "—"}
+        </dd>
+        <dt>Agent</dt>
+        <dd>{c.agentId ?? "root agent"}</dd>
+        <dt>Scope</dt>
+        <dd>{c.scope ?? "—"}</dd>
+        <dt>Key</dt>
+        <dd>
+          <code>{c.key}</code>{" "}
+          <Link href={`${base}/calls?key=${encodeURIComponent(c.key.replace(/:g\d+$/, ""))}`}>all generations</Link>
+        </dd>
+        <dt>Attempts / replays</dt>
+        <dd>
+          {c.attempt} / {c.replays}
+        </dd>
+        <dt>Args fingerprint</dt>
+        <dd>
+          <code>{c.argsFingerprint}</code>
+        </dd>
+        <dt>First seen</dt>
+        <dd>{formatUtc(c.firstSeenAt)}</dd>
+        {c.completedAt ? (
+          <>
+            <dt>Completed</dt>
+            <dd>{formatUtc(c.completedAt)}</dd>
+          </>
+        ) : null}
+        {c.status === "in_progress" && c.leaseExpiresAt ? (
+          <>
+            <dt>Lease expires</dt>
+            <dd>{formatUtc(c.leaseExpiresAt)}</dd>
+          </>
+        ) : null}
+        <dt>Outcome kept until</dt>
+        <dd>{formatUtc(c.expiresAt)}</dd>
+      </dl>
+    </div>
   );
 }

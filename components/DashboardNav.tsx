@@ -9,7 +9,9 @@ const SECTIONS = [
   { href: "/approvals", label: "Approvals" },
   { href: "/tools", label: "Tools & policies", admin: true },
   { href: "/calls", label: "Calls" },
-  { href: "/storms", label: "Storms", admin: true },
+  { href: "/runs", label: "Runs" },
+  { href: "/storms", label: "Storms" },
+  { href: "/settings", label: "Settings" },
 ];
 
 interface Props {

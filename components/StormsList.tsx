@@ -1,18 +1,20 @@
 "use client";
 
+import Link from "next/link";
 import { useProject } from "./ProjectContext";
 import { EmptyState, ErrorState, Loading } from "./StateViews";
+import { formatInstant } from "@/lib/dashboard/format-time";
 import { useStormsQuery } from "@/lib/dashboard/queries/use-storms-query";
 
+/** Retry-storm incidents, latest first (any member); each links to its detail. */
 export function StormsList() {
-  const { projectId, can } = useProject();
-  const storms = useStormsQuery(projectId, undefined, can("admin"));
+  const { projectId } = useProject();
+  const storms = useStormsQuery(projectId);
+  const base = `/projects/${encodeURIComponent(projectId)}/storms/`;
   return (
     <div className="stack">
       <h1>Retry storms</h1>
-      {!can("admin") ? (
-        <EmptyState title="Storms need the admin role">The storms API is open to project admins only for now.</EmptyState>
-      ) : storms.error ? (
+      {storms.error ? (
         <ErrorState error={storms.error} onRetry={() => storms.refetch()} />
       ) : storms.isPending ? (
         <Loading />
@@ -36,12 +38,20 @@ export function StormsList() {
             <tbody>
               {storms.data.storms.map((s) => (
                 <tr key={s.id} data-testid="storm-row">
-                  <td><code>{s.tool}</code></td>
-                  <td><span className={`badge ${s.status}`}>{s.status}</span></td>
-                  <td>{s.startedAt.slice(0, 16).replace("T", " ")}</td>
+                  <td>
+                    <Link href={base + encodeURIComponent(s.id)} aria-label={`Storm on ${s.tool} from ${formatInstant(s.startedAt)}`}>
+                      <code>{s.tool}</code>
+                    </Link>
+                  </td>
+                  <td>
+                    <span className={`badge ${s.status}`}>{s.status}</span>
+                  </td>
+                  <td>{formatInstant(s.startedAt)}</td>
                   <td>{s.peakPerMinute.toFixed(1)}</td>
                   <td>{s.totalHits}</td>
-                  <td>{s.baseline.toFixed(1)} → {s.threshold.toFixed(1)}</td>
+                  <td>
+                    {s.baseline.toFixed(1)} → {s.threshold.toFixed(1)}
+                  </td>
                   <td>{s.runsInvolved}</td>
                   <td>{s.topRuns[0] ? `${s.topRuns[0].runId} (${s.topRuns[0].hits})` : "—"}</td>
                 </tr>

@@ -2,7 +2,8 @@ import { z } from "zod";
 import type { DecisionFigures } from "../core/rollup-tally";
 
 /**
- * The dashboard's statistics API (admin token for now). Everything but top runs is read from the
+ * The dashboard's statistics API (any project member under /api/v1/operator, the admin token under
+ * /api/v1/admin: lib/http/insight-routes.ts). Everything but top runs is read from the
  * per-minute rollups, so answers stay fast however long the ledger grows. Ranges are widened to
  * whole buckets (whole minutes for totals) and echoed back as `from` / `to`.
  */

@@ -2,7 +2,7 @@ import { z } from "zod";
 import type { StormRow } from "../store/insight-types";
 
 /**
- * Retry-storm incidents as operators (admin token for now) and webhook receivers see them. The
+ * Retry-storm incidents as operators (any project member) and webhook receivers see them. The
  * API answers with these schemas, the OpenAPI document is generated from them, and the webhook
  * sends `toWireStorm` of the same rows.
  */
@@ -45,7 +45,29 @@ export const StormListQuerySchema = z
   })
   .strict();
 
+export const StormRateSchema = z
+  .object({
+    from: isoTime,
+    to: isoTime.describe("Exclusive"),
+    bucketSeconds: z.number().int().describe("Each point covers this long: the storm's window, or more for a long incident"),
+    points: z
+      .array(
+        z.object({
+          at: isoTime.describe("Bucket start"),
+          hits: z.number().int().min(0).describe("Dedup hits of the tool in the bucket"),
+          hitsPerWindow: z.number().min(0).describe("hits scaled to one storm window: compare with baseline and threshold"),
+        }),
+      )
+      .describe("Every bucket from the baseline windows before the storm to its end (or now), empty ones as zero"),
+  })
+  .meta({ id: "StormRate" });
+
+export const StormDetailResponseSchema = z
+  .object({ storm: StormSchema, rate: StormRateSchema })
+  .meta({ id: "StormDetail", description: "One incident with its dedup-hit rate against the baseline it was judged by" });
+
 export type Storm = z.infer<typeof StormSchema>;
+export type StormDetail = z.infer<typeof StormDetailResponseSchema>;
 
 const iso = (ms: number) => new Date(ms).toISOString();
 

@@ -1,68 +1,45 @@
 import type { OpenAPIRegistry } from "@asteasolutions/zod-to-openapi";
-import { DedupResponseSchema, TimeseriesResponseSchema, TopRunsResponseSchema } from "../contract/stats";
-import { StormListQuerySchema, StormListResponseSchema } from "../contract/storms";
 import { ErrorResponseSchema } from "../contract/v1";
-import { ProjectParams } from "./params";
-import { DedupQuery, TimeseriesQuery, TopRunsQuery } from "./range-query";
+import { INSIGHT_READS } from "./insight-routes";
 import { json } from "./openapi-pieces";
-
 
 const errors = {
   400: json(ErrorResponseSchema, "Invalid query: a bad range (from after to, longer than the endpoint allows), bucket or limit"),
-  401: json(ErrorResponseSchema, "No or wrong admin token (or IDEMGATE_ADMIN_TOKEN unset)"),
-  404: json(ErrorResponseSchema, "Unknown project"),
+  404: json(ErrorResponseSchema, "Unknown project (or, under /operator, not a member of it); unknown storm"),
   503: json(ErrorResponseSchema, "Store unavailable: retry"),
 };
 
-/** Statistics and retry storms for the dashboard; guarded like the other admin routes (registerAdminPaths). */
-export function registerInsightPaths(registry: OpenAPIRegistry): void {
-  const security = [{ adminToken: [] }];
-  const base = "/api/v1/admin/projects/{projectId}";
-  const stats = ["stats"];
+/** The statistics and storms reads (lib/http/insight-routes.ts), documented once per family that serves them. */
+const PATHS: { path: string; read: keyof typeof INSIGHT_READS; summary: string; ok: string; tag: string }[] = [
+  { path: "/stats/timeseries", read: "timeseries", summary: "Decisions and outcomes per tool and bucket (minute, hour or day), read from the per-minute rollups", ok: "One series per tool and decision", tag: "stats" },
+  { path: "/stats/dedup", read: "dedup", summary: "Dedup rate (dedup hits / begins) and decision figures per tool, read from the rollups", ok: "Figures per tool and in total", tag: "stats" },
+  { path: "/stats/top-runs", read: "topRuns", summary: "Runs by duplicate pressure (dedup hits) among the latest begins of a range of at most a day", ok: "Runs, most dedup hits first", tag: "stats" },
+  { path: "/stats/storms", read: "openStorms", summary: "The retry storms open now", ok: "Open incidents, latest first", tag: "stats" },
+  { path: "/storms", read: "storms", summary: "Retry-storm incidents, open and closed (a tool's dedup hits per window far above its trailing baseline)", ok: "Incidents, latest first", tag: "storms" },
+  { path: "/storms/{stormId}", read: "storm", summary: "One retry-storm incident and its tool's dedup hits per bucket, from the baseline windows before it to its end", ok: "The incident and its rate", tag: "storms" },
+];
 
-  registry.registerPath({
-    method: "get",
-    path: `${base}/stats/timeseries`,
-    summary: "Decisions and outcomes per tool and bucket (minute, hour or day), read from the per-minute rollups",
-    tags: stats,
-    security,
-    request: { params: ProjectParams, query: TimeseriesQuery },
-    responses: { 200: json(TimeseriesResponseSchema, "One series per tool and decision"), ...errors },
-  });
-  registry.registerPath({
-    method: "get",
-    path: `${base}/stats/dedup`,
-    summary: "Dedup rate (dedup hits / begins) and decision figures per tool, read from the rollups",
-    tags: stats,
-    security,
-    request: { params: ProjectParams, query: DedupQuery },
-    responses: { 200: json(DedupResponseSchema, "Figures per tool and in total"), ...errors },
-  });
-  registry.registerPath({
-    method: "get",
-    path: `${base}/stats/top-runs`,
-    summary: "Runs by duplicate pressure (dedup hits) among the latest begins of a range of at most a day",
-    tags: stats,
-    security,
-    request: { params: ProjectParams, query: TopRunsQuery },
-    responses: { 200: json(TopRunsResponseSchema, "Runs, most dedup hits first"), ...errors },
-  });
-  registry.registerPath({
-    method: "get",
-    path: `${base}/stats/storms`,
-    summary: "The retry storms open now",
-    tags: stats,
-    security,
-    request: { params: ProjectParams },
-    responses: { 200: json(StormListResponseSchema, "Open incidents, latest first"), ...errors },
-  });
-  registry.registerPath({
-    method: "get",
-    path: `${base}/storms`,
-    summary: "Retry-storm incidents, open and closed (a tool's dedup hits per window far above its trailing baseline)",
-    tags: ["storms"],
-    security,
-    request: { params: ProjectParams, query: StormListQuerySchema },
-    responses: { 200: json(StormListResponseSchema, "Incidents, latest first"), ...errors },
-  });
+/**
+ * Statistics and retry storms for the dashboard: under /api/v1/admin (operator token, or an admin
+ * session) and, the same reads, under /api/v1/operator for any member of the project.
+ */
+export function registerInsightPaths(registry: OpenAPIRegistry): void {
+  const families = [
+    { base: "/api/v1/admin/projects/{projectId}", security: [{ adminToken: [] }], who: "", unauthorized: "No or wrong admin token (or IDEMGATE_ADMIN_TOKEN unset), and no admin session" },
+    { base: "/api/v1/operator/projects/{projectId}", security: [{ operatorSession: [] }], who: " (viewer)", unauthorized: "No operator session (an API key is not one)" },
+  ];
+  for (const family of families) {
+    for (const { path, read, summary, ok, tag } of PATHS) {
+      const spec = INSIGHT_READS[read];
+      registry.registerPath({
+        method: "get",
+        path: `${family.base}${path}`,
+        summary: summary + family.who,
+        tags: [tag],
+        security: family.security,
+        request: { params: spec.params, ...(spec.query ? { query: spec.query } : {}) },
+        responses: { 200: json(spec.response, ok), 401: json(ErrorResponseSchema, family.unauthorized), ...errors },
+      });
+    }
+  }
 }

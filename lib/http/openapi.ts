@@ -9,6 +9,7 @@ import {
   HeartbeatResponseSchema,
 } from "../contract/v1";
 import { registerAdminPaths } from "./openapi-admin";
+import { registerCallExplorerPaths } from "./openapi-calls";
 import { registerInsightPaths } from "./openapi-insights";
 import { BYPASS_BEGIN_ERRORS, registerResendPaths } from "./openapi-resends";
 import { CallIdParams } from "./params";
@@ -69,6 +70,7 @@ export function buildOpenApiDocument() {
   registerAdminPaths(registry);
   registerInsightPaths(registry);
   registerResendPaths(registry);
+  registerCallExplorerPaths(registry);
 
   return new OpenApiGeneratorV31(registry.definitions).generateDocument({
     openapi: "3.1.0",

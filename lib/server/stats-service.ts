@@ -1,5 +1,6 @@
 import type { DedupResponse, TimeseriesResponse, TopRunsResponse } from "../contract/stats";
-import { type Storm, toWireStorm } from "../contract/storms";
+import { type Storm, type StormDetail, toWireStorm } from "../contract/storms";
+import { planStormChart, stormRateSeries } from "../core/storm-chart";
 import { describeKind, tallyKinds } from "../core/rollup-tally";
 import { BUCKET_MS, type Bucket, type TimeRange } from "../core/buckets";
 import type { InsightStore, RollupTotal, StormStatus } from "../store/insight-types";
@@ -84,5 +85,24 @@ export class StatsService {
   async storms(projectId: string, status: StormStatus | null, limit: number): Promise<{ projectId: string; storms: Storm[] }> {
     await this.requireProject(projectId);
     return { projectId, storms: (await this.insights.listStorms(projectId, status, limit)).map(toWireStorm) };
+  }
+
+  /** One incident and its tool's dedup hits per bucket around it (see planStormChart). */
+  async storm(projectId: string, stormId: string, now: number = Date.now()): Promise<StormDetail> {
+    const row = await this.insights.findStorm(projectId, stormId);
+    if (!row) throw new AppError("not_found", `no storm ${stormId} in this project`);
+    const plan = planStormChart(row, now);
+    const read = plan.source === "rollups" ? this.insights.dedupHitsFromRollups.bind(this.insights) : this.insights.dedupHitsFromEvents.bind(this.insights);
+    const hits = new Map<number, number>();
+    for (const point of await read(projectId, plan.bucketMs, plan.from, plan.to)) if (point.tool === row.tool) hits.set(point.window, point.hits);
+    return {
+      storm: toWireStorm(row),
+      rate: {
+        from: iso(plan.from),
+        to: iso(plan.to),
+        bucketSeconds: plan.bucketMs / 1000,
+        points: stormRateSeries(plan, hits).map((point) => ({ at: iso(point.at), hits: point.hits, hitsPerWindow: point.hitsPerWindow })),
+      },
+    };
   }
 }

@@ -87,6 +87,11 @@ export abstract class SqlInsightStore implements InsightStore {
     return (await this.all(STORM_SQL.list, [projectId, status ?? "", limit])).map(rowToStorm);
   }
 
+  async findStorm(projectId: string, id: string): Promise<StormRow | null> {
+    const [row] = await this.all(STORM_SQL.one, [projectId, id]);
+    return row ? rowToStorm(row) : null;
+  }
+
   async rollupSeries(projectId: string, from: number, to: number, bucketMs: number, tool: string | null): Promise<RollupPoint[]> {
     return (await this.all(STATS_SQL.series, [projectId, from, to, bucketMs, tool ?? ""])).map(rowToRollupPoint);
   }

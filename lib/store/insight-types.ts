@@ -72,6 +72,8 @@ export interface StormStore {
   /** Compare-and-set on the window last judged; false when another instance moved it first. */
   updateStorm(storm: StormRow, expectedLastWindowAt: number): Promise<boolean>;
   listStorms(projectId: string, status: StormStatus | null, limit: number): Promise<StormRow[]>;
+  /** One incident of the project; another project's id is null like an unknown one. */
+  findStorm(projectId: string, id: string): Promise<StormRow | null>;
 }
 
 /** One rollup bucket: events of a kind for a tool. */

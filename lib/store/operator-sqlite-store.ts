@@ -1,5 +1,7 @@
 import type Database from "better-sqlite3";
 import type { CallRecord } from "../core/record";
+import { type Query, callListReads } from "./call-list-statements";
+import type { CallListFilter, CallListPage, CallListRow, RunRow } from "./call-list-types";
 import { eventValues, recordValues, rowToApiKey } from "./columns";
 import { OPERATOR_SQL as Q, auditValues, resendValues, rowToAudit, rowToMember, rowToResend, rowToUser } from "./operator-statements";
 import type {
@@ -27,6 +29,7 @@ type Row = Record<string, unknown>;
 export class SqliteOperatorStore implements OperatorStore {
   readonly provider = "sqlite" as const;
   private readonly sql: SqliteStatements;
+  private readonly read: Query = (sql, values) => this.sql.guard(() => this.sql.all(sql, values));
 
   constructor(private readonly db: Database.Database) {
     this.sql = new SqliteStatements(db);
@@ -166,6 +169,26 @@ export class SqliteOperatorStore implements OperatorStore {
       if (this.run(SQL.updateRecord, [...recordValues(record), expectedVersion]) === 0) return 0;
       return this.run(SQL.insertEvent, eventValues(event));
     }, audit);
+  }
+
+  listCalls(projectId: string, filter: CallListFilter, page: CallListPage): Promise<CallListRow[]> {
+    return callListReads.listCalls(this.read, projectId, filter, page);
+  }
+
+  listRuns(projectId: string, page: CallListPage): Promise<RunRow[]> {
+    return callListReads.listRuns(this.read, projectId, page);
+  }
+
+  listRunCalls(projectId: string, runId: string, limit: number): Promise<CallListRow[]> {
+    return callListReads.listRunCalls(this.read, projectId, runId, limit);
+  }
+
+  listRunEvents(projectId: string, runId: string, limit: number): Promise<GateEvent[]> {
+    return callListReads.listRunEvents(this.read, projectId, runId, limit);
+  }
+
+  listCallEvents(projectId: string, callId: string, limit: number): Promise<GateEvent[]> {
+    return callListReads.listCallEvents(this.read, projectId, callId, limit);
   }
 
   async close(): Promise<void> {

@@ -1,4 +1,5 @@
 import type { CallRecord } from "../core/record";
+import type { CallListFilter, CallListPage, CallListRow, RunRow } from "./call-list-types";
 import type { ApiKeyRow, GateEvent } from "./types";
 
 export type MemberRole = "viewer" | "operator" | "admin";
@@ -126,6 +127,15 @@ export interface OperatorStore {
 
   /** An operator's change of a call record (evict, resolve): the record's CAS, its event and the audit entry at once. */
   updateRecordByOperator(record: CallRecord, expectedVersion: number, event: GateEvent, audit: AuditEntryRow): Promise<boolean>;
+
+  // The calls and runs explorer (lib/store/call-list-statements.ts): reads only.
+  /** Newest first by (first seen, id). */
+  listCalls(projectId: string, filter: CallListFilter, page: CallListPage): Promise<CallListRow[]>;
+  /** Newest first by their first call, with counts. */
+  listRuns(projectId: string, page: CallListPage): Promise<RunRow[]>;
+  listRunCalls(projectId: string, runId: string, limit: number): Promise<CallListRow[]>;
+  listRunEvents(projectId: string, runId: string, limit: number): Promise<GateEvent[]>;
+  listCallEvents(projectId: string, callId: string, limit: number): Promise<GateEvent[]>;
 
   close(): Promise<void>;
 }

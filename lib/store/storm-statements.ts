@@ -64,6 +64,7 @@ export const STORM_SQL = {
   /** Params: id, the mutable columns, then the expected last_window_at. */
   update: `UPDATE storms SET ${UPDATE_SET} WHERE id = $1 AND status = 'open' AND last_window_at = $${MUTABLE.length + 2}`,
   list: `SELECT ${COLUMN_LIST} FROM storms WHERE project_id = $1 AND ($2 = '' OR status = $2) ORDER BY started_at DESC, id LIMIT $3`,
+  one: `SELECT ${COLUMN_LIST} FROM storms WHERE project_id = $1 AND id = $2`,
 };
 
 export function stormValues(storm: StormRow): unknown[] {

@@ -33,6 +33,16 @@ const ACCESS: Record<string, "signedIn" | Role> = {
   "PUT projects/[projectId]/members/[userId]": "admin",
   "DELETE projects/[projectId]/members/[userId]": "admin",
   "GET projects/[projectId]/audit": "viewer",
+  "GET projects/[projectId]/calls": "viewer",
+  "GET projects/[projectId]/calls/[callId]/events": "viewer",
+  "GET projects/[projectId]/runs": "viewer",
+  "GET projects/[projectId]/runs/[runId]": "viewer",
+  "GET projects/[projectId]/stats/dedup": "viewer",
+  "GET projects/[projectId]/stats/timeseries": "viewer",
+  "GET projects/[projectId]/stats/top-runs": "viewer",
+  "GET projects/[projectId]/stats/storms": "viewer",
+  "GET projects/[projectId]/storms": "viewer",
+  "GET projects/[projectId]/storms/[stormId]": "viewer",
 };
 
 /** Every `route.ts` under the operator API, with the HTTP methods it exports. */

@@ -4,11 +4,18 @@ export const queryKeys = {
   dedup: (projectId: string, from: string, to: string) => ["dedup", { projectId, from, to }] as const,
   timeseries: (projectId: string, from: string, to: string, bucket: string) => ["timeseries", { projectId, from, to, bucket }] as const,
   storms: (projectId: string, status?: "open" | "closed") => ["storms", { projectId, status: status ?? null }] as const,
+  storm: (projectId: string, stormId: string) => ["storm", { projectId, stormId }] as const,
+  apiKeys: (projectId: string) => ["api-keys", { projectId }] as const,
+  members: (projectId: string) => ["members", { projectId }] as const,
   resendRequests: (projectId: string, status?: "pending" | "approved" | "denied") => ["resend-requests", { projectId, status: status ?? null }] as const,
   policies: (projectId: string) => ["policies", { projectId }] as const,
   policy: (projectId: string, tool: string) => ["policy", { projectId, tool }] as const,
   policyHistory: (projectId: string, tool: string) => ["policy-history", { projectId, tool }] as const,
   call: (projectId: string, callId: string) => ["call", { projectId, callId }] as const,
+  calls: (projectId: string, filters: object) => ["calls", { projectId, ...filters }] as const,
+  callEvents: (projectId: string, callId: string) => ["call-events", { projectId, callId }] as const,
+  runs: (projectId: string) => ["runs", { projectId }] as const,
+  run: (projectId: string, runId: string) => ["run", { projectId, runId }] as const,
 };
 
 /** Dashboards poll; these intervals keep the server load small. */

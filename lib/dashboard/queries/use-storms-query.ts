@@ -3,11 +3,11 @@ import { StormListResponseSchema } from "@/lib/contract/storms";
 import { fetchJson, projectApi } from "../fetch-json";
 import { POLL_MS, queryKeys } from "./keys";
 
-/** Retry-storm incidents (admin role), latest first. */
+/** Retry-storm incidents (any member), latest first. */
 export function useStormsQuery(projectId: string, status?: "open" | "closed", enabled = true) {
   return useQuery({
     queryKey: queryKeys.storms(projectId, status),
-    queryFn: () => fetchJson(`${projectApi(projectId).admin}/storms?${new URLSearchParams(status ? { status } : {})}`, StormListResponseSchema),
+    queryFn: () => fetchJson(`${projectApi(projectId).operator}/storms?${new URLSearchParams(status ? { status } : {})}`, StormListResponseSchema),
     placeholderData: keepPreviousData,
     refetchInterval: POLL_MS,
     enabled,

@@ -1,9 +1,15 @@
-// GET /projects/{projectId}/calls — any member: open a call by id.
+// GET /projects/{projectId}/calls — any member: the project's calls, filtered (URL search params) and paged.
 import type { Metadata } from "next";
-import { CallLookup } from "@/components/CallLookup";
+import { Suspense } from "react";
+import { CallsExplorer } from "@/components/CallsExplorer";
+import { Loading } from "@/components/StateViews";
 
 export const metadata: Metadata = { title: "Calls · Idemgate" };
 
 export default function CallsPage() {
-  return <CallLookup />;
+  return (
+    <Suspense fallback={<Loading label="Loading calls…" />}>
+      <CallsExplorer />
+    </Suspense>
+  );
 }

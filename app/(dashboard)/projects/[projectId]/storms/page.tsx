@@ -1,4 +1,4 @@
-// GET /projects/{projectId}/storms — admins: retry-storm incidents, latest first.
+// GET /projects/{projectId}/storms — any member: retry-storm incidents, latest first, each linking to its detail.
 import type { Metadata } from "next";
 import { StormsList } from "@/components/StormsList";
 

@@ -1,14 +1,5 @@
-// GET /api/v1/admin/projects/{projectId}/stats/top-runs?from&to&limit — operators (admin): the runs with the most dedup hits among recent begins.
-import { TopRunsResponseSchema } from "@/lib/contract/stats";
-import { ProjectParams } from "@/lib/http/params";
-import { RANGE_RULES, TopRunsQuery, resolveRange } from "@/lib/http/range-query";
+// GET /api/v1/admin/projects/{projectId}/stats/top-runs?from&to&limit — operators (admin token or admin session): the runs with the most dedup hits among recent begins.
+import { INSIGHT_READS } from "@/lib/http/insight-routes";
 import { withApiRoute } from "@/lib/http/with-api-route";
-import { getInsights } from "@/lib/server/insights";
 
-export const GET = withApiRoute({
-  auth: "admin",
-  params: ProjectParams,
-  query: TopRunsQuery,
-  response: TopRunsResponseSchema,
-  handler: ({ params, query }) => getInsights().stats.topRuns(params.projectId, resolveRange(query, RANGE_RULES.topRuns), query.limit),
-});
+export const GET = withApiRoute({ auth: "admin", ...INSIGHT_READS.topRuns });

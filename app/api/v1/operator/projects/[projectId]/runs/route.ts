@@ -1,0 +1,17 @@
+// GET /api/v1/operator/projects/{projectId}/runs — viewers: runs, newest first, with their counts; cursor-paged.
+import { RunListQuerySchema, RunListSchema } from "@/lib/contract/calls";
+import { toRunSummary } from "@/lib/http/call-list-wire";
+import { ProjectParams } from "@/lib/http/params";
+import { withOperatorRoute } from "@/lib/http/with-operator-route";
+import { getCallExplorer } from "@/lib/server/call-explorer-context";
+
+export const GET = withOperatorRoute({
+  role: "viewer",
+  params: ProjectParams,
+  query: RunListQuerySchema,
+  response: RunListSchema,
+  handler: async ({ params, query }) => {
+    const page = await getCallExplorer().listRuns(params.projectId, query);
+    return { runs: page.items.map(toRunSummary), nextCursor: page.nextCursor };
+  },
+});

@@ -1,0 +1,32 @@
+import type { CallLedger } from "@/lib/contract/calls";
+import { formatUtc } from "@/lib/dashboard/ledger-labels";
+import { prepareCallEvents } from "@/lib/dashboard/prepare-call-events";
+import { ToneBadge } from "./DecisionBadge";
+import { EmptyState } from "./StateViews";
+
+/** A call's ledger, oldest first: every decision with its time, attempt and who caused it. */
+export function CallEventsTimeline({ ledger }: { ledger: CallLedger }) {
+  const entries = prepareCallEvents(ledger.events, ledger.truncated);
+  if (entries.length === 0) return <EmptyState title="No events">The ledger has no events for this call (they may have been purged).</EmptyState>;
+  return (
+    <>
+      {ledger.truncated ? <p className="muted">Showing the latest {entries.length} events.</p> : null}
+      <ol className="ledger" data-testid="call-timeline">
+        {entries.map((e) => (
+          <li key={e.id} style={{ ["--dot" as string]: `var(--tone-${e.tone})` }} data-testid="ledger-event">
+            <div className="when">
+              <time dateTime={e.at}>{formatUtc(e.at, true)}</time> · {e.offset}
+            </div>
+            <div className="what">
+              <ToneBadge tone={e.tone}>{e.label}</ToneBadge>
+              <span>attempt {e.attempt}</span>
+              <span className="muted">{e.actor}</span>
+              {e.policyVersion > 0 ? <span className="muted">policy v{e.policyVersion}</span> : null}
+            </div>
+            {e.note ? <div className="muted">{e.note}</div> : null}
+          </li>
+        ))}
+      </ol>
+    </>
+  );
+}

@@ -1,0 +1,117 @@
+"use client";
+
+import { type FormEvent, useState } from "react";
+import { CALL_DECISION_FILTERS, CALL_STATUSES } from "@/lib/contract/calls";
+import { type CallFilters as Filters, fromUtcInput, toUtcInput } from "@/lib/dashboard/call-filters";
+
+interface Props {
+  value: Filters;
+  onApply: (filters: Filters) => void;
+  /** Tools seen on the loaded pages, offered as suggestions. */
+  tools: string[];
+}
+
+const HOUR = 3_600_000;
+
+/**
+ * The calls list's filters. Text fields apply on submit (Enter or the button), choices at once;
+ * the parent keeps them in the URL. Times are UTC, like every time on the dashboard.
+ */
+export function CallFilters({ value, onApply, tools }: Props) {
+  const [draft, setDraft] = useState(() => ({
+    tool: value.tool ?? "",
+    runId: value.runId ?? "",
+    agentId: value.agentId ?? "",
+    key: value.key ?? "",
+    from: toUtcInput(value.from),
+    to: toUtcInput(value.to),
+  }));
+
+  const collect = (overrides: Partial<Filters> = {}): Filters => ({
+    limit: value.limit,
+    status: value.status,
+    decision: value.decision,
+    tool: draft.tool.trim() || undefined,
+    runId: draft.runId.trim() || undefined,
+    agentId: draft.agentId.trim() || undefined,
+    key: draft.key.trim() || undefined,
+    from: fromUtcInput(draft.from),
+    to: fromUtcInput(draft.to),
+    ...overrides,
+  });
+
+  function submit(event: FormEvent) {
+    event.preventDefault();
+    onApply(collect());
+  }
+
+  function lastHours(hours: number) {
+    const from = new Date(Date.now() - hours * HOUR).toISOString();
+    setDraft((d) => ({ ...d, from: toUtcInput(from), to: "" }));
+    onApply(collect({ from, to: undefined }));
+  }
+
+  const text = (field: "tool" | "runId" | "agentId" | "key", label: string, placeholder: string, list?: string) => (
+    <label htmlFor={`filter-${field}`}>
+      {label}
+      <input
+        id={`filter-${field}`}
+        value={draft[field]}
+        placeholder={placeholder}
+        list={list}
+        autoComplete="off"
+        onChange={(e) => setDraft((d) => ({ ...d, [field]: e.target.value }))}
+      />
+    </label>
+  );
+
+  return (
+    <form className="card filters" onSubmit={submit} aria-label="Filter calls" role="search">
+      {text("tool", "Tool", "any tool", "known-tools")}
+      <datalist id="known-tools">
+        {tools.map((tool) => (
+          <option key={tool} value={tool} />
+        ))}
+      </datalist>
+      <label htmlFor="filter-decision">
+        Decision
+        <select id="filter-decision" value={value.decision ?? ""} onChange={(e) => onApply(collect({ decision: (e.target.value || undefined) as Filters["decision"] }))}>
+          <option value="">any</option>
+          {CALL_DECISION_FILTERS.map((d) => (
+            <option key={d} value={d}>
+              {d.replace(/_/g, " ")}
+            </option>
+          ))}
+        </select>
+      </label>
+      <label htmlFor="filter-status">
+        Status
+        <select id="filter-status" value={value.status ?? ""} onChange={(e) => onApply(collect({ status: (e.target.value || undefined) as Filters["status"] }))}>
+          <option value="">any</option>
+          {CALL_STATUSES.map((s) => (
+            <option key={s} value={s}>
+              {s.replace(/_/g, " ")}
+            </option>
+          ))}
+        </select>
+      </label>
+      {text("runId", "Run", "run id")}
+      {text("agentId", "Agent", "agent id")}
+      {text("key", "Key", "key or its first characters")}
+      <label htmlFor="filter-from">
+        From (UTC)
+        <input id="filter-from" type="datetime-local" value={draft.from} onChange={(e) => setDraft((d) => ({ ...d, from: e.target.value }))} />
+      </label>
+      <label htmlFor="filter-to">
+        To (UTC)
+        <input id="filter-to" type="datetime-local" value={draft.to} onChange={(e) => setDraft((d) => ({ ...d, to: e.target.value }))} />
+      </label>
+      <div className="actions">
+        <button type="submit" className="primary">Apply filters</button>
+        <button type="button" onClick={() => lastHours(1)}>Last hour</button>
+        <button type="button" onClick={() => lastHours(24)}>Last 24 h</button>
+        <button type="button" onClick={() => onApply({ limit: value.limit })}>Clear</button>
+      </div>
+    </form>
+  );
+}

@@ -1,0 +1,60 @@
+import Link from "next/link";
+import type { CallSummary } from "@/lib/contract/calls";
+import { formatUtc } from "@/lib/dashboard/ledger-labels";
+import { DecisionBadge } from "./DecisionBadge";
+
+/** A page of calls: each row opens the call; the run links to its timeline. Stacked cards on a phone. */
+export function CallsTable({ projectId, calls }: { projectId: string; calls: CallSummary[] }) {
+  const base = `/projects/${encodeURIComponent(projectId)}`;
+  return (
+    <div className="table-wrap">
+      <table className="data stacked" data-testid="calls-table">
+        <thead>
+          <tr>
+            <th scope="col">First seen</th>
+            <th scope="col">Tool</th>
+            <th scope="col">Status</th>
+            <th scope="col">Last decision</th>
+            <th scope="col">Run / step</th>
+            <th scope="col">Agent</th>
+            <th scope="col">Attempts</th>
+            <th scope="col">Key</th>
+          </tr>
+        </thead>
+        <tbody>
+          {calls.map((c) => (
+            <tr key={c.callId} data-testid="call-row" data-call-id={c.callId}>
+              <td data-label="First seen" className="nowrap">
+                <time dateTime={c.createdAt}>{formatUtc(c.createdAt)}</time>
+              </td>
+              <td data-label="Tool">
+                <Link href={`${base}/calls/${encodeURIComponent(c.callId)}`} aria-label={`Open call ${c.callId} (${c.tool})`}>
+                  {c.tool}
+                </Link>
+              </td>
+              <td data-label="Status">
+                <DecisionBadge decision={c.status} />
+              </td>
+              <td data-label="Last decision">{c.lastDecision ? <DecisionBadge decision={c.lastDecision.decision} /> : <span className="muted">—</span>}</td>
+              <td data-label="Run / step">
+                <Link href={`${base}/runs/${encodeURIComponent(c.runId)}`}>{c.runId}</Link>
+                {c.stepId ? <span className="muted"> / {c.stepId}</span> : null}
+              </td>
+              <td data-label="Agent">{c.agentId ?? <span className="muted">root</span>}</td>
+              <td data-label="Attempts">
+                {c.attempts}
+                {c.replays > 0 ? <span className="muted"> · {c.replays} replays</span> : null}
+                {c.generation > 1 ? <span className="muted"> · gen {c.generation}</span> : null}
+              </td>
+              <td data-label="Key">
+                <code className="mono-short" title={c.key}>
+                  {c.key.length > 14 ? `${c.key.slice(0, 12)}…` : c.key}
+                </code>
+              </td>
+            </tr>
+          ))}
+        </tbody>
+      </table>
+    </div>
+  );
+}

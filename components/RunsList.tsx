@@ -1,0 +1,92 @@
+"use client";
+
+import Link from "next/link";
+import { useSearchParams } from "next/navigation";
+import { formatUtc } from "@/lib/dashboard/ledger-labels";
+import { useRunsQuery } from "@/lib/dashboard/queries/use-runs-query";
+import { ToneBadge } from "./DecisionBadge";
+import { useProject } from "./ProjectContext";
+import { EmptyState, ErrorState, Loading } from "./StateViews";
+import "./explorer.css";
+
+/** Recent runs, newest first by their first call, with their counts; "load more" by cursor. */
+export function RunsList() {
+  const { projectId } = useProject();
+  const limit = Number(useSearchParams().get("limit")) || undefined;
+  const runs = useRunsQuery(projectId, limit && limit <= 200 ? limit : undefined);
+  const rows = runs.data?.pages.flatMap((page) => page.runs) ?? [];
+  const base = `/projects/${encodeURIComponent(projectId)}`;
+  return (
+    <div className="stack">
+      <h1>Runs</h1>
+      {runs.error && !runs.data ? (
+        <ErrorState error={runs.error} onRetry={() => runs.refetch()} />
+      ) : runs.isPending ? (
+        <Loading label="Loading runs…" />
+      ) : rows.length === 0 ? (
+        <EmptyState title="No runs yet">A run appears with the first call an agent makes under its runId.</EmptyState>
+      ) : (
+        <>
+          <div className="table-wrap">
+            <table className="data stacked" data-testid="runs-table">
+              <thead>
+                <tr>
+                  <th scope="col">Run</th>
+                  <th scope="col">Started</th>
+                  <th scope="col">Last activity</th>
+                  <th scope="col">Calls</th>
+                  <th scope="col">Agents</th>
+                  <th scope="col">Outcomes</th>
+                  <th scope="col">Dedup hits</th>
+                </tr>
+              </thead>
+              <tbody>
+                {rows.map((r) => (
+                  <tr key={r.runId} data-testid="run-row">
+                    <td data-label="Run">
+                      <Link href={`${base}/runs/${encodeURIComponent(r.runId)}`}>{r.runId}</Link>
+                    </td>
+                    <td data-label="Started" className="nowrap">
+                      <time dateTime={r.startedAt}>{formatUtc(r.startedAt)}</time>
+                    </td>
+                    <td data-label="Last activity" className="nowrap">
+                      <time dateTime={r.lastActivityAt}>{formatUtc(r.lastActivityAt)}</time>
+                    </td>
+                    <td data-label="Calls">
+                      {r.calls} <span className="muted">({r.tools} tool{r.tools === 1 ? "" : "s"})</span>
+                    </td>
+                    <td data-label="Agents">{r.agents}</td>
+                    <td data-label="Outcomes">
+                      <span className="row" style={{ gap: 4, display: "inline-flex" }}>
+                        {r.succeeded ? <ToneBadge tone="ok">{r.succeeded} succeeded</ToneBadge> : null}
+                        {r.failed ? <ToneBadge tone="danger">{r.failed} failed</ToneBadge> : null}
+                        {r.inProgress ? <ToneBadge tone="exec">{r.inProgress} running</ToneBadge> : null}
+                        {r.blocked ? <ToneBadge tone="danger">{r.blocked} blocked</ToneBadge> : null}
+                      </span>
+                    </td>
+                    <td data-label="Dedup hits">
+                      {r.dedupHits} <span className="muted">of {r.begins} begins</span>
+                    </td>
+                  </tr>
+                ))}
+              </tbody>
+            </table>
+          </div>
+          <div className="row">
+            {runs.hasNextPage ? (
+              <button type="button" onClick={() => runs.fetchNextPage()} disabled={runs.isFetchingNextPage}>
+                {runs.isFetchingNextPage ? "Loading…" : "Load more"}
+              </button>
+            ) : (
+              <span className="muted">End of the list.</span>
+            )}
+            <button type="button" onClick={() => runs.refetch()} disabled={runs.isFetching}>
+              Refresh
+            </button>
+          </div>
+          {runs.isFetchNextPageError ? <ErrorState error={runs.error} /> : null}
+        </>
+      )}
+    </div>
+  );
+}

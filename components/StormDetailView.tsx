@@ -1,0 +1,142 @@
+"use client";
+
+import Link from "next/link";
+import { useMemo } from "react";
+import { useProject } from "./ProjectContext";
+import { EmptyState, ErrorState, Loading } from "./StateViews";
+import { StormRateChart } from "./StormRateChart";
+import type { StormDetail } from "@/lib/contract/storms";
+import { formatInstant } from "@/lib/dashboard/format-time";
+import { prepareStormRate } from "@/lib/dashboard/prepare-storm-rate";
+import { useStormQuery } from "@/lib/dashboard/queries/use-storm-query";
+
+/** One storm (any member): its figures, rate against the baseline, and who drove it, with links to the calls. */
+export function StormDetailView({ stormId }: { stormId: string }) {
+  const { projectId } = useProject();
+  const detail = useStormQuery(projectId, stormId);
+  const base = `/projects/${encodeURIComponent(projectId)}`;
+  return (
+    <div className="stack">
+      <Link href={`${base}/storms`}>← All storms</Link>
+      {detail.error ? (
+        <>
+          <h1>Storm</h1>
+          <ErrorState error={detail.error} onRetry={() => detail.refetch()} />
+        </>
+      ) : detail.isPending ? (
+        <>
+          <h1>Storm</h1>
+          <Loading label="Loading the storm…" />
+        </>
+      ) : (
+        <StormDetailBody detail={detail.data} base={base} />
+      )}
+    </div>
+  );
+}
+
+function StormDetailBody({ detail, base }: { detail: StormDetail; base: string }) {
+  const { storm } = detail;
+  const chart = useMemo(() => prepareStormRate(detail), [detail]);
+  const callsTo = storm.endedAt ?? detail.rate.to;
+  const callsHref = (extra: Record<string, string> = {}) =>
+    `${base}/calls?${new URLSearchParams({ tool: storm.tool, from: storm.startedAt, to: callsTo, ...extra })}`;
+  return (
+    <>
+      <div className="row spread">
+        <h1 style={{ marginBottom: 0 }}>
+          Storm on <code>{storm.tool}</code>
+        </h1>
+        <span className={`badge ${storm.status}`}>{storm.status}</span>
+      </div>
+      <dl className="facts card">
+        <dt>Started</dt>
+        <dd>{formatInstant(storm.startedAt, true)}</dd>
+        <dt>{storm.endedAt ? "Ended" : "Last window judged"}</dt>
+        <dd>{formatInstant(storm.endedAt ?? storm.lastWindowAt, true)}</dd>
+        <dt>Window</dt>
+        <dd>{storm.windowSeconds} s</dd>
+        <dt>Baseline → threshold</dt>
+        <dd>
+          {storm.baseline.toFixed(1)} → {storm.threshold.toFixed(1)} dedup hits per window
+        </dd>
+        <dt>Peak</dt>
+        <dd>
+          {storm.peakHits} hits in one window ({storm.peakPerMinute.toFixed(1)} / min)
+        </dd>
+        <dt>Total hits</dt>
+        <dd>{storm.totalHits}</dd>
+        <dt>Runs involved</dt>
+        <dd>{storm.runsInvolved}</dd>
+        <dt>Policy revision</dt>
+        <dd>{storm.policyVersion}</dd>
+      </dl>
+      <section aria-labelledby="rate-title" className="card">
+        <div className="row spread">
+          <h2 id="rate-title" style={{ margin: 0, fontSize: "1.1em" }}>
+            Dedup hits per window vs baseline
+          </h2>
+          <Link href={callsHref()}>See the calls of this storm</Link>
+        </div>
+        <p className="muted" style={{ margin: "4px 0 8px", fontSize: "0.9em" }}>
+          {chart.bucketSeconds === storm.windowSeconds
+            ? `One point per ${storm.windowSeconds} s window`
+            : `Each point averages ${chart.bucketSeconds / storm.windowSeconds} windows`}
+          ; the storm&apos;s span is shaded.
+        </p>
+        <StormRateChart data={chart} />
+      </section>
+      <div className="storm-drivers" style={{ display: "grid", gap: 12, gridTemplateColumns: "repeat(auto-fit, minmax(280px, 1fr))" }}>
+        <DriversTable
+          title="Heaviest runs"
+          column="Run"
+          empty="No runs recorded for this storm."
+          rows={storm.topRuns.map((r) => ({ name: r.runId, hits: r.hits, href: `${base}/runs/${encodeURIComponent(r.runId)}` }))}
+        />
+        <DriversTable
+          title="Heaviest keys"
+          column="Key"
+          empty="No keys recorded for this storm."
+          rows={storm.topKeys.map((k) => ({ name: k.key, hits: k.hits, href: callsHref({ key: k.key }) }))}
+        />
+      </div>
+    </>
+  );
+}
+
+function DriversTable({ title, column, empty, rows }: { title: string; column: string; empty: string; rows: { name: string; hits: number; href: string }[] }) {
+  const id = `drivers-${column.toLowerCase()}`;
+  return (
+    <section aria-labelledby={id} className="card" data-testid={id}>
+      <h2 id={id} style={{ marginTop: 0, fontSize: "1.1em" }}>
+        {title}
+      </h2>
+      {rows.length === 0 ? (
+        <EmptyState title={empty} />
+      ) : (
+        <div className="table-wrap">
+          <table className="data">
+            <thead>
+              <tr>
+                <th scope="col">{column}</th>
+                <th scope="col">Dedup hits</th>
+              </tr>
+            </thead>
+            <tbody>
+              {rows.map((r) => (
+                <tr key={r.name}>
+                  <td style={{ overflowWrap: "anywhere" }}>
+                    <Link href={r.href}>
+                      <code>{r.name}</code>
+                    </Link>
+                  </td>
+                  <td>{r.hits}</td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        </div>
+      )}
+    </section>
+  );
+}

@@ -1,0 +1,150 @@
+import { z } from "zod";
+import { decodeCursor } from "../core/cursor";
+
+/**
+ * The operator API's call and run explorer (app/api/v1/operator/projects/{projectId}/calls, …/runs):
+ * lists paged by an opaque cursor, a call's ledger, a run's calls and events across its subagents.
+ */
+const isoTime = z.iso.datetime();
+const instant = z.iso.datetime({ offset: true });
+const id = z.string().min(1).max(200);
+
+export const CALL_STATUSES = ["in_progress", "succeeded", "failed", "released"] as const;
+
+/** What the decision filter accepts: a begin's answer, a lease lost, or an operator's eviction. */
+export const CALL_DECISION_FILTERS = [
+  "execute",
+  "replay",
+  "in_progress",
+  "verify",
+  "refused",
+  "conflict",
+  "approval_required",
+  "lease_lost",
+  "evicted",
+] as const;
+export type CallDecisionFilter = (typeof CALL_DECISION_FILTERS)[number];
+
+const cursor = z
+  .string()
+  .max(500)
+  .refine((value) => decodeCursor(value) !== null, "not a cursor this API handed out (pass nextCursor back unchanged)")
+  .describe("`nextCursor` of the previous page, unchanged");
+
+const limit = z.coerce.number().int().min(1).max(200).default(50).describe("Page size (default 50, at most 200)");
+
+export const CallListQuerySchema = z
+  .object({
+    tool: id.optional().describe("Only this tool"),
+    status: z.enum(CALL_STATUSES).optional().describe("Only records in this state"),
+    decision: z.enum(CALL_DECISION_FILTERS).optional().describe("Only calls whose ledger holds this decision (any attempt)"),
+    runId: id.optional().describe("Only this run (subagents included)"),
+    agentId: id.optional().describe("Only calls first made by this (sub)agent"),
+    key: z.string().min(1).max(300).optional().describe("Key prefix: a whole key also finds its resend generations (`key:g2`, …)"),
+    from: instant.optional().describe("First seen at or after (ISO 8601)"),
+    to: instant.optional().describe("First seen before (ISO 8601)"),
+    cursor: cursor.optional(),
+    limit,
+  })
+  .strict()
+  .refine((q) => !q.from || !q.to || Date.parse(q.from) < Date.parse(q.to), { message: "`from` must be before `to`", path: ["from"] });
+
+export type CallListQuery = z.infer<typeof CallListQuerySchema>;
+
+export const LastDecisionSchema = z.object({ decision: z.string(), at: isoTime }).describe("The latest begin's answer");
+
+export const CallSummarySchema = z
+  .object({
+    callId: z.string(),
+    tool: z.string(),
+    key: z.string(),
+    runId: z.string(),
+    stepId: z.string().nullable(),
+    scope: z.string().nullable(),
+    agentId: z.string().nullable().describe("The (sub)agent whose begin created the record"),
+    status: z.enum(CALL_STATUSES),
+    attempts: z.number().int().describe("Execution leases granted so far"),
+    replays: z.number().int(),
+    generation: z.number().int().describe("1 for the derived key, n for a resend's `key:g<n>`"),
+    createdAt: isoTime.describe("First seen"),
+    updatedAt: isoTime,
+    completedAt: isoTime.nullable(),
+    lastDecision: LastDecisionSchema.nullable(),
+  })
+  .meta({ id: "CallSummary" });
+
+export const CallListSchema = z
+  .object({
+    calls: z.array(CallSummarySchema),
+    nextCursor: z.string().nullable().describe("Pass as `cursor` for the next (older) page; null on the last page"),
+  })
+  .meta({ id: "CallList" });
+
+export const LedgerEventSchema = z
+  .object({
+    id: z.string(),
+    callId: z.string().nullable().describe("null for a begin the loop detector blocked before any record"),
+    at: isoTime,
+    type: z.enum(["begin", "complete", "heartbeat", "lease_lost", "resend", "operator"]),
+    decision: z.string(),
+    attempt: z.number().int(),
+    tool: z.string(),
+    key: z.string(),
+    agentId: z.string().nullable().describe("The (sub)agent that made this request"),
+    toolCallId: z.string().nullable(),
+    argsMismatch: z.boolean(),
+    latencyUs: z.number().int(),
+    policyVersion: z.number().int(),
+    detail: z.unknown().nullable().describe("Loop warnings, an operator's reason or note, a resend's generation"),
+  })
+  .meta({ id: "LedgerEvent" });
+
+export const CallLedgerSchema = z
+  .object({
+    callId: z.string(),
+    args: z.unknown().nullable().describe("The arguments as recorded, masked again with the tool's current redactFields"),
+    result: z.unknown().nullable().describe("The stored result (succeeded only), masked the same way"),
+    redactFields: z.array(z.string()).describe("The tool's current redactFields: these show as [REDACTED]"),
+    events: z.array(LedgerEventSchema).describe("Oldest first"),
+    truncated: z.boolean().describe("Only the latest events are listed"),
+  })
+  .meta({ id: "CallLedger" });
+
+export const RunListQuerySchema = z.object({ cursor: cursor.optional(), limit }).strict();
+
+export const RunSummarySchema = z
+  .object({
+    runId: z.string(),
+    startedAt: isoTime.describe("Its first call"),
+    lastActivityAt: isoTime,
+    calls: z.number().int(),
+    tools: z.number().int(),
+    agents: z.number().int().describe("Distinct (sub)agents that asked the gate"),
+    succeeded: z.number().int(),
+    failed: z.number().int(),
+    inProgress: z.number().int(),
+    begins: z.number().int(),
+    dedupHits: z.number().int().describe("Begins answered replay, in_progress or refused"),
+    blocked: z.number().int().describe("Begins the loop detector blocked"),
+  })
+  .meta({ id: "RunSummary" });
+
+export const RunListSchema = z
+  .object({ runs: z.array(RunSummarySchema), nextCursor: z.string().nullable() })
+  .meta({ id: "RunList", description: "Runs, newest first (by their first call)" });
+
+export const RunDetailSchema = z
+  .object({
+    runId: z.string(),
+    calls: z.array(CallSummarySchema).describe("Oldest first"),
+    events: z.array(LedgerEventSchema).describe("Oldest first, every (sub)agent"),
+    truncated: z.boolean().describe("The run has more calls or events than one answer carries (the oldest are listed)"),
+  })
+  .meta({ id: "RunDetail" });
+
+export type CallSummary = z.infer<typeof CallSummarySchema>;
+export type CallList = z.infer<typeof CallListSchema>;
+export type LedgerEvent = z.infer<typeof LedgerEventSchema>;
+export type CallLedger = z.infer<typeof CallLedgerSchema>;
+export type RunSummary = z.infer<typeof RunSummarySchema>;
+export type RunDetail = z.infer<typeof RunDetailSchema>;

@@ -1,0 +1,28 @@
+import { useInfiniteQuery, useQuery } from "@tanstack/react-query";
+import { RunDetailSchema, RunListSchema } from "@/lib/contract/calls";
+import { fetchJson, projectApi } from "../fetch-json";
+import { queryKeys } from "./keys";
+
+/** Runs, newest first (any role); "load more" fetches the next cursor page. */
+export function useRunsQuery(projectId: string, limit?: number) {
+  return useInfiniteQuery({
+    queryKey: [...queryKeys.runs(projectId), { limit: limit ?? null }],
+    queryFn: ({ pageParam }) => {
+      const search = new URLSearchParams();
+      if (limit) search.set("limit", String(limit));
+      if (pageParam) search.set("cursor", pageParam);
+      const query = search.toString();
+      return fetchJson(`${projectApi(projectId).operator}/runs${query ? `?${query}` : ""}`, RunListSchema);
+    },
+    initialPageParam: null as string | null,
+    getNextPageParam: (last) => last.nextCursor,
+  });
+}
+
+/** One run's calls and events across its subagents (any role). */
+export function useRunQuery(projectId: string, runId: string) {
+  return useQuery({
+    queryKey: queryKeys.run(projectId, runId),
+    queryFn: () => fetchJson(`${projectApi(projectId).operator}/runs/${encodeURIComponent(runId)}`, RunDetailSchema),
+  });
+}

@@ -1,0 +1,182 @@
+import { DEDUP_HIT_DECISIONS } from "../core/rollup-tally";
+import type { RecordState } from "../core/record";
+import type { CallListFilter, CallListPage, CallListRow, RunRow } from "./call-list-types";
+import { EVENT_COLUMN_LIST, num, numOrNull, rowToEvent, strOrNull } from "./columns";
+import type { GateEvent } from "./types";
+
+/**
+ * The calls and runs explorer's reads, for both providers (numbered placeholders, as in
+ * statements.ts). Each list walks an index newest first — (project_id, first_seen_at, id) for
+ * calls, (project_id, run_id, first_seen_at, id) for a run — and stops at its LIMIT; the WHERE
+ * clause holds only the filters given, so the planner never meets an `$n IS NULL OR …` it cannot
+ * use an index for. Every statement is scoped by project_id first.
+ */
+type Row = Record<string, unknown>;
+export type Query = (sql: string, values: unknown[]) => Promise<Row[]>;
+
+const CALL_COLUMNS = `r.id, r.project_id, r.key, r.tool, r.run_id, r.step_id, r.scope, r.agent_id, r.state, r.attempt, r.replays, r.first_seen_at, r.updated_at, r.completed_at`;
+
+/** Each listed record with its latest begin (one index seek per row, after the LIMIT). */
+function withLastDecision(page: string, order: "ASC" | "DESC"): string {
+  return `SELECT p.*, le.decision AS last_decision, le.at AS last_decision_at FROM (${page}) p
+    LEFT JOIN events le ON le.id = (
+      SELECT e.id FROM events e WHERE e.project_id = p.project_id AND e.call_id = p.id AND e.type = 'begin' ORDER BY e.id DESC LIMIT 1
+    )
+    ORDER BY p.first_seen_at ${order}, p.id ${order}`;
+}
+
+/** The ledger entry a decision filter looks for. */
+function decisionMatch(decision: string): { type: string; decision: string | null } {
+  if (decision === "lease_lost") return { type: "lease_lost", decision: null };
+  if (decision === "evicted") return { type: "operator", decision: "evicted" };
+  return { type: "begin", decision };
+}
+
+class Params {
+  readonly values: unknown[] = [];
+  add(value: unknown): string {
+    this.values.push(value);
+    return `$${this.values.length}`;
+  }
+}
+
+export function callListStatement(projectId: string, filter: CallListFilter, page: CallListPage): { sql: string; values: unknown[] } {
+  const p = new Params();
+  const where = [`r.project_id = ${p.add(projectId)}`];
+  if (filter.tool !== undefined) where.push(`r.tool = ${p.add(filter.tool)}`);
+  if (filter.status !== undefined) where.push(`r.state = ${p.add(filter.status)}`);
+  if (filter.runId !== undefined) where.push(`r.run_id = ${p.add(filter.runId)}`);
+  if (filter.agentId !== undefined) where.push(`r.agent_id = ${p.add(filter.agentId)}`);
+  // substr, not LIKE or a range: the same prefix semantics whatever the database's collation.
+  if (filter.keyPrefix !== undefined) where.push(`substr(r.key, 1, ${p.add(filter.keyPrefix.length)}) = ${p.add(filter.keyPrefix)}`);
+  if (filter.from !== undefined) where.push(`r.first_seen_at >= ${p.add(filter.from)}`);
+  if (filter.to !== undefined) where.push(`r.first_seen_at < ${p.add(filter.to)}`);
+  if (page.after) {
+    const at = p.add(page.after.at);
+    where.push(`r.first_seen_at <= ${at} AND (r.first_seen_at < ${at} OR r.id < ${p.add(page.after.id)})`);
+  }
+  if (filter.decision !== undefined) {
+    const match = decisionMatch(filter.decision);
+    const decision = match.decision === null ? "" : ` AND e.decision = ${p.add(match.decision)}`;
+    where.push(`EXISTS (SELECT 1 FROM events e WHERE e.project_id = r.project_id AND e.call_id = r.id AND e.type = ${p.add(match.type)}${decision})`);
+  }
+  const inner = `SELECT ${CALL_COLUMNS} FROM call_records r WHERE ${where.join(" AND ")} ORDER BY r.first_seen_at DESC, r.id DESC LIMIT ${p.add(page.limit)}`;
+  return { sql: withLastDecision(inner, "DESC"), values: p.values };
+}
+
+const RUN_CALLS = withLastDecision(
+  `SELECT ${CALL_COLUMNS} FROM call_records r WHERE r.project_id = $1 AND r.run_id = $2 ORDER BY r.first_seen_at, r.id LIMIT $3`,
+  "ASC",
+);
+
+/**
+ * A page of runs, newest first by their first call: the records with no older record in their run
+ * (a seek on the run's index per candidate). A run's first call never changes, so neither does its
+ * place in the list.
+ */
+function runPageStatement(projectId: string, page: CallListPage): { sql: string; values: unknown[] } {
+  const p = new Params();
+  const where = [`r.project_id = ${p.add(projectId)}`];
+  if (page.after) {
+    const at = p.add(page.after.at);
+    where.push(`r.first_seen_at <= ${at} AND (r.first_seen_at < ${at} OR r.id < ${p.add(page.after.id)})`);
+  }
+  where.push(`NOT EXISTS (SELECT 1 FROM call_records o WHERE o.project_id = r.project_id AND o.run_id = r.run_id
+    AND o.first_seen_at <= r.first_seen_at AND (o.first_seen_at < r.first_seen_at OR o.id < r.id))`);
+  return {
+    sql: `SELECT r.run_id, r.first_seen_at, r.id FROM call_records r WHERE ${where.join(" AND ")} ORDER BY r.first_seen_at DESC, r.id DESC LIMIT ${p.add(page.limit)}`,
+    values: p.values,
+  };
+}
+
+const inList = (from: number, count: number) => Array.from({ length: count }, (_, i) => `$${from + i}`).join(", ");
+const DEDUP = DEDUP_HIT_DECISIONS.map((decision) => `'${decision}'`).join(", ");
+const count = (condition: string) => `SUM(CASE WHEN ${condition} THEN 1 ELSE 0 END)`;
+
+const runCallStats = (runs: number) => `SELECT run_id, COUNT(*) AS calls, COUNT(DISTINCT tool) AS tools, MAX(updated_at) AS last_at,
+  ${count("state = 'succeeded'")} AS succeeded, ${count("state = 'failed'")} AS failed, ${count("state = 'in_progress'")} AS in_progress
+  FROM call_records WHERE project_id = $1 AND run_id IN (${inList(2, runs)}) GROUP BY run_id`;
+
+const runBeginStats = (runs: number) => `SELECT run_id, COUNT(*) AS begins, ${count(`decision IN (${DEDUP})`)} AS dedup_hits,
+  ${count("decision = 'blocked'")} AS blocked, COUNT(DISTINCT COALESCE(agent_id, '')) AS agents, MAX(at) AS last_at
+  FROM events WHERE project_id = $1 AND run_id IN (${inList(2, runs)}) AND type = 'begin' GROUP BY run_id`;
+
+export function rowToCallListRow(row: Row): CallListRow {
+  return {
+    id: String(row.id),
+    projectId: String(row.project_id),
+    key: String(row.key),
+    tool: String(row.tool),
+    runId: String(row.run_id),
+    stepId: strOrNull(row.step_id),
+    scope: strOrNull(row.scope),
+    agentId: strOrNull(row.agent_id),
+    state: String(row.state) as RecordState,
+    attempt: num(row.attempt),
+    replays: num(row.replays),
+    firstSeenAt: num(row.first_seen_at),
+    updatedAt: num(row.updated_at),
+    completedAt: numOrNull(row.completed_at),
+    lastDecision: strOrNull(row.last_decision),
+    lastDecisionAt: numOrNull(row.last_decision_at),
+  };
+}
+
+/** The explorer's reads over any provider's query function (both operator stores delegate here). */
+export const callListReads = {
+  async listCalls(query: Query, projectId: string, filter: CallListFilter, page: CallListPage): Promise<CallListRow[]> {
+    const { sql, values } = callListStatement(projectId, filter, page);
+    return (await query(sql, values)).map(rowToCallListRow);
+  },
+
+  async listRuns(query: Query, projectId: string, page: CallListPage): Promise<RunRow[]> {
+    const { sql, values } = runPageStatement(projectId, page);
+    const firsts = await query(sql, values);
+    if (firsts.length === 0) return [];
+    const runIds = firsts.map((row) => String(row.run_id));
+    const [calls, begins] = await Promise.all([
+      query(runCallStats(runIds.length), [projectId, ...runIds]),
+      query(runBeginStats(runIds.length), [projectId, ...runIds]),
+    ]);
+    const callsOf = new Map(calls.map((row) => [String(row.run_id), row]));
+    const beginsOf = new Map(begins.map((row) => [String(row.run_id), row]));
+    return firsts.map((first) => {
+      const runId = String(first.run_id);
+      const c = callsOf.get(runId) ?? {};
+      const b = beginsOf.get(runId) ?? {};
+      const startedAt = num(first.first_seen_at);
+      return {
+        runId,
+        firstCallId: String(first.id),
+        startedAt,
+        lastActivityAt: Math.max(startedAt, num(c.last_at ?? 0), num(b.last_at ?? 0)),
+        calls: num(c.calls ?? 0),
+        tools: num(c.tools ?? 0),
+        agents: num(b.agents ?? 0),
+        succeeded: num(c.succeeded ?? 0),
+        failed: num(c.failed ?? 0),
+        inProgress: num(c.in_progress ?? 0),
+        begins: num(b.begins ?? 0),
+        dedupHits: num(b.dedup_hits ?? 0),
+        blocked: num(b.blocked ?? 0),
+      };
+    });
+  },
+
+  /** A run's calls, oldest first. */
+  async listRunCalls(query: Query, projectId: string, runId: string, limit: number): Promise<CallListRow[]> {
+    return (await query(RUN_CALLS, [projectId, runId, limit])).map(rowToCallListRow);
+  },
+
+  /** A run's ledger, every (sub)agent, oldest first. */
+  async listRunEvents(query: Query, projectId: string, runId: string, limit: number): Promise<GateEvent[]> {
+    const sql = `SELECT ${EVENT_COLUMN_LIST} FROM events WHERE project_id = $1 AND run_id = $2 ORDER BY id LIMIT $3`;
+    return (await query(sql, [projectId, runId, limit])).map(rowToEvent);
+  },
+
+  /** A call's latest `limit` events, oldest first. */
+  async listCallEvents(query: Query, projectId: string, callId: string, limit: number): Promise<GateEvent[]> {
+    const sql = `SELECT ${EVENT_COLUMN_LIST} FROM events WHERE project_id = $1 AND call_id = $2 ORDER BY id DESC LIMIT $3`;
+    return (await query(sql, [projectId, callId, limit])).map(rowToEvent).reverse();
+  },
+};

@@ -1,0 +1,58 @@
+import type { Cursor } from "../core/cursor";
+import type { RecordState } from "../core/record";
+
+/** The calls list's filters, already validated; absent means "any". Times are epoch ms. */
+export interface CallListFilter {
+  tool?: string;
+  status?: RecordState;
+  /** A begin decision, `lease_lost` or `evicted` found anywhere in the call's ledger. */
+  decision?: string;
+  runId?: string;
+  agentId?: string;
+  keyPrefix?: string;
+  from?: number;
+  to?: number;
+}
+
+export interface CallListPage {
+  limit: number;
+  /** Only rows strictly after this position (newest first). */
+  after?: Cursor;
+}
+
+/** A record as a list shows it (no args, result or lease token) with its latest begin decision. */
+export interface CallListRow {
+  id: string;
+  projectId: string;
+  key: string;
+  tool: string;
+  runId: string;
+  stepId: string | null;
+  scope: string | null;
+  agentId: string | null;
+  state: RecordState;
+  attempt: number;
+  replays: number;
+  firstSeenAt: number;
+  updatedAt: number;
+  completedAt: number | null;
+  lastDecision: string | null;
+  lastDecisionAt: number | null;
+}
+
+/** A run with its counts; `firstCallId` with `startedAt` is its cursor position. */
+export interface RunRow {
+  runId: string;
+  firstCallId: string;
+  startedAt: number;
+  lastActivityAt: number;
+  calls: number;
+  tools: number;
+  agents: number;
+  succeeded: number;
+  failed: number;
+  inProgress: number;
+  begins: number;
+  dedupHits: number;
+  blocked: number;
+}
