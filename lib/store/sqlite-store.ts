@@ -13,12 +13,21 @@ import {
 } from "./policy-statements";
 import type { PolicyRevisionRow, PolicyRow, PolicyWrite, SampledBegin, ToolTrafficRow } from "./policy-types";
 import { type SqliteOpenOptions, SqliteStatements, openSqlite } from "./sqlite-connection";
+import { SqliteCheckpointer } from "./sqlite-checkpointer";
 import { type Durability, SqliteGroupCommit } from "./sqlite-group-commit";
 import { SQL } from "./statements";
 import type { ApiKeyRow, GateEvent, GateStore, ProjectRow } from "./types";
 
 export type { SqliteSynchronous } from "./sqlite-connection";
-export type SqliteStoreOptions = Omit<SqliteOpenOptions, "foreignKeys">;
+export type SqliteStoreOptions = Omit<SqliteOpenOptions, "foreignKeys"> & {
+  /** Checkpoint the WAL from a worker thread once the store is busy (default true). */
+  backgroundCheckpoints?: boolean;
+};
+
+/** Short-lived stores (scripts, tests) never pay for a worker thread: it starts after this many writes. */
+const CHECKPOINTER_AFTER_WRITES = 500;
+/** With the worker running, the writer's own checkpoint is only a backstop: every 8,000 frames (32 MB). */
+const BACKSTOP_FRAMES = 8_000;
 
 /**
  * The embedded store: one better-sqlite3 connection per process with cached prepared statements.
@@ -30,16 +39,25 @@ export class SqliteGateStore implements GateStore {
   private readonly db: Database.Database;
   private readonly sql: SqliteStatements;
   private readonly commits: SqliteGroupCommit;
+  private readonly checkpointer: SqliteCheckpointer | null;
+  private writes = 0;
 
   constructor(file: string, options: SqliteStoreOptions = {}) {
     this.db = openSqlite(file, { ...options, foreignKeys: true });
     this.sql = new SqliteStatements(this.db);
     this.commits = new SqliteGroupCommit(this.sql, options.synchronous ?? "full");
+    this.checkpointer = options.backgroundCheckpoints === false || file === ":memory:" ? null : SqliteCheckpointer.for(file);
   }
 
   /** Every write goes through the group commit: it alone decides the connection's synchronous mode. */
   private write<T>(work: () => T, durability: Durability = "durable"): Promise<T> {
+    if (this.checkpointer && ++this.writes === CHECKPOINTER_AFTER_WRITES) this.startCheckpointer();
     return this.commits.write(work, durability);
+  }
+
+  private startCheckpointer(): void {
+    this.checkpointer!.start();
+    this.db.pragma(`wal_autocheckpoint = ${BACKSTOP_FRAMES}`);
   }
 
   findRecordByKey(projectId: string, key: string): Promise<CallRecord | null> {
@@ -175,6 +193,7 @@ export class SqliteGateStore implements GateStore {
   }
 
   async close(): Promise<void> {
+    await this.checkpointer?.stop();
     this.commits.flush();
     this.db.close();
   }
