@@ -1,10 +1,11 @@
 "use client";
 
 import { type FormEvent, useState } from "react";
+import { ActionsTable } from "./ActionsTable";
 import { ConfirmAction } from "./ConfirmAction";
 import { NewKeyReveal } from "./NewKeyReveal";
-import { EmptyState, ErrorState, Loading } from "./StateViews";
-import { VisuallyHidden } from "./VisuallyHidden";
+import { QueryListStates } from "./QueryListStates";
+import { EmptyState, ErrorState } from "./StateViews";
 import { CreateApiKeySchema } from "@/lib/contract/operator";
 import { validateForm } from "@/lib/dashboard/form-errors";
 import { formatInstant } from "@/lib/dashboard/format-time";
@@ -28,67 +29,52 @@ export function ApiKeysPanel({ projectId }: { projectId: string }) {
         Agents send a key as <code>Authorization: Bearer ig_…</code>. Only a hash is stored: a key is shown once, when it is created.
       </p>
       {created ? <NewKeyReveal name={created.name} secret={created.key} onDone={() => setCreated(null)} /> : <CreateKeyForm projectId={projectId} onCreated={setCreated} />}
-      {keys.error ? (
-        <ErrorState error={keys.error} onRetry={() => keys.refetch()} />
-      ) : keys.isPending ? (
-        <Loading label="Loading the keys…" />
-      ) : keys.data.keys.length === 0 ? (
-        <EmptyState title="No API keys">Create one for each agent or environment, so that each can be revoked alone.</EmptyState>
-      ) : (
-        <div className="table-wrap" style={{ position: "relative" }}>
-          <table className="data">
-            <thead>
-              <tr>
-                <th scope="col">Name</th>
-                <th scope="col">Prefix</th>
-                <th scope="col">Created</th>
-                <th scope="col">Last used</th>
-                <th scope="col">State</th>
-                <th scope="col">
-                  <VisuallyHidden>Actions</VisuallyHidden>
-                </th>
+      <QueryListStates
+        query={keys}
+        items={(data) => data.keys}
+        loading="Loading the keys…"
+        empty={<EmptyState title="No API keys">Create one for each agent or environment, so that each can be revoked alone.</EmptyState>}
+      >
+        {(list) => (
+          <ActionsTable columns={["Name", "Prefix", "Created", "Last used", "State"]}>
+            {list.map((k) => (
+              <tr key={k.id} data-testid="api-key-row" data-key-id={k.id}>
+                <td>{k.name}</td>
+                <td>
+                  <code>{k.prefix}…</code>
+                </td>
+                <td style={NOWRAP}>{formatInstant(k.createdAt)}</td>
+                <td style={NOWRAP}>{k.lastUsedAt ? formatInstant(k.lastUsedAt) : <span className="muted">never</span>}</td>
+                <td>
+                  {k.revokedAt ? (
+                    <span className="badge denied" title={`Revoked ${formatInstant(k.revokedAt)}`}>
+                      revoked
+                    </span>
+                  ) : (
+                    <span className="badge approved">active</span>
+                  )}
+                </td>
+                <td>
+                  {k.revokedAt ? (
+                    <span className="muted" style={NOWRAP}>
+                      {formatInstant(k.revokedAt)}
+                    </span>
+                  ) : (
+                    <ConfirmAction
+                      label="Revoke"
+                      ariaLabel={`Revoke ${k.name}`}
+                      question={`Revoke ${k.name}? Agents using it are refused at once.`}
+                      confirmLabel="Revoke key"
+                      pending={revoke.isPending && revoke.variables === k.id}
+                      onConfirm={() => revoke.mutate(k.id)}
+                    />
+                  )}
+                </td>
               </tr>
-            </thead>
-            <tbody>
-              {keys.data.keys.map((k) => (
-                <tr key={k.id} data-testid="api-key-row" data-key-id={k.id}>
-                  <td>{k.name}</td>
-                  <td>
-                    <code>{k.prefix}…</code>
-                  </td>
-                  <td style={NOWRAP}>{formatInstant(k.createdAt)}</td>
-                  <td style={NOWRAP}>{k.lastUsedAt ? formatInstant(k.lastUsedAt) : <span className="muted">never</span>}</td>
-                  <td>
-                    {k.revokedAt ? (
-                      <span className="badge denied" title={`Revoked ${formatInstant(k.revokedAt)}`}>
-                        revoked
-                      </span>
-                    ) : (
-                      <span className="badge approved">active</span>
-                    )}
-                  </td>
-                  <td>
-                    {k.revokedAt ? (
-                      <span className="muted" style={NOWRAP}>
-                        {formatInstant(k.revokedAt)}
-                      </span>
-                    ) : (
-                      <ConfirmAction
-                        label="Revoke"
-                        ariaLabel={`Revoke ${k.name}`}
-                        question={`Revoke ${k.name}? Agents using it are refused at once.`}
-                        confirmLabel="Revoke key"
-                        pending={revoke.isPending && revoke.variables === k.id}
-                        onConfirm={() => revoke.mutate(k.id)}
-                      />
-                    )}
-                  </td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        </div>
-      )}
+            ))}
+          </ActionsTable>
+        )}
+      </QueryListStates>
       {revoke.error ? <ErrorState error={revoke.error} /> : null}
     </section>
   );

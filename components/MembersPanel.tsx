@@ -1,9 +1,10 @@
 "use client";
 
 import { type FormEvent, type ReactNode, useState } from "react";
+import { ActionsTable } from "./ActionsTable";
 import { ConfirmAction } from "./ConfirmAction";
-import { EmptyState, ErrorState, Loading } from "./StateViews";
-import { VisuallyHidden } from "./VisuallyHidden";
+import { QueryListStates } from "./QueryListStates";
+import { EmptyState, ErrorState } from "./StateViews";
 import { AddMemberSchema, RoleSchema } from "@/lib/contract/operator";
 import { validateForm, withoutBlanks } from "@/lib/dashboard/form-errors";
 import { formatInstant } from "@/lib/dashboard/format-time";
@@ -37,76 +38,62 @@ export function MembersPanel({ projectId }: { projectId: string }) {
           </li>
         ))}
       </ul>
-      {members.error ? (
-        <ErrorState error={members.error} onRetry={() => members.refetch()} />
-      ) : members.isPending ? (
-        <Loading label="Loading the members…" />
-      ) : members.data.members.length === 0 ? (
-        <EmptyState title="No members yet">Instance admins see every project; add the people who work on this one.</EmptyState>
-      ) : (
-        <div className="table-wrap" style={{ position: "relative" }}>
-          <table className="data">
-            <thead>
-              <tr>
-                <th scope="col">Email</th>
-                <th scope="col">Name</th>
-                <th scope="col">Role</th>
-                <th scope="col">Member since</th>
-                <th scope="col">
-                  <VisuallyHidden>Actions</VisuallyHidden>
-                </th>
-              </tr>
-            </thead>
-            <tbody>
-              {members.data.members.map((m) => {
-                const self = m.userId === me.data?.user.id;
-                return (
-                  <tr key={m.userId} data-testid="member-row">
-                    <td>{m.email}</td>
-                    <td>{m.name}</td>
-                    <td>
-                      {self ? (
-                        <span>
-                          {m.role} <span className="muted">(you)</span>
-                        </span>
-                      ) : (
-                        <select
-                          aria-label={`Role of ${m.email}`}
-                          value={m.role}
-                          disabled={setRole.isPending}
-                          onChange={(e) => {
-                            const role = RoleSchema.parse(e.target.value);
-                            setRole.mutate({ userId: m.userId, role }, { onSuccess: () => setNotice(`${m.email} is now ${role}.`) });
-                          }}
-                        >
-                          {ROLES.map((r) => (
-                            <option key={r} value={r}>
-                              {r}
-                            </option>
-                          ))}
-                        </select>
-                      )}
-                    </td>
-                    <td style={{ whiteSpace: "nowrap" }}>{formatInstant(m.createdAt)}</td>
-                    <td>
-                      {self ? null : (
-                        <ConfirmAction
-                          label="Remove"
-                          ariaLabel={`Remove ${m.email}`}
-                          question={`Remove ${m.email} from this project?`}
-                          confirmLabel="Remove member"
-                          pending={remove.isPending && remove.variables === m.userId}
-                          onConfirm={() => remove.mutate(m.userId, { onSuccess: () => setNotice(`${m.email} was removed.`) })}
-                        />
-                      )}
-                    </td>
-                  </tr>
-                );
-              })}
-            </tbody>
-          </table>
-        </div>
-      )}
+      <QueryListStates
+        query={members}
+        items={(data) => data.members}
+        loading="Loading the members…"
+        empty={<EmptyState title="No members yet">Instance admins see every project; add the people who work on this one.</EmptyState>}
+      >
+        {(list) => (
+          <ActionsTable columns={["Email", "Name", "Role", "Member since"]}>
+            {list.map((m) => {
+              const self = m.userId === me.data?.user.id;
+              return (
+                <tr key={m.userId} data-testid="member-row">
+                  <td>{m.email}</td>
+                  <td>{m.name}</td>
+                  <td>
+                    {self ? (
+                      <span>
+                        {m.role} <span className="muted">(you)</span>
+                      </span>
+                    ) : (
+                      <select
+                        aria-label={`Role of ${m.email}`}
+                        value={m.role}
+                        disabled={setRole.isPending}
+                        onChange={(e) => {
+                          const role = RoleSchema.parse(e.target.value);
+                          setRole.mutate({ userId: m.userId, role }, { onSuccess: () => setNotice(`${m.email} is now ${role}.`) });
+                        }}
+                      >
+                        {ROLES.map((r) => (
+                          <option key={r} value={r}>
+                            {r}
+                          </option>
+                        ))}
+                      </select>
+                    )}
+                  </td>
+                  <td style={{ whiteSpace: "nowrap" }}>{formatInstant(m.createdAt)}</td>
+                  <td>
+                    {self ? null : (
+                      <ConfirmAction
+                        label="Remove"
+                        ariaLabel={`Remove ${m.email}`}
+                        question={`Remove ${m.email} from this project?`}
+                        confirmLabel="Remove member"
+                        pending={remove.isPending && remove.variables === m.userId}
+                        onConfirm={() => remove.mutate(m.userId, { onSuccess: () => setNotice(`${m.email} was removed.`) })}
+                      />
+                    )}
+                  </td>
+                </tr>
+              );
+            })}
+          </ActionsTable>
+        )}
+      </QueryListStates>
       <span role="status" aria-live="polite">
         {notice}
       </span>

@@ -12,7 +12,6 @@ import type { GateEvent } from "./types";
  * use an index for. Every statement is scoped by project_id first.
  */
 type Row = Record<string, unknown>;
-export type Query = (sql: string, values: unknown[]) => Promise<Row[]>;
 
 const CALL_COLUMNS = `r.id, r.project_id, r.key, r.tool, r.run_id, r.step_id, r.scope, r.agent_id, r.state, r.attempt, r.replays, r.first_seen_at, r.updated_at, r.completed_at`;
 
@@ -122,21 +121,23 @@ export function rowToCallListRow(row: Row): CallListRow {
   };
 }
 
-/** The explorer's reads over any provider's query function (both operator stores delegate here). */
-export const callListReads = {
-  async listCalls(query: Query, projectId: string, filter: CallListFilter, page: CallListPage): Promise<CallListRow[]> {
-    const { sql, values } = callListStatement(projectId, filter, page);
-    return (await query(sql, values)).map(rowToCallListRow);
-  },
+/** The explorer's reads, written once: each operator store extends this with its provider's way to run a query for its rows. */
+export abstract class CallListReads {
+  protected abstract rows(sql: string, values: unknown[]): Promise<Row[]>;
 
-  async listRuns(query: Query, projectId: string, page: CallListPage): Promise<RunRow[]> {
+  async listCalls(projectId: string, filter: CallListFilter, page: CallListPage): Promise<CallListRow[]> {
+    const { sql, values } = callListStatement(projectId, filter, page);
+    return (await this.rows(sql, values)).map(rowToCallListRow);
+  }
+
+  async listRuns(projectId: string, page: CallListPage): Promise<RunRow[]> {
     const { sql, values } = runPageStatement(projectId, page);
-    const firsts = await query(sql, values);
+    const firsts = await this.rows(sql, values);
     if (firsts.length === 0) return [];
     const runIds = firsts.map((row) => String(row.run_id));
     const [calls, begins] = await Promise.all([
-      query(runCallStats(runIds.length), [projectId, ...runIds]),
-      query(runBeginStats(runIds.length), [projectId, ...runIds]),
+      this.rows(runCallStats(runIds.length), [projectId, ...runIds]),
+      this.rows(runBeginStats(runIds.length), [projectId, ...runIds]),
     ]);
     const callsOf = new Map(calls.map((row) => [String(row.run_id), row]));
     const beginsOf = new Map(begins.map((row) => [String(row.run_id), row]));
@@ -161,22 +162,22 @@ export const callListReads = {
         blocked: num(b.blocked ?? 0),
       };
     });
-  },
+  }
 
   /** A run's calls, oldest first. */
-  async listRunCalls(query: Query, projectId: string, runId: string, limit: number): Promise<CallListRow[]> {
-    return (await query(RUN_CALLS, [projectId, runId, limit])).map(rowToCallListRow);
-  },
+  async listRunCalls(projectId: string, runId: string, limit: number): Promise<CallListRow[]> {
+    return (await this.rows(RUN_CALLS, [projectId, runId, limit])).map(rowToCallListRow);
+  }
 
   /** A run's ledger, every (sub)agent, oldest first. */
-  async listRunEvents(query: Query, projectId: string, runId: string, limit: number): Promise<GateEvent[]> {
+  async listRunEvents(projectId: string, runId: string, limit: number): Promise<GateEvent[]> {
     const sql = `SELECT ${EVENT_COLUMN_LIST} FROM events WHERE project_id = $1 AND run_id = $2 ORDER BY id LIMIT $3`;
-    return (await query(sql, [projectId, runId, limit])).map(rowToEvent);
-  },
+    return (await this.rows(sql, [projectId, runId, limit])).map(rowToEvent);
+  }
 
   /** A call's latest `limit` events, oldest first. */
-  async listCallEvents(query: Query, projectId: string, callId: string, limit: number): Promise<GateEvent[]> {
+  async listCallEvents(projectId: string, callId: string, limit: number): Promise<GateEvent[]> {
     const sql = `SELECT ${EVENT_COLUMN_LIST} FROM events WHERE project_id = $1 AND call_id = $2 ORDER BY id DESC LIMIT $3`;
-    return (await query(sql, [projectId, callId, limit])).map(rowToEvent).reverse();
-  },
-};
+    return (await this.rows(sql, [projectId, callId, limit])).map(rowToEvent).reverse();
+  }
+}

@@ -1,5 +1,5 @@
 import type { Cursor } from "../core/cursor";
-import type { RecordState } from "../core/record";
+import type { CallRecord, RecordState } from "../core/record";
 
 /** The calls list's filters, already validated; absent means "any". Times are epoch ms. */
 export interface CallListFilter {
@@ -21,21 +21,11 @@ export interface CallListPage {
 }
 
 /** A record as a list shows it (no args, result or lease token) with its latest begin decision. */
-export interface CallListRow {
-  id: string;
-  projectId: string;
-  key: string;
-  tool: string;
-  runId: string;
-  stepId: string | null;
-  scope: string | null;
-  agentId: string | null;
-  state: RecordState;
-  attempt: number;
-  replays: number;
-  firstSeenAt: number;
-  updatedAt: number;
-  completedAt: number | null;
+export interface CallListRow
+  extends Pick<
+    CallRecord,
+    "id" | "projectId" | "key" | "tool" | "runId" | "stepId" | "scope" | "agentId" | "state" | "attempt" | "replays" | "firstSeenAt" | "updatedAt" | "completedAt"
+  > {
   lastDecision: string | null;
   lastDecisionAt: number | null;
 }

@@ -85,6 +85,11 @@ export const num = (value: unknown): number => Number(value);
 export const numOrNull = (value: unknown): number | null => (value === null || value === undefined ? null : Number(value));
 export const strOrNull = (value: unknown): string | null => (value === null || value === undefined ? null : String(value));
 
+/**
+ * One object literal, though rowToCallListRow maps the same columns: it runs on every begin, and
+ * building it from a shared piece made it 3 times (Object.assign) to 200 times (spread) slower in a
+ * micro-benchmark on Node 20.
+ */
 export function rowToRecord(row: Row): CallRecord {
   return {
     id: String(row.id),

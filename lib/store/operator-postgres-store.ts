@@ -1,7 +1,6 @@
 import type pg from "pg";
 import type { CallRecord } from "../core/record";
-import { type Query, callListReads } from "./call-list-statements";
-import type { CallListFilter, CallListPage, CallListRow, RunRow } from "./call-list-types";
+import { CallListReads } from "./call-list-statements";
 import { eventValues, recordValues, rowToApiKey } from "./columns";
 import {
   OPERATOR_SQL as Q,
@@ -34,13 +33,14 @@ type Row = Record<string, unknown>;
  * The operator store on Postgres: each change and its audit entry travel as one statement (a
  * data-modifying CTE), so the audit row exists exactly when the change applied.
  */
-export class PostgresOperatorStore implements OperatorStore {
+export class PostgresOperatorStore extends CallListReads implements OperatorStore {
   readonly provider = "postgres" as const;
-  private readonly read: Query = (sql, values) => this.rows(sql, values);
 
-  constructor(private readonly pool: pg.Pool) {}
+  constructor(private readonly pool: pg.Pool) {
+    super();
+  }
 
-  private async rows(text: string, values: unknown[]): Promise<Row[]> {
+  protected async rows(text: string, values: unknown[]): Promise<Row[]> {
     try {
       return (await this.pool.query(text, values)).rows;
     } catch (error) {
@@ -160,26 +160,6 @@ export class PostgresOperatorStore implements OperatorStore {
   async updateRecordByOperator(record: CallRecord, expectedVersion: number, event: GateEvent, audit: AuditEntryRow): Promise<boolean> {
     const values = [...recordValues(record), expectedVersion, ...eventValues(event), ...auditValues(audit)];
     return (await this.rows(PG_RECORD_BY_OPERATOR, values)).length === 1;
-  }
-
-  listCalls(projectId: string, filter: CallListFilter, page: CallListPage): Promise<CallListRow[]> {
-    return callListReads.listCalls(this.read, projectId, filter, page);
-  }
-
-  listRuns(projectId: string, page: CallListPage): Promise<RunRow[]> {
-    return callListReads.listRuns(this.read, projectId, page);
-  }
-
-  listRunCalls(projectId: string, runId: string, limit: number): Promise<CallListRow[]> {
-    return callListReads.listRunCalls(this.read, projectId, runId, limit);
-  }
-
-  listRunEvents(projectId: string, runId: string, limit: number): Promise<GateEvent[]> {
-    return callListReads.listRunEvents(this.read, projectId, runId, limit);
-  }
-
-  listCallEvents(projectId: string, callId: string, limit: number): Promise<GateEvent[]> {
-    return callListReads.listCallEvents(this.read, projectId, callId, limit);
   }
 
   async close(): Promise<void> {

@@ -1,7 +1,6 @@
 import type Database from "better-sqlite3";
 import type { CallRecord } from "../core/record";
-import { type Query, callListReads } from "./call-list-statements";
-import type { CallListFilter, CallListPage, CallListRow, RunRow } from "./call-list-types";
+import { CallListReads } from "./call-list-statements";
 import { eventValues, recordValues, rowToApiKey } from "./columns";
 import { OPERATOR_SQL as Q, auditValues, resendValues, rowToAudit, rowToMember, rowToResend, rowToUser } from "./operator-statements";
 import type {
@@ -26,13 +25,17 @@ type Row = Record<string, unknown>;
  * included: nothing here holds a lock across an await, which matters because better-auth shares
  * this connection and the gate store's connection waits for locks synchronously.
  */
-export class SqliteOperatorStore implements OperatorStore {
+export class SqliteOperatorStore extends CallListReads implements OperatorStore {
   readonly provider = "sqlite" as const;
   private readonly sql: SqliteStatements;
-  private readonly read: Query = (sql, values) => this.sql.guard(() => this.sql.all(sql, values));
 
   constructor(private readonly db: Database.Database) {
+    super();
     this.sql = new SqliteStatements(db);
+  }
+
+  protected rows(sql: string, values: unknown[]): Promise<Row[]> {
+    return this.sql.guard(() => this.sql.all(sql, values));
   }
 
   private run(sql: string, values: unknown[]): number {
@@ -169,26 +172,6 @@ export class SqliteOperatorStore implements OperatorStore {
       if (this.run(SQL.updateRecord, [...recordValues(record), expectedVersion]) === 0) return 0;
       return this.run(SQL.insertEvent, eventValues(event));
     }, audit);
-  }
-
-  listCalls(projectId: string, filter: CallListFilter, page: CallListPage): Promise<CallListRow[]> {
-    return callListReads.listCalls(this.read, projectId, filter, page);
-  }
-
-  listRuns(projectId: string, page: CallListPage): Promise<RunRow[]> {
-    return callListReads.listRuns(this.read, projectId, page);
-  }
-
-  listRunCalls(projectId: string, runId: string, limit: number): Promise<CallListRow[]> {
-    return callListReads.listRunCalls(this.read, projectId, runId, limit);
-  }
-
-  listRunEvents(projectId: string, runId: string, limit: number): Promise<GateEvent[]> {
-    return callListReads.listRunEvents(this.read, projectId, runId, limit);
-  }
-
-  listCallEvents(projectId: string, callId: string, limit: number): Promise<GateEvent[]> {
-    return callListReads.listCallEvents(this.read, projectId, callId, limit);
   }
 
   async close(): Promise<void> {

@@ -1,12 +1,8 @@
 import { randomBytes } from "node:crypto";
-import AxeBuilder from "@axe-core/playwright";
 import { type Page, expect, test } from "@playwright/test";
-import { createProjectWithKey } from "@/lib/server/projects";
-import { openStore } from "@/lib/store/open-store";
+import { createTestProject } from "../helpers/fixtures";
 import { type Agent, agentClient, runOnce } from "./agent";
-
-const SHOTS = "test-results/screenshots";
-const ADMIN = { email: "admin@idemgate.local", password: "idemgate-demo-admin" };
+import { ADMIN, SHOTS, expectNoSeriousA11yViolations, signIn } from "./dashboard-helpers";
 
 test.describe.configure({ mode: "serial" });
 
@@ -22,28 +18,11 @@ let page: Page;
 let agent: Agent;
 let chargeCallId = "";
 
-async function expectNoSeriousA11yViolations(p: Page) {
-  const { violations } = await new AxeBuilder({ page: p }).analyze();
-  const serious = violations.filter((v) => v.impact === "serious" || v.impact === "critical");
-  expect(serious.map((v) => `${v.id}: ${v.nodes.map((n) => n.target.join(" ")).join(", ")}`)).toEqual([]);
-}
-
-/** There is no API that creates projects: write one into the e2e database, as the demo seed does. */
-async function createProject(): Promise<{ projectId: string; key: string }> {
-  const store = openStore({ databaseUrl: process.env.E2E_DATABASE_URL! });
-  try {
-    const created = await createProjectWithKey(store, `calls explorer e2e ${tag}`);
-    if (!created) throw new Error("project id collision");
-    return { projectId: created.projectId, key: created.apiKey.key };
-  } finally {
-    await store.close();
-  }
-}
-
 test.beforeAll(async ({ browser, baseURL }) => {
-  const project = await createProject();
+  // There is no API that creates projects: write one into the e2e database, as the demo seed does.
+  const project = await createTestProject(process.env.E2E_DATABASE_URL!, `calls explorer e2e ${tag}`);
   PROJECT = `/projects/${project.projectId}`;
-  agent = agentClient(baseURL!, project.key);
+  agent = agentClient(baseURL!, project.apiKey);
   // A parent plans, a "researcher" subagent searches three times, a "billing" subagent charges once,
   // and the parent, having lost the answer, asks about the charge again (replayed). Another run searches twice.
   expect((await runOnce(agent, { tool: TOOLS.plan, runId: RUN, stepId: "plan", args: { goal: "refund" } })).decision).toBe("execute");
@@ -56,12 +35,7 @@ test.beforeAll(async ({ browser, baseURL }) => {
   expect((await agent.begin(charge)).decision).toBe("replay");
   for (let i = 0; i < 2; i++) await runOnce(agent, { tool: TOOLS.search, runId: OTHER_RUN, stepId: `search_${i}`, args: { q: `o${i}` } });
 
-  page = await (await browser.newContext()).newPage();
-  await page.goto("/sign-in");
-  await page.getByLabel("Email").fill(ADMIN.email);
-  await page.getByLabel("Password").fill(ADMIN.password);
-  await page.getByRole("button", { name: "Sign in" }).click();
-  await expect(page.getByRole("heading", { name: "Signed in" })).toBeVisible();
+  page = await signIn(browser, ADMIN);
 });
 
 test.afterAll(async () => {

@@ -1,10 +1,8 @@
-import AxeBuilder from "@axe-core/playwright";
 import { type Page, expect, test } from "@playwright/test";
 import { type Agent, agentClient, demoKey, runOnce } from "./agent";
+import { ADMIN, SHOTS, expectNoSeriousA11yViolations, signIn } from "./dashboard-helpers";
 
 const PROJECT = "/projects/proj_demo";
-const SHOTS = "test-results/screenshots";
-const ADMIN = { email: "admin@idemgate.local", password: "idemgate-demo-admin" };
 
 test.describe.configure({ mode: "serial" });
 
@@ -13,12 +11,6 @@ let agent: Agent;
 /** A completed call of `send_invoice` the agent will ask to resend. */
 let resendCall: { callId: string; body: Record<string, unknown> };
 let emailCallId = "";
-
-async function expectNoSeriousA11yViolations(p: Page) {
-  const { violations } = await new AxeBuilder({ page: p }).analyze();
-  const serious = violations.filter((v) => v.impact === "serious" || v.impact === "critical");
-  expect(serious.map((v) => `${v.id}: ${v.nodes.map((n) => n.target.join(" ")).join(", ")}`)).toEqual([]);
-}
 
 test.beforeAll(async ({ browser, baseURL }) => {
   agent = agentClient(baseURL!, demoKey());
@@ -35,12 +27,7 @@ test.beforeAll(async ({ browser, baseURL }) => {
   const body = { tool: "send_invoice", runId: "run_invoice", stepId: "invoice", args: { order: "order:42", amount: 1999 } };
   resendCall = { callId: (await runOnce(agent, body)).callId, body };
 
-  page = await (await browser.newContext()).newPage();
-  await page.goto("/sign-in");
-  await page.getByLabel("Email").fill(ADMIN.email);
-  await page.getByLabel("Password").fill(ADMIN.password);
-  await page.getByRole("button", { name: "Sign in" }).click();
-  await expect(page.getByRole("heading", { name: "Signed in" })).toBeVisible();
+  page = await signIn(browser, ADMIN);
 });
 
 test.afterAll(async () => {
@@ -189,13 +176,7 @@ test("a viewer sees requests and calls but no approve, evict or edit controls", 
   expect(added.status()).toBeLessThan(300);
   const pending = await agent.askResend(emailCallId, "Viewer test: still pending");
 
-  const context = await browser.newContext();
-  const p = await context.newPage();
-  await p.goto("/sign-in");
-  await p.getByLabel("Email").fill(viewer.email);
-  await p.getByLabel("Password").fill(viewer.password);
-  await p.getByRole("button", { name: "Sign in" }).click();
-  await expect(p.getByRole("heading", { name: "Signed in" })).toBeVisible();
+  const p = await signIn(browser, viewer);
 
   await p.goto(`${PROJECT}/approvals`);
   await expect(p.locator(`[data-request-id="${pending.requestId}"]`)).toBeVisible();
@@ -214,5 +195,5 @@ test("a viewer sees requests and calls but no approve, evict or edit controls", 
   // Statistics are readable by every member (the operator API): the viewer sees the same charts.
   await expect(p.getByTestId("decisions-chart").locator(".recharts-bar-rectangle path").first()).toBeVisible();
   await p.screenshot({ path: `${SHOTS}/overview-viewer.png`, fullPage: true });
-  await context.close();
+  await p.context().close();
 });

@@ -1,13 +1,11 @@
 import { randomBytes } from "node:crypto";
-import AxeBuilder from "@axe-core/playwright";
-import { type Browser, type Page, expect, test } from "@playwright/test";
+import { type Page, expect, test } from "@playwright/test";
 import { type Agent, agentClient, demoKey, runOnce } from "./agent";
+import { ADMIN, SHOTS, expectNoSeriousA11yViolations, signIn } from "./dashboard-helpers";
 
 const PROJECT_ID = "proj_demo";
 const PROJECT = `/projects/${PROJECT_ID}`;
 const API = `/api/v1/operator/projects/${PROJECT_ID}`;
-const SHOTS = "test-results/screenshots";
-const ADMIN = { email: "admin@idemgate.local", password: "idemgate-demo-admin" };
 const suffix = randomBytes(3).toString("hex");
 /** Tools of this spec only: the e2e server and its database are shared with the other specs. */
 const TOOLS = { mail: `spark_mail_${suffix}`, lookup: `spark_lookup_${suffix}`, storm: `storm_charge_${suffix}` };
@@ -20,22 +18,6 @@ test.describe.configure({ mode: "serial" });
 let page: Page;
 let agent: Agent;
 let stormId = "";
-
-async function expectNoSeriousA11yViolations(p: Page) {
-  const { violations } = await new AxeBuilder({ page: p }).analyze();
-  const serious = violations.filter((v) => v.impact === "serious" || v.impact === "critical");
-  expect(serious.map((v) => `${v.id}: ${v.nodes.map((n) => n.target.join(" ")).join(", ")}`)).toEqual([]);
-}
-
-async function signIn(browser: Browser, who: { email: string; password: string }): Promise<Page> {
-  const p = await (await browser.newContext()).newPage();
-  await p.goto("/sign-in");
-  await p.getByLabel("Email").fill(who.email);
-  await p.getByLabel("Password").fill(who.password);
-  await p.getByRole("button", { name: "Sign in" }).click();
-  await expect(p.getByRole("heading", { name: "Signed in" })).toBeVisible();
-  return p;
-}
 
 /** The agent API with any key, answering the status (the agent helper throws on errors). */
 async function beginStatus(baseURL: string, key: string, body: Record<string, unknown>): Promise<number> {

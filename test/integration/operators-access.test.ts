@@ -2,12 +2,11 @@ import { readFileSync, readdirSync, statSync } from "node:fs";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { MeSchema } from "../../lib/contract/operator";
-import { TestClient } from "../helpers/client";
 import { PROVIDERS, type TestDatabase, createTestDatabase } from "../helpers/databases";
-import { createTestProject } from "../helpers/fixtures";
-import { OPERATOR_ENV, OperatorClient, ROOT, type Role, agentAsk, createOperator } from "../helpers/operator-client";
+import { OperatorClient, ROOT, type Role, agentAsk, createOperator } from "../helpers/operator-client";
 import { runOnce, uniqueRun, uniqueTool } from "../helpers/policy-fixtures";
 import { type TestServer, startServer } from "../helpers/server";
+import { type TwoProjects, startTwoProjects } from "../helpers/two-projects";
 
 const OPERATOR_DIR = path.resolve(import.meta.dirname, "../../app/api/v1/operator");
 
@@ -100,36 +99,22 @@ describe("the operator API contract", () => {
 });
 
 describe.each(PROVIDERS)("%s: operator access", (provider) => {
-  let db: TestDatabase;
-  let server: TestServer;
-  let projectA: string;
-  let projectB: string;
-  let agentA: TestClient;
-  let agentB: TestClient;
-  let root: OperatorClient;
+  let world: TwoProjects;
   const members: Partial<Record<Role, OperatorClient>> = {};
 
   beforeAll(async () => {
-    db = await createTestDatabase(provider);
-    const [a, b] = [await createTestProject(db.url, "A"), await createTestProject(db.url, "B")];
-    projectA = a.projectId;
-    projectB = b.projectId;
-    server = await startServer(db.url, OPERATOR_ENV);
-    agentA = new TestClient(server.baseUrl, a.apiKey);
-    agentB = new TestClient(server.baseUrl, b.apiKey);
-    root = await OperatorClient.signIn(server.baseUrl, ROOT.email, ROOT.password);
-    for (const role of ["viewer", "operator", "admin"] as const) members[role] = await createOperator(root, projectA, role);
+    world = await startTwoProjects(provider);
+    for (const role of ["viewer", "operator", "admin"] as const) members[role] = await createOperator(world.root, world.projectA, role);
   });
 
   afterAll(async () => {
-    await server?.stop();
-    await db?.drop();
+    await world?.stop();
   });
 
   it("sign-in sets an httpOnly SameSite session cookie; bad passwords, sign-up and signed-out sessions get nothing", async () => {
-    const res = await fetch(`${server.baseUrl}/api/auth/sign-in/email`, {
+    const res = await fetch(`${world.server.baseUrl}/api/auth/sign-in/email`, {
       method: "POST",
-      headers: { "content-type": "application/json", origin: server.baseUrl },
+      headers: { "content-type": "application/json", origin: world.server.baseUrl },
       body: JSON.stringify({ email: ROOT.email, password: ROOT.password }),
     });
     expect(res.status).toBe(200);
@@ -137,20 +122,20 @@ describe.each(PROVIDERS)("%s: operator access", (provider) => {
     expect(cookie).toMatch(/HttpOnly/i);
     expect(cookie).toMatch(/SameSite=Lax/i);
 
-    const wrong = await fetch(`${server.baseUrl}/api/auth/sign-in/email`, {
+    const wrong = await fetch(`${world.server.baseUrl}/api/auth/sign-in/email`, {
       method: "POST",
-      headers: { "content-type": "application/json", origin: server.baseUrl },
+      headers: { "content-type": "application/json", origin: world.server.baseUrl },
       body: JSON.stringify({ email: ROOT.email, password: "not-the-password" }),
     });
     expect(wrong.status).toBe(401);
-    const signUp = await fetch(`${server.baseUrl}/api/auth/sign-up/email`, {
+    const signUp = await fetch(`${world.server.baseUrl}/api/auth/sign-up/email`, {
       method: "POST",
-      headers: { "content-type": "application/json", origin: server.baseUrl },
+      headers: { "content-type": "application/json", origin: world.server.baseUrl },
       body: JSON.stringify({ email: "intruder@idemgate.test", password: "intruder-password", name: "x" }),
     });
     expect(signUp.status).toBe(404);
 
-    const session = await OperatorClient.signIn(server.baseUrl, ROOT.email, ROOT.password);
+    const session = await OperatorClient.signIn(world.server.baseUrl, ROOT.email, ROOT.password);
     expect((await session.call(MeSchema, "GET", "/api/v1/operator/me")).user).toMatchObject({ email: ROOT.email, instanceAdmin: true });
     expect((await session.raw("POST", "/api/auth/sign-out", {})).status).toBe(200);
     expect((await session.expectError("GET", "/api/v1/operator/me")).status).toBe(401);
@@ -158,15 +143,15 @@ describe.each(PROVIDERS)("%s: operator access", (provider) => {
 
   it("sign-in and operator changes trust the site the browser addressed (Host), not the server's listen address", async () => {
     // As behind a proxy that keeps the Host header: Next.js builds req.url from its own address.
-    const host = `localhost:${new URL(server.baseUrl).port}`;
-    const res = await fetch(`${server.baseUrl}/api/auth/sign-in/email`, {
+    const host = `localhost:${new URL(world.server.baseUrl).port}`;
+    const res = await fetch(`${world.server.baseUrl}/api/auth/sign-in/email`, {
       method: "POST",
       headers: { host, origin: `http://${host}`, "content-type": "application/json" },
       body: JSON.stringify({ email: ROOT.email, password: ROOT.password }),
     });
     expect(res.status, await res.clone().text()).toBe(200);
     const cookie = res.headers.getSetCookie().map((c) => c.split(";")[0]!).join("; ");
-    const viaHost = await fetch(`${server.baseUrl}${root.p(projectA, "/api-keys")}`, {
+    const viaHost = await fetch(`${world.server.baseUrl}${world.root.p(world.projectA, "/api-keys")}`, {
       method: "POST",
       headers: { host, origin: `http://${host}`, cookie, "content-type": "application/json" },
       body: JSON.stringify({ name: "via host" }),
@@ -175,35 +160,35 @@ describe.each(PROVIDERS)("%s: operator access", (provider) => {
   });
 
   it("the sign-in page shows the form, and once signed in, who you are with a sign-out button", async () => {
-    const anonymous = await fetch(`${server.baseUrl}/sign-in`);
+    const anonymous = await fetch(`${world.server.baseUrl}/sign-in`);
     expect(anonymous.status).toBe(200);
     const form = await anonymous.text();
     expect(form).toContain("Operator sign-in");
     expect(form).toMatch(/type="password"/);
     const viewer = members.viewer!;
-    const page = await (await fetch(`${server.baseUrl}/sign-in`, { headers: { cookie: viewer.cookie! } })).text();
+    const page = await (await fetch(`${world.server.baseUrl}/sign-in`, { headers: { cookie: viewer.cookie! } })).text();
     expect(page).toContain(viewer.email);
-    expect(page).toContain(projectA);
+    expect(page).toContain(world.projectA);
     expect(page).toContain("Sign out");
   });
 
   it("every operator route answers 401 without a session, and to an agent's API key", async () => {
-    const anonymous = new OperatorClient(server.baseUrl, null);
+    const anonymous = new OperatorClient(world.server.baseUrl, null);
     for (const { route, method } of operatorRoutes()) {
-      const url = urlOf(route, projectA);
+      const url = urlOf(route, world.projectA);
       const body = method === "GET" || method === "DELETE" ? undefined : {};
       expect((await anonymous.expectError(method, url, body)).status, `${method} ${route}`).toBe(401);
-      const withKey = await agentA.expectError(method, url, body, { origin: server.baseUrl });
+      const withKey = await world.agentA.expectError(method, url, body, { origin: world.server.baseUrl });
       expect(withKey.status, `${method} ${route} with an API key`).toBe(401);
     }
   });
 
   it("every role-gated route answers 403 to the role below, 404 to a non-member, and lets the role itself through", async () => {
-    const outsider = await createOperator(root, projectB, "admin", "outsider");
+    const outsider = await createOperator(world.root, world.projectB, "admin", "outsider");
     for (const { route, method } of operatorRoutes()) {
       const needed = ACCESS[`${method} ${route}`]!;
       if (needed === "signedIn") continue;
-      const url = urlOf(route, projectA);
+      const url = urlOf(route, world.projectA);
       const body = method === "GET" || method === "DELETE" ? undefined : {};
       const below = BELOW[needed];
       if (below) {
@@ -218,46 +203,46 @@ describe.each(PROVIDERS)("%s: operator access", (provider) => {
 
   it("state changes need this site's Origin: a cross-site or Origin-less request is refused", async () => {
     const admin = members.admin!;
-    const path = admin.p(projectA, "/api-keys");
+    const path = admin.p(world.projectA, "/api-keys");
     const evil = await admin.expectError("POST", path, { name: "x" }, { origin: "https://evil.example" });
     expect(evil).toMatchObject({ status: 403, body: { error: { code: "csrf_rejected" } } });
     const crossSite = await admin.expectError("POST", path, { name: "x" }, { "sec-fetch-site": "cross-site" });
     expect(crossSite).toMatchObject({ status: 403, body: { error: { code: "csrf_rejected" } } });
-    const res = await fetch(`${server.baseUrl}${path}`, {
+    const res = await fetch(`${world.server.baseUrl}${path}`, {
       method: "POST",
       headers: { cookie: admin.cookie!, "content-type": "application/json" },
       body: JSON.stringify({ name: "x" }),
     });
     expect(res.status).toBe(403);
-    expect((await admin.apiKeys(projectA)).keys.map((k) => k.name)).not.toContain("x");
+    expect((await admin.apiKeys(world.projectA)).keys.map((k) => k.name)).not.toContain("x");
   });
 
   it("an operator of project A sees and approves nothing of project B", async () => {
-    const callB = await runOnce(agentB, { tool: uniqueTool("b"), runId: uniqueRun("b"), stepId: "s" });
-    const requestB = await agentAsk(agentB, callB.callId);
-    const callA = await runOnce(agentA, { tool: uniqueTool("a"), runId: uniqueRun("a"), stepId: "s" });
-    const requestA = await agentAsk(agentA, callA.callId);
+    const callB = await runOnce(world.agentB, { tool: uniqueTool("b"), runId: uniqueRun("b"), stepId: "s" });
+    const requestB = await agentAsk(world.agentB, callB.callId);
+    const callA = await runOnce(world.agentA, { tool: uniqueTool("a"), runId: uniqueRun("a"), stepId: "s" });
+    const requestA = await agentAsk(world.agentA, callA.callId);
     const operatorA = members.operator!;
 
-    expect((await operatorA.listResends(projectA)).requests.map((r) => r.requestId)).toContain(requestA.requestId);
-    expect((await operatorA.listResends(projectA)).requests.map((r) => r.requestId)).not.toContain(requestB.requestId);
+    expect((await operatorA.listResends(world.projectA)).requests.map((r) => r.requestId)).toContain(requestA.requestId);
+    expect((await operatorA.listResends(world.projectA)).requests.map((r) => r.requestId)).not.toContain(requestB.requestId);
     const attempts = [
-      ["GET", operatorA.p(projectB, "/resend-requests")],
-      ["GET", operatorA.p(projectB, `/resend-requests/${requestB.requestId}`)],
-      ["POST", operatorA.p(projectB, `/resend-requests/${requestB.requestId}/approve`)],
-      ["POST", operatorA.p(projectA, `/resend-requests/${requestB.requestId}/approve`)],
-      ["GET", operatorA.p(projectB, `/calls/${callB.callId}`)],
-      ["GET", operatorA.p(projectA, `/calls/${callB.callId}`)],
-      ["POST", operatorA.p(projectA, `/calls/${callB.callId}/evict`)],
-      ["GET", operatorA.p(projectB, "/audit")],
+      ["GET", operatorA.p(world.projectB, "/resend-requests")],
+      ["GET", operatorA.p(world.projectB, `/resend-requests/${requestB.requestId}`)],
+      ["POST", operatorA.p(world.projectB, `/resend-requests/${requestB.requestId}/approve`)],
+      ["POST", operatorA.p(world.projectA, `/resend-requests/${requestB.requestId}/approve`)],
+      ["GET", operatorA.p(world.projectB, `/calls/${callB.callId}`)],
+      ["GET", operatorA.p(world.projectA, `/calls/${callB.callId}`)],
+      ["POST", operatorA.p(world.projectA, `/calls/${callB.callId}/evict`)],
+      ["GET", operatorA.p(world.projectB, "/audit")],
     ] as const;
     for (const [method, url] of attempts) {
       const body = method === "POST" ? (url.endsWith("evict") ? { reason: "x" } : { note: "x" }) : undefined;
       expect((await operatorA.expectError(method, url, body)).status, `${method} ${url}`).toBe(404);
     }
     // Agents are confined the same way: B's key cannot read A's request.
-    expect((await agentB.expectError("GET", `/api/v1/resend-requests/${requestA.requestId}`)).status).toBe(404);
-    expect((await operatorA.getResend(projectA, requestA.requestId)).status).toBe("pending");
-    expect((await root.getResend(projectB, requestB.requestId)).status).toBe("pending");
+    expect((await world.agentB.expectError("GET", `/api/v1/resend-requests/${requestA.requestId}`)).status).toBe(404);
+    expect((await operatorA.getResend(world.projectA, requestA.requestId)).status).toBe("pending");
+    expect((await world.root.getResend(world.projectB, requestB.requestId)).status).toBe("pending");
   });
 });

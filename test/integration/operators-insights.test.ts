@@ -2,26 +2,19 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { DedupResponseSchema, TimeseriesResponseSchema, TopRunsResponseSchema } from "../../lib/contract/stats";
 import { StormDetailResponseSchema, StormListResponseSchema } from "../../lib/contract/storms";
 import { AdminClient, TEST_ADMIN_TOKEN } from "../helpers/admin-client";
-import { TestClient } from "../helpers/client";
-import { PROVIDERS, type TestDatabase, createTestDatabase } from "../helpers/databases";
-import { createTestProject } from "../helpers/fixtures";
+import { PROVIDERS } from "../helpers/databases";
 import { InsightsClient } from "../helpers/insights-client";
-import { OPERATOR_ENV, OperatorClient, ROOT, createOperator } from "../helpers/operator-client";
+import { OperatorClient, createOperator } from "../helpers/operator-client";
 import { expectDecision, runOnce, uniqueRun, uniqueTool } from "../helpers/policy-fixtures";
-import { type TestServer, startServer } from "../helpers/server";
 import { burstReplays, pacedReplays, prepareStormTool, waitFor } from "../helpers/storm-scenario";
+import { type TwoProjects, startTwoProjects } from "../helpers/two-projects";
 
 /**
  * The dashboard's statistics and storms through the operator API: any member of the project reads
  * them with a session (a viewer included), with the same answers as the admin API; nobody else does.
  */
 describe.each(PROVIDERS)("%s: statistics and storms for every member", (provider) => {
-  let db: TestDatabase;
-  let server: TestServer;
-  let projectA: string;
-  let projectB: string;
-  let agentA: TestClient;
-  let agentB: TestClient;
+  let world: TwoProjects;
   let adminA: InsightsClient;
   let viewer: OperatorClient;
   let outsider: OperatorClient;
@@ -36,83 +29,75 @@ describe.each(PROVIDERS)("%s: statistics and storms for every member", (provider
   });
 
   beforeAll(async () => {
-    db = await createTestDatabase(provider);
-    const [a, b] = [await createTestProject(db.url, "A"), await createTestProject(db.url, "B")];
-    projectA = a.projectId;
-    projectB = b.projectId;
-    server = await startServer(db.url, { ...OPERATOR_ENV, IDEMGATE_ADMIN_TOKEN: TEST_ADMIN_TOKEN, IDEMGATE_STORM_INTERVAL_MS: "200" });
-    agentA = new TestClient(server.baseUrl, a.apiKey);
-    agentB = new TestClient(server.baseUrl, b.apiKey);
-    adminA = new InsightsClient(server.baseUrl, projectA);
-    const root = await OperatorClient.signIn(server.baseUrl, ROOT.email, ROOT.password);
-    viewer = await createOperator(root, projectA, "viewer");
-    outsider = await createOperator(root, projectB, "admin", "outsider");
+    world = await startTwoProjects(provider, { IDEMGATE_ADMIN_TOKEN: TEST_ADMIN_TOKEN, IDEMGATE_STORM_INTERVAL_MS: "200" });
+    adminA = new InsightsClient(world.server.baseUrl, world.projectA);
+    viewer = await createOperator(world.root, world.projectA, "viewer");
+    outsider = await createOperator(world.root, world.projectB, "admin", "outsider");
 
     // A: three runs execute once and are replayed once each; B: one execute of its own tool.
     for (let i = 0; i < 3; i++) {
       const request = { tool: toolA, runId: uniqueRun(`a${i}`), stepId: "notify", args: { to: i } };
-      await runOnce(agentA, request);
-      expectDecision(await agentA.begin(request), "replay");
+      await runOnce(world.agentA, request);
+      expectDecision(await world.agentA.begin(request), "replay");
     }
-    await runOnce(agentB, { tool: toolB, runId: uniqueRun("b"), stepId: "notify" });
+    await runOnce(world.agentB, { tool: toolB, runId: uniqueRun("b"), stepId: "notify" });
   });
 
   afterAll(async () => {
-    await server?.stop();
-    await db?.drop();
+    await world?.stop();
   });
 
   it("a viewer reads the figures, series and top runs of their project, the same answers the admin API gives", async () => {
-    const dedup = await viewer.call(DedupResponseSchema, "GET", reads(projectA).dedup);
+    const dedup = await viewer.call(DedupResponseSchema, "GET", reads(world.projectA).dedup);
     expect(dedup.tools.map((t) => t.tool)).toEqual([toolA]);
     expect(dedup.tools[0]).toMatchObject({ begins: 6, executions: 3, replays: 3, dedupHits: 3, dedupRate: 0.5 });
     expect(dedup).toEqual(await adminA.dedup({ from: dedup.from, to: dedup.to }));
 
-    const series = await viewer.call(TimeseriesResponseSchema, "GET", reads(projectA).timeseries);
+    const series = await viewer.call(TimeseriesResponseSchema, "GET", reads(world.projectA).timeseries);
     const replays = series.series.find((s) => s.tool === toolA && s.type === "begin" && s.decision === "replay");
     expect(replays?.total).toBe(3);
     expect(series.series.map((s) => s.tool)).not.toContain(toolB);
     expect(series).toEqual(await adminA.timeseries({ bucket: "minute", from: series.from, to: series.to }));
 
-    const runs = await viewer.call(TopRunsResponseSchema, "GET", reads(projectA).topRuns);
+    const runs = await viewer.call(TopRunsResponseSchema, "GET", reads(world.projectA).topRuns);
     expect(runs.runs).toHaveLength(3);
     expect(runs.runs.every((r) => r.begins === 2 && r.dedupHits === 1)).toBe(true);
 
-    expect((await viewer.call(StormListResponseSchema, "GET", reads(projectA).storms)).storms).toEqual([]);
-    expect((await viewer.call(StormListResponseSchema, "GET", reads(projectA).openStorms)).storms).toEqual([]);
+    expect((await viewer.call(StormListResponseSchema, "GET", reads(world.projectA).storms)).storms).toEqual([]);
+    expect((await viewer.call(StormListResponseSchema, "GET", reads(world.projectA).openStorms)).storms).toEqual([]);
   });
 
   it("without a session, with an agent key, or as another project's member: 401, 401, 404 — and a project sees only its own figures", async () => {
-    const anonymous = new OperatorClient(server.baseUrl, null);
-    for (const url of Object.values(reads(projectA))) {
+    const anonymous = new OperatorClient(world.server.baseUrl, null);
+    for (const url of Object.values(reads(world.projectA))) {
       expect((await anonymous.expectError("GET", url)).status, url).toBe(401);
-      expect((await agentA.expectError("GET", url)).status, `${url} with an API key`).toBe(401);
+      expect((await world.agentA.expectError("GET", url)).status, `${url} with an API key`).toBe(401);
       expect(await outsider.expectError("GET", url), `${url} by B's admin`).toMatchObject({ status: 404, body: { error: { code: "not_found" } } });
-      expect((await viewer.expectError("GET", url.replace(projectA, projectB))).status, `B's ${url} by A's viewer`).toBe(404);
+      expect((await viewer.expectError("GET", url.replace(world.projectA, world.projectB))).status, `B's ${url} by A's viewer`).toBe(404);
     }
-    const ofB = await outsider.call(DedupResponseSchema, "GET", reads(projectB).dedup);
+    const ofB = await outsider.call(DedupResponseSchema, "GET", reads(world.projectB).dedup);
     expect(ofB.tools.map((t) => t.tool)).toEqual([toolB]);
-    expect((await viewer.expectError("GET", `/api/v1/operator/projects/${projectA}/storms/storm_unknown`)).status).toBe(404);
+    expect((await viewer.expectError("GET", `/api/v1/operator/projects/${world.projectA}/storms/storm_unknown`)).status).toBe(404);
   });
 
   it("a storm is listed for a viewer, and its detail charts the rate against the baseline; other projects cannot read it", async () => {
-    const stormy = await prepareStormTool(new AdminClient(server.baseUrl, projectA), agentA, "charge");
+    const stormy = await prepareStormTool(new AdminClient(world.server.baseUrl, world.projectA), world.agentA, "charge");
     // A quiet baseline (~2 hits a second), then a burst far above it.
-    await pacedReplays([agentA], stormy, 2, 4_500);
-    await burstReplays([agentA], stormy, [35, 20, 15, 10]);
+    await pacedReplays([world.agentA], stormy, 2, 4_500);
+    await burstReplays([world.agentA], stormy, [35, 20, 15, 10]);
     const listed = await waitFor(
-      async () => (await viewer.call(StormListResponseSchema, "GET", reads(projectA).openStorms)).storms.find((s) => s.tool === stormy.tool),
+      async () => (await viewer.call(StormListResponseSchema, "GET", reads(world.projectA).openStorms)).storms.find((s) => s.tool === stormy.tool),
       5_000,
       "the open storm, as the viewer sees it",
     );
     // Quiet from here: three windows under the threshold close it, and the incident stops changing.
     const closed = await waitFor(
-      async () => (await viewer.call(StormListResponseSchema, "GET", `${reads(projectA).storms}?status=closed`)).storms.find((s) => s.id === listed.id),
+      async () => (await viewer.call(StormListResponseSchema, "GET", `${reads(world.projectA).storms}?status=closed`)).storms.find((s) => s.id === listed.id),
       10_000,
       "the storm to close",
     );
 
-    const detailUrl = `/api/v1/operator/projects/${projectA}/storms/${closed.id}`;
+    const detailUrl = `/api/v1/operator/projects/${world.projectA}/storms/${closed.id}`;
     const detail = await viewer.call(StormDetailResponseSchema, "GET", detailUrl);
     expect(detail.storm).toEqual(closed);
     expect(detail.rate.bucketSeconds).toBe(1);
@@ -141,7 +126,7 @@ describe.each(PROVIDERS)("%s: statistics and storms for every member", (provider
 
     // Another project's member, or A's storm through B's path: not found, never forbidden.
     expect((await outsider.expectError("GET", detailUrl)).status).toBe(404);
-    expect((await outsider.expectError("GET", detailUrl.replace(projectA, projectB))).status).toBe(404);
-    expect((await new OperatorClient(server.baseUrl, null).expectError("GET", detailUrl)).status).toBe(401);
+    expect((await outsider.expectError("GET", detailUrl.replace(world.projectA, world.projectB))).status).toBe(404);
+    expect((await new OperatorClient(world.server.baseUrl, null).expectError("GET", detailUrl)).status).toBe(401);
   });
 });

@@ -1,24 +1,7 @@
 import { describe, expect, it } from "vitest";
 import type { LedgerEvent } from "@/lib/contract/calls";
 import { actorOf, describeEvent, formatOffset, noteOf, toneOfDecision, toneOfEvent } from "@/lib/dashboard/ledger-labels";
-
-const event = (over: Partial<LedgerEvent>): LedgerEvent => ({
-  id: "evt_1",
-  callId: "call_1",
-  at: "2026-01-01T00:00:00.000Z",
-  type: "begin",
-  decision: "execute",
-  attempt: 1,
-  tool: "t",
-  key: "k",
-  agentId: null,
-  toolCallId: null,
-  argsMismatch: false,
-  latencyUs: 0,
-  policyVersion: 0,
-  detail: null,
-  ...over,
-});
+import { ledgerEvent as event } from "./ledger-event";
 
 describe("ledger labels", () => {
   it.each([

@@ -1,27 +1,13 @@
 import { describe, expect, it } from "vitest";
 import type { CallSummary, LedgerEvent, RunDetail } from "@/lib/contract/calls";
 import { ROOT_AGENT, foldDecisions, packRows, prepareRunTimeline, type RunSegment } from "@/lib/dashboard/prepare-run-timeline";
+import { ledgerEvent } from "./ledger-event";
 
 const T0 = Date.UTC(2026, 0, 1);
 const at = (ms: number) => new Date(T0 + ms).toISOString();
 let seq = 0;
-const ev = (ms: number, callId: string | null, over: Partial<LedgerEvent> = {}): LedgerEvent => ({
-  id: `evt_${String(++seq).padStart(4, "0")}`,
-  callId,
-  at: at(ms),
-  type: "begin",
-  decision: "execute",
-  attempt: 1,
-  tool: "search",
-  key: `k_${callId}`,
-  agentId: null,
-  toolCallId: null,
-  argsMismatch: false,
-  latencyUs: 0,
-  policyVersion: 0,
-  detail: null,
-  ...over,
-});
+const ev = (ms: number, callId: string | null, over: Partial<LedgerEvent> = {}): LedgerEvent =>
+  ledgerEvent({ id: `evt_${String(++seq).padStart(4, "0")}`, callId, at: at(ms), tool: "search", key: `k_${callId}`, ...over });
 const call = (callId: string, tool: string, agentId: string | null, ms: number, over: Partial<CallSummary> = {}): CallSummary => ({
   callId,
   tool,

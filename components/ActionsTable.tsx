@@ -1,0 +1,28 @@
+import type { ReactNode } from "react";
+import { VisuallyHidden } from "./VisuallyHidden";
+
+/**
+ * A scrolling table whose last column holds each row's buttons. That column's name is for screen
+ * readers only, so the wrapper is positioned: the hidden name must not widen the page on a phone.
+ */
+export function ActionsTable({ columns, children }: { columns: string[]; children: ReactNode }) {
+  return (
+    <div className="table-wrap" style={{ position: "relative" }}>
+      <table className="data">
+        <thead>
+          <tr>
+            {columns.map((column) => (
+              <th key={column} scope="col">
+                {column}
+              </th>
+            ))}
+            <th scope="col">
+              <VisuallyHidden>Actions</VisuallyHidden>
+            </th>
+          </tr>
+        </thead>
+        <tbody>{children}</tbody>
+      </table>
+    </div>
+  );
+}
