@@ -6,6 +6,7 @@ import { type CallFilters as Filters, activeFilterCount, filtersFromSearch, filt
 import { useCallsQuery } from "@/lib/dashboard/queries/use-calls-query";
 import { CallFilters } from "./CallFilters";
 import { CallsTable } from "./CallsTable";
+import { LoadMoreRow } from "./LoadMoreRow";
 import { useProject } from "./ProjectContext";
 import { EmptyState, ErrorState, Loading } from "./StateViews";
 import "./explorer.css";
@@ -56,19 +57,7 @@ export function CallsExplorer() {
             {calls.isFetching && !calls.isFetchingNextPage ? " · refreshing…" : ""}
           </p>
           <CallsTable projectId={projectId} calls={rows} />
-          <div className="row">
-            {calls.hasNextPage ? (
-              <button type="button" onClick={() => calls.fetchNextPage()} disabled={calls.isFetchingNextPage}>
-                {calls.isFetchingNextPage ? "Loading…" : "Load more"}
-              </button>
-            ) : (
-              <span className="muted">End of the list.</span>
-            )}
-            <button type="button" onClick={() => calls.refetch()} disabled={calls.isFetching}>
-              Refresh
-            </button>
-          </div>
-          {calls.isFetchNextPageError ? <ErrorState error={calls.error} /> : null}
+          <LoadMoreRow query={calls} />
         </>
       )}
     </div>

@@ -11,6 +11,7 @@ const SECTIONS = [
   { href: "/calls", label: "Calls" },
   { href: "/runs", label: "Runs" },
   { href: "/storms", label: "Storms" },
+  { href: "/audit", label: "Audit log" },
   { href: "/settings", label: "Settings" },
 ];
 

@@ -5,6 +5,7 @@ import { useSearchParams } from "next/navigation";
 import { formatUtc } from "@/lib/dashboard/ledger-labels";
 import { useRunsQuery } from "@/lib/dashboard/queries/use-runs-query";
 import { ToneBadge } from "./DecisionBadge";
+import { LoadMoreRow } from "./LoadMoreRow";
 import { useProject } from "./ProjectContext";
 import { EmptyState, ErrorState, Loading } from "./StateViews";
 import "./explorer.css";
@@ -72,19 +73,7 @@ export function RunsList() {
               </tbody>
             </table>
           </div>
-          <div className="row">
-            {runs.hasNextPage ? (
-              <button type="button" onClick={() => runs.fetchNextPage()} disabled={runs.isFetchingNextPage}>
-                {runs.isFetchingNextPage ? "Loading…" : "Load more"}
-              </button>
-            ) : (
-              <span className="muted">End of the list.</span>
-            )}
-            <button type="button" onClick={() => runs.refetch()} disabled={runs.isFetching}>
-              Refresh
-            </button>
-          </div>
-          {runs.isFetchNextPageError ? <ErrorState error={runs.error} /> : null}
+          <LoadMoreRow query={runs} />
         </>
       )}
     </div>

@@ -67,11 +67,25 @@ test("approvals: an agent's resend request is approved in the UI and its token e
   await card.getByRole("button", { name: "Approve" }).click();
   await expect(page.locator(`[data-request-id="${asked.requestId}"] .badge.approved`)).toBeVisible();
 
+  // The inbox keeps it, decided, with who and why.
+  await expect(card).toContainText("Customer confirmed the bounce");
+  await expect(card).toContainText(/admin/i);
+
   const approved = await agent.resendRequest(asked.requestId);
   expect(approved.status).toBe("approved");
   expect(approved.bypassToken).toBeTruthy();
   const again = await agent.begin({ ...resendCall.body, bypassToken: approved.bypassToken });
   expect(again.decision).toBe("execute");
+
+  // The audit log shows who approved it, and that the agent's token was then used.
+  await page.goto(`${PROJECT}/audit`);
+  const approval = page.locator('[data-testid="audit-row"][data-action="resend.approved"]').filter({ hasText: asked.requestId });
+  await expect(approval).toBeVisible();
+  await expect(approval).toContainText(/admin/i);
+  await expect(approval).toContainText("Customer confirmed the bounce");
+  await expect(page.locator('[data-testid="audit-row"][data-action="resend.token_used"]').filter({ hasText: asked.requestId })).toBeVisible();
+  await page.screenshot({ path: `${SHOTS}/audit.png`, fullPage: true });
+  await expectNoSeriousA11yViolations(page);
 });
 
 test("tools & policies: list with traffic, edit a policy with inline validation, see history", async () => {
