@@ -1,13 +1,14 @@
 import type { ReactNode } from "react";
 import { VisuallyHidden } from "./VisuallyHidden";
+import { TableWrap } from "./TableWrap";
 
 /**
  * A scrolling table whose last column holds each row's buttons. That column's name is for screen
  * readers only, so the wrapper is positioned: the hidden name must not widen the page on a phone.
  */
-export function ActionsTable({ columns, children }: { columns: string[]; children: ReactNode }) {
+export function ActionsTable({ label, columns, children }: { label: string; columns: string[]; children: ReactNode }) {
   return (
-    <div className="table-wrap" style={{ position: "relative" }}>
+    <TableWrap label={label} style={{ position: "relative" }}>
       <table className="data">
         <thead>
           <tr>
@@ -23,6 +24,6 @@ export function ActionsTable({ columns, children }: { columns: string[]; childre
         </thead>
         <tbody>{children}</tbody>
       </table>
-    </div>
+    </TableWrap>
   );
 }

@@ -36,7 +36,7 @@ export function ApiKeysPanel({ projectId }: { projectId: string }) {
         empty={<EmptyState title="No API keys">Create one for each agent or environment, so that each can be revoked alone.</EmptyState>}
       >
         {(list) => (
-          <ActionsTable columns={["Name", "Prefix", "Created", "Last used", "State"]}>
+          <ActionsTable label="API keys" columns={["Name", "Prefix", "Created", "Last used", "State"]}>
             {list.map((k) => (
               <tr key={k.id} data-testid="api-key-row" data-key-id={k.id}>
                 <td>{k.name}</td>

@@ -10,6 +10,7 @@ import { LoadMoreRow } from "./LoadMoreRow";
 import { useProject } from "./ProjectContext";
 import { EmptyState, ErrorState, Loading } from "./StateViews";
 import "./explorer.css";
+import { TableWrap } from "./TableWrap";
 
 type AuditEntry = z.infer<typeof AuditEntrySchema>;
 
@@ -48,7 +49,7 @@ export function AuditLog() {
         <EmptyState title="Nothing audited yet">Operator actions and resend requests appear here as they happen.</EmptyState>
       ) : (
         <>
-          <div className="table-wrap">
+          <TableWrap label="Audit log">
             <table className="data stacked" data-testid="audit-table">
               <thead>
                 <tr>
@@ -85,7 +86,7 @@ export function AuditLog() {
                 ))}
               </tbody>
             </table>
-          </div>
+          </TableWrap>
           <LoadMoreRow query={audit} end="The beginning of the log." />
         </>
       )}

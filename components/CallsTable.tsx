@@ -2,12 +2,13 @@ import Link from "next/link";
 import type { CallSummary } from "@/lib/contract/calls";
 import { formatUtc } from "@/lib/dashboard/ledger-labels";
 import { DecisionBadge } from "./DecisionBadge";
+import { TableWrap } from "./TableWrap";
 
 /** A page of calls: each row opens the call; the run links to its timeline. Stacked cards on a phone. */
 export function CallsTable({ projectId, calls }: { projectId: string; calls: CallSummary[] }) {
   const base = `/projects/${encodeURIComponent(projectId)}`;
   return (
-    <div className="table-wrap">
+    <TableWrap label="Calls">
       <table className="data stacked" data-testid="calls-table">
         <thead>
           <tr>
@@ -55,6 +56,6 @@ export function CallsTable({ projectId, calls }: { projectId: string; calls: Cal
           ))}
         </tbody>
       </table>
-    </div>
+    </TableWrap>
   );
 }

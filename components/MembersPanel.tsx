@@ -45,7 +45,7 @@ export function MembersPanel({ projectId }: { projectId: string }) {
         empty={<EmptyState title="No members yet">Instance admins see every project; add the people who work on this one.</EmptyState>}
       >
         {(list) => (
-          <ActionsTable columns={["Email", "Name", "Role", "Member since"]}>
+          <ActionsTable label="Members" columns={["Email", "Name", "Role", "Member since"]}>
             {list.map((m) => {
               const self = m.userId === me.data?.user.id;
               return (

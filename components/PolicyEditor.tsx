@@ -6,6 +6,7 @@ import { buildOverrides, draftFromOverrides, inheritedValue, policyFields } from
 import { usePolicyQuery, useSavePolicyMutation } from "@/lib/dashboard/queries/use-policies-query";
 import { PolicyFieldInput } from "./PolicyFieldInput";
 import { PolicyHistory } from "./PolicyHistory";
+import { PolicySimulation } from "./PolicySimulation";
 import { useProject } from "./ProjectContext";
 import { EmptyState, ErrorState, Loading } from "./StateViews";
 
@@ -27,20 +28,26 @@ export function PolicyEditor({ tool }: { tool: string }) {
       ) : policy.isPending ? (
         <Loading />
       ) : (
-        <PolicyForm key={policy.data.ownVersion} tool={tool} effective={policy.data} save={save} />
+        <PolicyForm key={policy.data.ownVersion} projectId={projectId} tool={tool} effective={policy.data} save={save} />
       )}
       <PolicyHistory projectId={projectId} tool={tool} />
     </div>
   );
 }
 
-function PolicyForm({ tool, effective, save }: { tool: string; effective: EffectivePolicyResponse; save: ReturnType<typeof useSavePolicyMutation> }) {
+function PolicyForm({ projectId, tool, effective, save }: { projectId: string; tool: string; effective: EffectivePolicyResponse; save: ReturnType<typeof useSavePolicyMutation> }) {
   const initial = useMemo(() => draftFromOverrides(effective.overrides, FIELDS), [effective.overrides]);
   const [draft, setDraft] = useState(initial);
   const [reason, setReason] = useState("");
   const [submitted, setSubmitted] = useState(false);
   const built = buildOverrides(draft, FIELDS);
   const errors = built.ok ? {} : built.errors;
+  // The saved layer put through the same builder, so an untouched form compares equal to it whatever the key order.
+  const savedJson = useMemo(() => {
+    const saved = buildOverrides(initial, FIELDS);
+    return saved.ok ? JSON.stringify(saved.policy) : null;
+  }, [initial]);
+  const draftJson = built.ok ? JSON.stringify(built.policy) : null;
   const reasonError = submitted && reason.trim() === "" ? "Say why: the reason is kept in the history." : undefined;
 
   function submit(event: FormEvent) {
@@ -68,6 +75,7 @@ function PolicyForm({ tool, effective, save }: { tool: string; effective: Effect
           />
         ))}
       </div>
+      <PolicySimulation projectId={projectId} tool={tool} draftJson={draftJson === savedJson ? null : draftJson} />
       <label htmlFor="policy-reason">Reason for the change</label>
       <textarea
         id="policy-reason"

@@ -9,6 +9,7 @@ import { useProject } from "./ProjectContext";
 import { RunTimeline } from "./RunTimeline";
 import { EmptyState, ErrorState, Loading } from "./StateViews";
 import "./explorer.css";
+import { TableWrap } from "./TableWrap";
 
 /** A run's steps and attempts across its subagents: lanes over time, then the same as a table. */
 export function RunDetail({ runId }: { runId: string }) {
@@ -44,7 +45,7 @@ export function RunDetail({ runId }: { runId: string }) {
       </section>
       <section aria-labelledby="steps-title" className="stack">
         <h2 id="steps-title" style={{ margin: 0 }}>Steps and attempts</h2>
-        <div className="table-wrap">
+        <TableWrap label="Steps of the run">
           <table className="data stacked" data-testid="run-steps">
             <thead>
               <tr>
@@ -79,7 +80,7 @@ export function RunDetail({ runId }: { runId: string }) {
               ))}
             </tbody>
           </table>
-        </div>
+        </TableWrap>
       </section>
     </div>
   );

@@ -9,6 +9,7 @@ import { LoadMoreRow } from "./LoadMoreRow";
 import { useProject } from "./ProjectContext";
 import { EmptyState, ErrorState, Loading } from "./StateViews";
 import "./explorer.css";
+import { TableWrap } from "./TableWrap";
 
 /** Recent runs, newest first by their first call, with their counts; "load more" by cursor. */
 export function RunsList() {
@@ -28,7 +29,7 @@ export function RunsList() {
         <EmptyState title="No runs yet">A run appears with the first call an agent makes under its runId.</EmptyState>
       ) : (
         <>
-          <div className="table-wrap">
+          <TableWrap label="Runs">
             <table className="data stacked" data-testid="runs-table">
               <thead>
                 <tr>
@@ -72,7 +73,7 @@ export function RunsList() {
                 ))}
               </tbody>
             </table>
-          </div>
+          </TableWrap>
           <LoadMoreRow query={runs} />
         </>
       )}

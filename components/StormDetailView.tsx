@@ -9,6 +9,7 @@ import type { StormDetail } from "@/lib/contract/storms";
 import { formatInstant } from "@/lib/dashboard/format-time";
 import { prepareStormRate } from "@/lib/dashboard/prepare-storm-rate";
 import { useStormQuery } from "@/lib/dashboard/queries/use-storm-query";
+import { TableWrap } from "./TableWrap";
 
 /** One storm (any member): its figures, rate against the baseline, and who drove it, with links to the calls. */
 export function StormDetailView({ stormId }: { stormId: string }) {
@@ -114,7 +115,7 @@ function DriversTable({ title, column, empty, rows }: { title: string; column: s
       {rows.length === 0 ? (
         <EmptyState title={empty} />
       ) : (
-        <div className="table-wrap">
+        <TableWrap label="Runs and keys in the storm">
           <table className="data">
             <thead>
               <tr>
@@ -135,7 +136,7 @@ function DriversTable({ title, column, empty, rows }: { title: string; column: s
               ))}
             </tbody>
           </table>
-        </div>
+        </TableWrap>
       )}
     </section>
   );

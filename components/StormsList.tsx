@@ -5,6 +5,7 @@ import { useProject } from "./ProjectContext";
 import { EmptyState, ErrorState, Loading } from "./StateViews";
 import { formatInstant } from "@/lib/dashboard/format-time";
 import { useStormsQuery } from "@/lib/dashboard/queries/use-storms-query";
+import { TableWrap } from "./TableWrap";
 
 /** Retry-storm incidents, latest first (any member); each links to its detail. */
 export function StormsList() {
@@ -21,7 +22,7 @@ export function StormsList() {
       ) : storms.data.storms.length === 0 ? (
         <EmptyState title="No storms">A storm opens when a tool&apos;s dedup hits per window jump far above its baseline.</EmptyState>
       ) : (
-        <div className="table-wrap">
+        <TableWrap label="Storms">
           <table className="data">
             <thead>
               <tr>
@@ -58,7 +59,7 @@ export function StormsList() {
               ))}
             </tbody>
           </table>
-        </div>
+        </TableWrap>
       )}
     </div>
   );

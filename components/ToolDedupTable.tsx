@@ -2,13 +2,14 @@ import Link from "next/link";
 import { formatRate } from "@/lib/dashboard/prepare-kpis";
 import type { ToolSparkline } from "@/lib/dashboard/prepare-tool-sparklines";
 import { Sparkline } from "./Sparkline";
+import { TableWrap } from "./TableWrap";
 
 const int = new Intl.NumberFormat("en-US");
 
 /** Dedup rate per tool over the overview's range, each with its sparkline; a tool links to its calls. */
 export function ToolDedupTable({ tools, callsHref, rangeLabel }: { tools: ToolSparkline[]; callsHref: (tool: string) => string; rangeLabel: string }) {
   return (
-    <div className="table-wrap">
+    <TableWrap label="Dedup rate per tool">
       <table className="data" data-testid="tool-dedup-table">
         <caption className="muted" style={{ textAlign: "left" }}>
           Calls (blue) and dedup hits (orange) per tool, {rangeLabel.toLowerCase()}
@@ -42,6 +43,6 @@ export function ToolDedupTable({ tools, callsHref, rangeLabel }: { tools: ToolSp
           ))}
         </tbody>
       </table>
-    </div>
+    </TableWrap>
   );
 }

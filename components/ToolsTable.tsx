@@ -4,6 +4,7 @@ import Link from "next/link";
 import { useProject } from "./ProjectContext";
 import { EmptyState, ErrorState, Loading } from "./StateViews";
 import { usePoliciesQuery } from "@/lib/dashboard/queries/use-policies-query";
+import { TableWrap } from "./TableWrap";
 
 /** Every tool seen or configured, its last 24 h of traffic and whether it has its own policy. */
 export function ToolsTable() {
@@ -23,7 +24,7 @@ export function ToolsTable() {
       ) : tools.data.tools.length === 0 ? (
         <EmptyState title="No tools yet">Tools appear once an agent calls the gate for them.</EmptyState>
       ) : (
-        <div className="table-wrap">
+        <TableWrap label="Tools">
           <table className="data">
             <caption className="muted" style={{ textAlign: "left" }}>
               Traffic since {new Date(tools.data.trafficSince).toISOString().slice(0, 16).replace("T", " ")} UTC
@@ -51,7 +52,7 @@ export function ToolsTable() {
               ))}
             </tbody>
           </table>
-        </div>
+        </TableWrap>
       )}
     </div>
   );

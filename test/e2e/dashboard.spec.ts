@@ -102,6 +102,17 @@ test("tools & policies: list with traffic, edit a policy with inline validation,
   await expect(page.locator("#field-ttlSeconds-error")).toBeVisible();
   await ttl.fill("3600");
   await page.getByLabel(/^onDuplicate/).selectOption("refuse");
+  // Before saving, the simulator replays the tool's latest calls through the draft: the six paraphrased
+  // duplicates that were replays would now be refused, and the chart draws both sides.
+  const simulation = page.getByTestId("policy-simulation");
+  const refusedRow = simulation.locator('[data-testid="simulation-row"][data-decision="refused"]');
+  await expect
+    .poll(async () => ((await refusedRow.count()) ? Number(await refusedRow.getAttribute("data-draft")) - Number(await refusedRow.getAttribute("data-actual")) : null))
+    .toBeGreaterThanOrEqual(6);
+  await expect(simulation).toContainText("Saving changes how these calls are decided.");
+  expect(await simulation.locator(".recharts-bar").count()).toBe(2);
+  await expect(simulation.locator(".recharts-bar-rectangle path").first()).toBeVisible();
+  await page.screenshot({ path: `${SHOTS}/policy-simulation.png`, fullPage: true });
   await page.getByRole("button", { name: "Save policy" }).click();
   await expect(page.locator("#policy-reason-error")).toBeVisible();
   await page.getByLabel("Reason for the change").fill("Invoices are resent within the hour");

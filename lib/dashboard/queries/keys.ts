@@ -11,6 +11,7 @@ export const queryKeys = {
   policies: (projectId: string) => ["policies", { projectId }] as const,
   policy: (projectId: string, tool: string) => ["policy", { projectId, tool }] as const,
   policyHistory: (projectId: string, tool: string) => ["policy-history", { projectId, tool }] as const,
+  policySimulation: (projectId: string, tool: string, draft: object | null) => ["policy-simulation", { projectId, tool, draft }] as const,
   call: (projectId: string, callId: string) => ["call", { projectId, callId }] as const,
   calls: (projectId: string, filters: object) => ["calls", { projectId, ...filters }] as const,
   callEvents: (projectId: string, callId: string) => ["call-events", { projectId, callId }] as const,

@@ -1,12 +1,14 @@
-import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
+import { keepPreviousData, useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import {
   EffectivePolicyResponseSchema,
   PolicyChangeResponseSchema,
   PolicyHistoryResponseSchema,
   PolicyListResponseSchema,
   type PolicyUpdateRequestSchema,
+  SimulateResponseSchema,
 } from "@/lib/contract/admin-policies";
 import type { z } from "zod";
+import type { PolicyOverrides } from "@/lib/core/policy";
 import { fetchJson, postJson, projectApi } from "../fetch-json";
 import { queryKeys } from "./keys";
 
@@ -47,5 +49,20 @@ export function useSavePolicyMutation(projectId: string, tool: string) {
         client.invalidateQueries({ queryKey: ["policy-history"] }),
         client.invalidateQueries({ queryKey: ["policies"] }),
       ]),
+  });
+}
+
+/**
+ * What a draft of the tool's own layer would have decided for its latest calls. Keyed on the draft,
+ * so going back to an earlier draft answers from cache; the previous answer stays on screen while
+ * the next one loads, so the numbers change in place instead of flashing a spinner per keystroke.
+ */
+export function usePolicySimulationQuery(projectId: string, tool: string, draft: PolicyOverrides | null) {
+  return useQuery({
+    queryKey: queryKeys.policySimulation(projectId, tool, draft),
+    queryFn: () => postJson(`${toolUrl(projectId, tool)}/simulate`, SimulateResponseSchema, { policy: draft }),
+    enabled: draft !== null,
+    placeholderData: keepPreviousData,
+    staleTime: 30_000,
   });
 }
