@@ -1,16 +1,8 @@
 import { describe, expect, it } from "vitest";
+import { type DecisionTally, emptyTally } from "@/lib/core/simulate-policy";
 import { formatChange, prepareSimulationRows } from "@/lib/dashboard/prepare-simulation";
 
-const tally = (over: Partial<Record<string, number>> = {}) => ({
-  executed: 0,
-  deduped: 0,
-  refused: 0,
-  conflicts: 0,
-  blocked: 0,
-  loopWarnings: 0,
-  rejected: 0,
-  ...over,
-});
+const tally = (over: Partial<DecisionTally> = {}): DecisionTally => ({ ...emptyTally(), ...over });
 
 describe("prepareSimulationRows", () => {
   it("pairs each decision with what the draft would have decided and the difference", () => {
