@@ -72,7 +72,10 @@ describe.each(PROVIDERS)("%s: retry storms", (provider) => {
     expect(closed.peakHits).toBeGreaterThanOrEqual(20);
     // The burst may straddle two windows: the incident counts from the window it opened in.
     expect(closed.totalHits).toBeGreaterThanOrEqual(closed.peakHits);
-    expect(closed.baseline).toBeLessThanOrEqual(4);
+    // The baseline is the quiet rate (≈ 2 a second, up to 4 where a loaded machine bunched the
+    // pacing), plus any part of the burst that fell into the window before the opening one: at most
+    // 80 − totalHits hits, averaged over at least three windows of history. Never the whole burst.
+    expect(closed.baseline).toBeLessThanOrEqual(4 + Math.max(0, 80 - closed.totalHits) / 3);
     expect(closed.threshold).toBe(Math.max(20, 5 * closed.baseline));
     expect(closed.topKeys[0]!.key).toBe(stormy.keys[0]);
     expect(closed.topRuns[0]!.runId).toBe(stormy.requests[0]!.runId);
