@@ -3,6 +3,7 @@
 import Link from "next/link";
 import type { z } from "zod";
 import type { AuditEntrySchema } from "@/lib/contract/operator";
+import { auditDetailFields } from "@/lib/dashboard/audit-detail";
 import { formatUtc } from "@/lib/dashboard/ledger-labels";
 import { useAuditQuery } from "@/lib/dashboard/queries/use-audit-query";
 import { ToneBadge } from "./DecisionBadge";
@@ -31,6 +32,31 @@ function Target({ entry, base }: { entry: AuditEntry; base: string }) {
   );
 }
 
+function AuditDetail({ detail, base }: { detail: unknown; base: string }) {
+  const fields = auditDetailFields(detail);
+  if (fields.length === 0) return <span className="muted">—</span>;
+  return (
+    <dl className="audit-detail">
+      {fields.map((f) => (
+        <div key={f.label}>
+          <dt>{f.label}</dt>
+          <dd title={f.full}>
+            {f.label === "call id" ? (
+              <Link href={`${base}/calls/${encodeURIComponent(f.value)}`}>
+                <code>{f.value}</code>
+              </Link>
+            ) : f.code ? (
+              <code>{f.value}</code>
+            ) : (
+              f.value
+            )}
+          </dd>
+        </div>
+      ))}
+    </dl>
+  );
+}
+
 /** The project's append-only audit log: who (user, agent key or policy), what, to which, when, from where. */
 export function AuditLog() {
   const { projectId } = useProject();
@@ -54,11 +80,9 @@ export function AuditLog() {
               <thead>
                 <tr>
                   <th scope="col">When (UTC)</th>
-                  <th scope="col">Who</th>
-                  <th scope="col">Action</th>
-                  <th scope="col">Target</th>
+                  <th scope="col">Who, from where</th>
+                  <th scope="col">Action, on what</th>
                   <th scope="col">Detail</th>
-                  <th scope="col">From</th>
                 </tr>
               </thead>
               <tbody>
@@ -69,18 +93,20 @@ export function AuditLog() {
                     </td>
                     <td data-label="Who">
                       {entry.actor.label ?? entry.actor.id ?? "—"} <span className="muted">({entry.actor.type})</span>
+                      {entry.ip ? (
+                        <div className="muted small" title={entry.userAgent ?? undefined}>
+                          from {entry.ip}
+                        </div>
+                      ) : null}
                     </td>
                     <td data-label="Action">
                       <ToneBadge tone={actionTone(entry.action)}>{entry.action}</ToneBadge>
-                    </td>
-                    <td data-label="Target">
-                      <Target entry={entry} base={base} />
+                      <div className="small">
+                        <Target entry={entry} base={base} />
+                      </div>
                     </td>
                     <td data-label="Detail">
-                      {entry.detail === null ? <span className="muted">—</span> : <code className="audit-detail">{JSON.stringify(entry.detail)}</code>}
-                    </td>
-                    <td data-label="From" className="muted" title={entry.userAgent ?? undefined}>
-                      {entry.ip ?? "—"}
+                      <AuditDetail detail={entry.detail} base={base} />
                     </td>
                   </tr>
                 ))}

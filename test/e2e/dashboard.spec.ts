@@ -86,6 +86,10 @@ test("approvals: an agent's resend request is approved in the UI and its token e
   await expect(page.locator('[data-testid="audit-row"][data-action="resend.token_used"]').filter({ hasText: asked.requestId })).toBeVisible();
   await page.screenshot({ path: `${SHOTS}/audit.png`, fullPage: true });
   await expectNoSeriousA11yViolations(page);
+  // The request's entry names the call it would re-run, and leads to it.
+  const requested = page.locator('[data-testid="audit-row"][data-action="resend.requested"]').filter({ hasText: asked.requestId });
+  await requested.getByRole("link", { name: resendCall.callId }).click();
+  await expect(page).toHaveURL(new RegExp(`/calls/${resendCall.callId}$`));
 });
 
 test("tools & policies: list with traffic, edit a policy with inline validation, see history", async () => {
