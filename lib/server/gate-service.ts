@@ -140,7 +140,11 @@ export class GateService {
       guessed && !alwaysExecutes(guess!.policy) ? this.store.findRecordByKey(projectId, guessed.key) : null,
     ]);
     this.rememberPolicy(toolKey, policy);
-    const call = this.prepare({ ...input, projectId }, policy);
+    // Preparing a call is a pure function of the call and the policy, and the policy sources hand out
+    // one object per content: when the guess is the very policy in force, its canonical args, hashes
+    // and key are what a second preparation would compute. (A source that builds a new object each
+    // time only loses this shortcut.)
+    const call = guessed !== null && guess!.policy === policy.policy ? guessed : this.prepare({ ...input, projectId }, policy);
     const loopWindow = (p: EffectivePolicy) => (p.policy.loop.enabled ? loopHistorySize(p.policy.loop) : -1);
     const historyHolds = guessed !== null && loopWindow(guess!) === loopWindow(policy) && guessed.runId === call.runId;
     // A tool that never dedupes gets a row of its own each time: there is no record to read.
