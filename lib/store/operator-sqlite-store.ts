@@ -29,7 +29,7 @@ export class SqliteOperatorStore extends CallListReads implements OperatorStore 
   readonly provider = "sqlite" as const;
   private readonly sql: SqliteStatements;
 
-  constructor(private readonly db: Database.Database) {
+  constructor(db: Database.Database) {
     super();
     this.sql = new SqliteStatements(db);
   }
@@ -44,15 +44,11 @@ export class SqliteOperatorStore extends CallListReads implements OperatorStore 
 
   /** `change` and, only if it changed a row, the audit entry: one immediate transaction. */
   private audited(change: () => number, audit: AuditEntryRow): Promise<boolean> {
-    return this.sql.guard(() =>
-      this.db
-        .transaction(() => {
-          if (change() === 0) return false;
-          this.run(Q.insertAudit, auditValues(audit));
-          return true;
-        })
-        .immediate(),
-    );
+    return this.sql.immediate(() => {
+      if (change() === 0) return false;
+      this.run(Q.insertAudit, auditValues(audit));
+      return true;
+    });
   }
 
   findUserById(id: string): Promise<UserRow | null> {

@@ -10,14 +10,13 @@ import { Worker } from "node:worker_threads";
  * last one. On the request thread it cost as much as the commits themselves (measured: a replay's
  * ledger write took 250 µs with automatic checkpoints, 140 µs without). Here a worker thread with
  * its own connection runs PASSIVE checkpoints (never blocking the writer) on a timer, so the
- * writer's own automatic checkpoint, raised to a backstop of `backstopFrames`, only fires when the
+ * writer's own automatic checkpoint, raised to a backstop (the store sets it), only fires when the
  * worker falls behind — and then finds little left to copy. The writer's backstop also restarts the
  * WAL from its beginning once everything is copied, which a PASSIVE checkpoint running beside a
  * busy writer cannot do, so the log never grows past the backstop by much.
  */
 export interface CheckpointerOptions {
   intervalMs?: number;
-  backstopFrames?: number;
 }
 
 const WORKER_SOURCE = `
