@@ -4,7 +4,7 @@ import Link from "next/link";
 import type { z } from "zod";
 import type { AuditEntrySchema } from "@/lib/contract/operator";
 import { auditDetailFields } from "@/lib/dashboard/audit-detail";
-import { formatUtc } from "@/lib/dashboard/ledger-labels";
+import { formatInstant } from "@/lib/dashboard/format-time";
 import { useAuditQuery } from "@/lib/dashboard/queries/use-audit-query";
 import { ToneBadge } from "./DecisionBadge";
 import { LoadMoreRow } from "./LoadMoreRow";
@@ -89,7 +89,7 @@ export function AuditLog() {
                 {rows.map((entry) => (
                   <tr key={entry.id} data-testid="audit-row" data-action={entry.action}>
                     <td data-label="When" className="nowrap">
-                      <time dateTime={entry.at}>{formatUtc(entry.at)}</time>
+                      <time dateTime={entry.at}>{formatInstant(entry.at, "seconds")}</time>
                     </td>
                     <td data-label="Who">
                       {entry.actor.label ?? entry.actor.id ?? "—"} <span className="muted">({entry.actor.type})</span>

@@ -41,6 +41,23 @@ function useRequiredText() {
   return { value, setValue, touch: () => setTouched(true), showError: touched && missing, missing };
 }
 
+type RequiredText = ReturnType<typeof useRequiredText>;
+
+/** A one-line text field that must be filled, with its error once the form was submitted empty. */
+function RequiredTextField({ id, label, field, message }: { id: string; label: string; field: RequiredText; message: string }) {
+  return (
+    <>
+      <label htmlFor={id}>{label}</label>
+      <input id={id} value={field.value} onChange={(e) => field.setValue(e.target.value)} aria-invalid={field.showError || undefined} aria-describedby={field.showError ? `${id}-error` : undefined} />
+      {field.showError ? (
+        <span id={`${id}-error`} className="field-error">
+          {message}
+        </span>
+      ) : null}
+    </>
+  );
+}
+
 function EvictForm({ projectId, callId }: { projectId: string; callId: string }) {
   const evict = useEvictCallMutation(projectId, callId);
   const refresh = useRefreshCall(projectId, callId);
@@ -52,9 +69,7 @@ function EvictForm({ projectId, callId }: { projectId: string; callId: string })
   }
   return (
     <ActionCard title="Evict the outcome" id="evict" hint="The next begin with this key executes afresh." onSubmit={submit}>
-      <label htmlFor="evict-reason">Reason</label>
-      <input id="evict-reason" value={reason.value} onChange={(e) => reason.setValue(e.target.value)} aria-invalid={reason.showError || undefined} aria-describedby={reason.showError ? "evict-reason-error" : undefined} />
-      {reason.showError ? <span id="evict-reason-error" className="field-error">Give a reason for the audit log.</span> : null}
+      <RequiredTextField id="evict-reason" label="Reason" field={reason} message="Give a reason for the audit log." />
       <div>
         <button type="submit" className="danger" disabled={evict.isPending}>Evict</button>
       </div>
@@ -104,9 +119,7 @@ function ResolveForm({ projectId, callId }: { projectId: string; callId: string 
       <label htmlFor="resolve-detail">{outcome === "succeeded" ? "Result (JSON, optional)" : "Error message"}</label>
       <textarea id="resolve-detail" rows={3} value={detail} onChange={(e) => setDetail(e.target.value)} aria-invalid={detailError ? true : undefined} aria-describedby={detailError ? "resolve-detail-error" : undefined} />
       {detailError ? <span id="resolve-detail-error" className="field-error">{detailError}</span> : null}
-      <label htmlFor="resolve-note">Note</label>
-      <input id="resolve-note" value={note.value} onChange={(e) => note.setValue(e.target.value)} aria-invalid={note.showError || undefined} aria-describedby={note.showError ? "resolve-note-error" : undefined} />
-      {note.showError ? <span id="resolve-note-error" className="field-error">Write a note for the audit log.</span> : null}
+      <RequiredTextField id="resolve-note" label="Note" field={note} message="Write a note for the audit log." />
       <div>
         <button type="submit" className="primary" disabled={resolve.isPending}>Resolve</button>
       </div>
@@ -126,9 +139,7 @@ function ResendForm({ projectId, callId }: { projectId: string; callId: string }
   }
   return (
     <ActionCard title="Request a resend" id="resend" hint="Lets this call run once more after another operator approves it." onSubmit={submit}>
-      <label htmlFor="resend-reason">Reason</label>
-      <input id="resend-reason" value={reason.value} onChange={(e) => reason.setValue(e.target.value)} aria-invalid={reason.showError || undefined} aria-describedby={reason.showError ? "resend-reason-error" : undefined} />
-      {reason.showError ? <span id="resend-reason-error" className="field-error">Give a reason for the approver.</span> : null}
+      <RequiredTextField id="resend-reason" label="Reason" field={reason} message="Give a reason for the approver." />
       <div>
         <button type="submit" disabled={request.isPending}>Request resend</button>
       </div>

@@ -2,7 +2,7 @@
 
 import Link from "next/link";
 import type { CallStatus } from "@/lib/contract/v1";
-import { formatUtc } from "@/lib/dashboard/ledger-labels";
+import { formatInstant } from "@/lib/dashboard/format-time";
 import { useCallEventsQuery } from "@/lib/dashboard/queries/use-call-events-query";
 import { useCallQuery } from "@/lib/dashboard/queries/use-call-query";
 import { CallActions } from "./CallActions";
@@ -92,21 +92,21 @@ function Facts({ call: c, base }: { call: CallStatus; base: string }) {
           <code>{c.argsFingerprint}</code>
         </dd>
         <dt>First seen</dt>
-        <dd>{formatUtc(c.firstSeenAt)}</dd>
+        <dd>{formatInstant(c.firstSeenAt, "seconds")}</dd>
         {c.completedAt ? (
           <>
             <dt>Completed</dt>
-            <dd>{formatUtc(c.completedAt)}</dd>
+            <dd>{formatInstant(c.completedAt, "seconds")}</dd>
           </>
         ) : null}
         {c.status === "in_progress" && c.leaseExpiresAt ? (
           <>
             <dt>Lease expires</dt>
-            <dd>{formatUtc(c.leaseExpiresAt)}</dd>
+            <dd>{formatInstant(c.leaseExpiresAt, "seconds")}</dd>
           </>
         ) : null}
         <dt>Outcome kept until</dt>
-        <dd>{formatUtc(c.expiresAt)}</dd>
+        <dd>{formatInstant(c.expiresAt, "seconds")}</dd>
       </dl>
     </div>
   );

@@ -1,5 +1,5 @@
 import type { CallLedger } from "@/lib/contract/calls";
-import { formatUtc } from "@/lib/dashboard/ledger-labels";
+import { formatInstant } from "@/lib/dashboard/format-time";
 import { prepareCallEvents } from "@/lib/dashboard/prepare-call-events";
 import { ToneBadge } from "./DecisionBadge";
 import { EmptyState } from "./StateViews";
@@ -15,7 +15,7 @@ export function CallEventsTimeline({ ledger }: { ledger: CallLedger }) {
         {entries.map((e) => (
           <li key={e.id} style={{ ["--dot" as string]: `var(--tone-${e.tone})` }} data-testid="ledger-event">
             <div className="when">
-              <time dateTime={e.at}>{formatUtc(e.at, true)}</time> · {e.offset}
+              <time dateTime={e.at}>{formatInstant(e.at, "millis")}</time> · {e.offset}
             </div>
             <div className="what">
               <ToneBadge tone={e.tone}>{e.label}</ToneBadge>

@@ -65,6 +65,21 @@ export function CallFilters({ value, onApply, tools }: Props) {
     </label>
   );
 
+  /** A select that applies at once: a choice is complete when made, unlike typed text. */
+  const choice = <F extends "decision" | "status">(field: F, label: string, options: readonly NonNullable<Filters[F]>[]) => (
+    <label htmlFor={`filter-${field}`}>
+      {label}
+      <select id={`filter-${field}`} value={value[field] ?? ""} onChange={(e) => onApply(collect({ [field]: e.target.value || undefined }))}>
+        <option value="">any</option>
+        {options.map((option) => (
+          <option key={option} value={option}>
+            {option.replace(/_/g, " ")}
+          </option>
+        ))}
+      </select>
+    </label>
+  );
+
   return (
     <form className="card filters" onSubmit={submit} aria-label="Filter calls" role="search">
       {text("tool", "Tool", "any tool", "known-tools")}
@@ -73,28 +88,8 @@ export function CallFilters({ value, onApply, tools }: Props) {
           <option key={tool} value={tool} />
         ))}
       </datalist>
-      <label htmlFor="filter-decision">
-        Decision
-        <select id="filter-decision" value={value.decision ?? ""} onChange={(e) => onApply(collect({ decision: (e.target.value || undefined) as Filters["decision"] }))}>
-          <option value="">any</option>
-          {CALL_DECISION_FILTERS.map((d) => (
-            <option key={d} value={d}>
-              {d.replace(/_/g, " ")}
-            </option>
-          ))}
-        </select>
-      </label>
-      <label htmlFor="filter-status">
-        Status
-        <select id="filter-status" value={value.status ?? ""} onChange={(e) => onApply(collect({ status: (e.target.value || undefined) as Filters["status"] }))}>
-          <option value="">any</option>
-          {CALL_STATUSES.map((s) => (
-            <option key={s} value={s}>
-              {s.replace(/_/g, " ")}
-            </option>
-          ))}
-        </select>
-      </label>
+      {choice("decision", "Decision", CALL_DECISION_FILTERS)}
+      {choice("status", "Status", CALL_STATUSES)}
       {text("runId", "Run", "run id")}
       {text("agentId", "Agent", "agent id")}
       {text("key", "Key", "key or its first characters")}

@@ -1,6 +1,6 @@
 import Link from "next/link";
 import type { CallSummary } from "@/lib/contract/calls";
-import { formatUtc } from "@/lib/dashboard/ledger-labels";
+import { formatInstant } from "@/lib/dashboard/format-time";
 import { DecisionBadge } from "./DecisionBadge";
 import { TableWrap } from "./TableWrap";
 
@@ -26,7 +26,7 @@ export function CallsTable({ projectId, calls }: { projectId: string; calls: Cal
           {calls.map((c) => (
             <tr key={c.callId} data-testid="call-row" data-call-id={c.callId}>
               <td data-label="First seen" className="nowrap">
-                <time dateTime={c.createdAt}>{formatUtc(c.createdAt)}</time>
+                <time dateTime={c.createdAt}>{formatInstant(c.createdAt, "seconds")}</time>
               </td>
               <td data-label="Tool">
                 <Link href={`${base}/calls/${encodeURIComponent(c.callId)}`} aria-label={`Open call ${c.callId} (${c.tool})`}>

@@ -1,7 +1,7 @@
 "use client";
 
 import Link from "next/link";
-import { formatUtc } from "@/lib/dashboard/ledger-labels";
+import { formatInstant } from "@/lib/dashboard/format-time";
 import { prepareRunTimeline } from "@/lib/dashboard/prepare-run-timeline";
 import { useRunQuery } from "@/lib/dashboard/queries/use-runs-query";
 import { DecisionBadge, ToneBadge } from "./DecisionBadge";
@@ -35,7 +35,7 @@ export function RunDetail({ runId }: { runId: string }) {
       {header}
       <p className="muted" style={{ margin: 0 }}>
         {run.data.calls.length} call{run.data.calls.length === 1 ? "" : "s"} · {timeline.lanes.length} agent{timeline.lanes.length === 1 ? "" : "s"} ·{" "}
-        {run.data.events.length} events{started ? ` · started ${formatUtc(started)}` : ""} ·{" "}
+        {run.data.events.length} events{started ? ` · started ${formatInstant(started, "seconds")}` : ""} ·{" "}
         <Link href={`${base}/calls?runId=${encodeURIComponent(runId)}`}>filter the calls list by this run</Link>
       </p>
       {run.data.truncated ? <p className="muted">This run is long: only its oldest calls and events are shown.</p> : null}

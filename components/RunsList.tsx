@@ -2,7 +2,7 @@
 
 import Link from "next/link";
 import { useSearchParams } from "next/navigation";
-import { formatUtc } from "@/lib/dashboard/ledger-labels";
+import { formatInstant } from "@/lib/dashboard/format-time";
 import { useRunsQuery } from "@/lib/dashboard/queries/use-runs-query";
 import { ToneBadge } from "./DecisionBadge";
 import { LoadMoreRow } from "./LoadMoreRow";
@@ -49,10 +49,10 @@ export function RunsList() {
                       <Link href={`${base}/runs/${encodeURIComponent(r.runId)}`}>{r.runId}</Link>
                     </td>
                     <td data-label="Started" className="nowrap">
-                      <time dateTime={r.startedAt}>{formatUtc(r.startedAt)}</time>
+                      <time dateTime={r.startedAt}>{formatInstant(r.startedAt, "seconds")}</time>
                     </td>
                     <td data-label="Last activity" className="nowrap">
-                      <time dateTime={r.lastActivityAt}>{formatUtc(r.lastActivityAt)}</time>
+                      <time dateTime={r.lastActivityAt}>{formatInstant(r.lastActivityAt, "seconds")}</time>
                     </td>
                     <td data-label="Calls">
                       {r.calls} <span className="muted">({r.tools} tool{r.tools === 1 ? "" : "s"})</span>

@@ -52,9 +52,9 @@ function StormDetailBody({ detail, base }: { detail: StormDetail; base: string }
       </div>
       <dl className="facts card">
         <dt>Started</dt>
-        <dd>{formatInstant(storm.startedAt, true)}</dd>
+        <dd>{formatInstant(storm.startedAt, "seconds")}</dd>
         <dt>{storm.endedAt ? "Ended" : "Last window judged"}</dt>
-        <dd>{formatInstant(storm.endedAt ?? storm.lastWindowAt, true)}</dd>
+        <dd>{formatInstant(storm.endedAt ?? storm.lastWindowAt, "seconds")}</dd>
         <dt>Window</dt>
         <dd>{storm.windowSeconds} s</dd>
         <dt>Baseline → threshold</dt>

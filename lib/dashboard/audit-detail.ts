@@ -29,8 +29,8 @@ function field(key: string, raw: unknown): AuditDetailField {
   const label = humanize(key);
   if (raw === null || raw === undefined) return { label, value: "—", code: false };
   if (typeof raw === "boolean") return { label, value: raw ? "yes" : "no", code: false };
-  if (/At$/.test(key) && typeof raw === "number" && raw >= EPOCH_MS_FLOOR) return { label, value: formatInstant(new Date(raw).toISOString(), true), code: false };
-  if (/At$/.test(key) && typeof raw === "string" && !Number.isNaN(Date.parse(raw))) return { label, value: formatInstant(new Date(raw).toISOString(), true), code: false };
+  if (/At$/.test(key) && typeof raw === "number" && raw >= EPOCH_MS_FLOOR) return { label, value: formatInstant(new Date(raw).toISOString(), "seconds"), code: false };
+  if (/At$/.test(key) && typeof raw === "string" && !Number.isNaN(Date.parse(raw))) return { label, value: formatInstant(new Date(raw).toISOString(), "seconds"), code: false };
   if (typeof raw === "string") {
     if (HASH.test(raw)) return { label, ...shorten(raw, 13), code: true };
     return { label, ...shorten(raw, MAX_TEXT), code: ID.test(raw) };

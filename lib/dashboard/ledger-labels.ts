@@ -94,8 +94,3 @@ export function formatOffset(ms: number): string {
   if (s < 86_400) return `+${Math.floor(s / 3_600)} h${Math.floor((s % 3_600) / 60) ? ` ${Math.floor((s % 3_600) / 60)} min` : ""}`;
   return `+${Math.floor(s / 86_400)} d${Math.floor((s % 86_400) / 3_600) ? ` ${Math.floor((s % 86_400) / 3_600)} h` : ""}`;
 }
-
-/** "2026-11-23 10:11:12 UTC" (with milliseconds when asked). */
-export function formatUtc(iso: string, millis = false): string {
-  return `${iso.slice(0, millis ? 23 : 19).replace("T", " ")} UTC`;
-}
