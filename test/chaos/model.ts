@@ -1,6 +1,6 @@
 import { randomUUID } from "node:crypto";
-import type { LanguageModelV4CallOptions, LanguageModelV4GenerateResult } from "@ai-sdk/provider";
-import { MockLanguageModelV4 } from "ai/test";
+import type { LanguageModelV3CallOptions, LanguageModelV3GenerateResult } from "@ai-sdk/provider";
+import { MockLanguageModelV3 } from "ai/test";
 import type { Mode, ToolBackend } from "./backend";
 import { type Rng, pick, rngFor, seedOf } from "./prng";
 
@@ -54,11 +54,11 @@ const usage = {
  * with tool calls — every one with a fresh toolCallId, as a real model's re-plan would have — or
  * with text. Every tool call it issues is counted in the backend, across processes.
  */
-export function scriptedModel(env: ModelEnv, brain: Brain): MockLanguageModelV4 {
+export function scriptedModel(env: ModelEnv, brain: Brain): MockLanguageModelV3 {
   const instance = randomUUID().slice(0, 8);
   const rng = rngFor(env.seed, env.scenario, env.mode, env.runId, instance);
-  return new MockLanguageModelV4({
-    doGenerate: async (options: LanguageModelV4CallOptions): Promise<LanguageModelV4GenerateResult> => {
+  return new MockLanguageModelV3({
+    doGenerate: async (options: LanguageModelV3CallOptions): Promise<LanguageModelV3GenerateResult> => {
       const move = brain(readPrompt(options.prompt), rng);
       if ("say" in move) {
         return { content: [{ type: "text", text: move.say }], finishReason: { unified: "stop", raw: "stop" }, usage, warnings: [] };
@@ -75,7 +75,7 @@ export function scriptedModel(env: ModelEnv, brain: Brain): MockLanguageModelV4 
 
 type PromptPart = { type: string; text?: string; toolCallId?: string; toolName?: string; input?: unknown; output?: { type: string; value?: unknown } };
 
-function readPrompt(prompt: LanguageModelV4CallOptions["prompt"]): View {
+function readPrompt(prompt: LanguageModelV3CallOptions["prompt"]): View {
   let task: Task | undefined;
   const calls: ToolCallView[] = [];
   const results: ToolResultView[] = [];

@@ -36,7 +36,7 @@ export class GatedToolError extends Error {
   }
 }
 
-type ExecuteFn = (input: unknown, options: ToolExecutionOptions<unknown>) => unknown;
+type ExecuteFn = (input: unknown, options: ToolExecutionOptions) => unknown;
 
 /**
  * Wraps every tool with an `execute` so it runs through the gate: the step comes from the tool's
@@ -55,7 +55,7 @@ export function gateTools<TOOLS extends ToolSet>(gate: Gate, tools: TOOLS, optio
     const config = (options.tools?.[toolName as keyof TOOLS] ?? {}) as GatedToolConfig<unknown>;
     wrapped[toolName] = {
       ...tool,
-      execute: async (input: unknown, execOptions: ToolExecutionOptions<unknown>) => {
+      execute: async (input: unknown, execOptions: ToolExecutionOptions) => {
         const { toolCallId } = execOptions;
         const spec: CallSpec = { tool: toolName, toolCallId, args: input, ...stepFor(toolName, config, input, toolCallId) };
         const verify = config.verify;

@@ -1,5 +1,5 @@
 import { generateText, stepCountIs, tool } from "ai";
-import { MockLanguageModelV4 } from "ai/test";
+import { MockLanguageModelV3 } from "ai/test";
 import { afterEach, describe, expect, it } from "vitest";
 import { z } from "zod";
 import { currentToolCall } from "../../../lib/sdk";
@@ -19,7 +19,7 @@ type Call = { id: string; tool: string; input: object };
 /** A model that plays a fixed script: each turn is a list of tool calls, then it says "done". */
 function scripted(turns: Call[][]) {
   let turn = 0;
-  return new MockLanguageModelV4({
+  return new MockLanguageModelV3({
     doGenerate: async () => {
       const calls = turns[turn++];
       if (!calls) return { content: [{ type: "text", text: "done" }], finishReason: { unified: "stop", raw: undefined }, usage, warnings: [] };
