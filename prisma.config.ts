@@ -1,8 +1,8 @@
 import { defineConfig } from "prisma/config";
 import { PrismaBetterSQLite3 } from "@prisma/adapter-better-sqlite3";
 import { PrismaPg } from "@prisma/adapter-pg";
-import { parseDatabaseUrl, schemaPathFor } from "./lib/store/database-url";
-import { catalogSafePool } from "./lib/store/pg-pool";
+import { parseDatabaseUrl, schemaPathFor } from "./lib/store/connection/database-url";
+import { catalogSafePool } from "./lib/store/connection/pg-pool";
 
 // The schema (and so the migrations folder) follows DATABASE_URL's scheme; the CLI runs on the JS
 // engine through a driver adapter because no engine binaries can be downloaded here.

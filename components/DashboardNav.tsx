@@ -2,7 +2,7 @@
 
 import Link from "next/link";
 import { usePathname, useRouter } from "next/navigation";
-import type { MemberRole } from "@/lib/store/operator-types";
+import type { MemberRole } from "@/lib/store/ports/operator-store";
 
 const SECTIONS = [
   { href: "", label: "Overview" },

@@ -10,7 +10,7 @@ import { validateForm, withoutBlanks } from "@/lib/dashboard/form-errors";
 import { formatInstant } from "@/lib/dashboard/format-time";
 import { useMemberMutations, useMembersQuery } from "@/lib/dashboard/queries/use-members-query";
 import { useMeQuery } from "@/lib/dashboard/queries/use-me-query";
-import type { MemberRole } from "@/lib/store/operator-types";
+import type { MemberRole } from "@/lib/store/ports/operator-store";
 
 const ROLES = RoleSchema.options;
 const ROLE_HELP: Record<MemberRole, string> = {

@@ -1,7 +1,7 @@
 "use client";
 
 import { type ReactNode, createContext, useContext } from "react";
-import type { MemberRole } from "@/lib/store/operator-types";
+import type { MemberRole } from "@/lib/store/ports/operator-store";
 
 interface ProjectValue {
   projectId: string;

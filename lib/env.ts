@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { DEFAULT_DATABASE_URL } from "./store/database-url";
+import { DEFAULT_DATABASE_URL } from "./store/connection/database-url";
 
 const bool = z
   .enum(["true", "false", "1", "0", ""])

@@ -3,9 +3,9 @@
 // collectors: every delete is a bounded, idempotent batch (lib/server/collector.ts).
 import { env } from "../lib/env";
 import { Collector } from "../lib/server/collector";
-import { parseDatabaseUrl } from "../lib/store/database-url";
-import { ensureMigrated } from "../lib/store/migrate";
-import { openInsightStore } from "../lib/store/open-insight-store";
+import { parseDatabaseUrl } from "../lib/store/connection/database-url";
+import { ensureMigrated } from "../lib/store/connection/migrate";
+import { openInsightStore } from "../lib/store/sql/open-insight-store";
 
 async function main(): Promise<void> {
   const config = env();

@@ -2,8 +2,8 @@
 // deploy step before rolling out a new version. A no-op when nothing is pending; instances migrating
 // at the same moment are serialised by Prisma's advisory lock, so it is safe beside running servers.
 import { env } from "../lib/env";
-import { parseDatabaseUrl } from "../lib/store/database-url";
-import { ensureMigrated } from "../lib/store/migrate";
+import { parseDatabaseUrl } from "../lib/store/connection/database-url";
+import { ensureMigrated } from "../lib/store/connection/migrate";
 
 async function main(): Promise<void> {
   const target = parseDatabaseUrl(env().DATABASE_URL);

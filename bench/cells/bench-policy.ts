@@ -2,7 +2,7 @@ import { DEFAULT_POLICY, PROJECT_DEFAULT_TOOL, type PolicyOverrides } from "../.
 import { mergePolicy } from "../../lib/core/resolve-policy";
 import { PolicyService } from "../../lib/server/policy-service";
 import type { PolicySource } from "../../lib/server/policy-source";
-import type { GateStore } from "../../lib/store/types";
+import type { GateStore } from "../../lib/store/ports/gate-store";
 
 /**
  * The one policy change the benchmark makes: the loop detector still runs on every begin (reading

@@ -1,9 +1,9 @@
 import { InProcessTransport } from "../../lib/sdk";
 import type { CallRecord } from "../../lib/core/record";
 import { createProjectWithKey } from "../../lib/server/projects";
-import { openStore } from "../../lib/store/open-store";
-import type { SqliteSynchronous } from "../../lib/store/sqlite-store";
-import type { GateEvent, GateStore } from "../../lib/store/types";
+import { openStore } from "../../lib/store/hot/open-gate-store";
+import type { SqliteSynchronous } from "../../lib/store/hot/sqlite/gate-store";
+import type { GateEvent, GateStore } from "../../lib/store/ports/gate-store";
 import { benchPolicies } from "./bench-policy";
 import { SEED_ARGS, SEED_TOOL, seedCall, seedGateDatabase } from "../setup/seed";
 import { CLIENTS, type Subject, freshCall } from "./types";

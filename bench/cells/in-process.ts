@@ -1,5 +1,5 @@
 import { type Gate, createGate } from "../../lib/sdk";
-import type { GateStore } from "../../lib/store/types";
+import type { GateStore } from "../../lib/store/ports/gate-store";
 import { benchPolicies } from "./bench-policy";
 import { type CallCoordinates, CLIENTS, type Subject, freshCall, replayCall } from "./types";
 

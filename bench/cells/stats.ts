@@ -1,6 +1,6 @@
 import { StatsService } from "../../lib/server/stats-service";
-import { openInsightStore } from "../../lib/store/open-insight-store";
-import type { GateStore } from "../../lib/store/types";
+import { openInsightStore } from "../../lib/store/sql/open-insight-store";
+import type { GateStore } from "../../lib/store/ports/gate-store";
 import { CLIENTS, type Subject, type Workload } from "./types";
 
 const HOUR = 3_600_000;

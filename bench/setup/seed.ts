@@ -4,10 +4,10 @@ import pg from "pg";
 import { DEFAULT_POLICY } from "../../lib/core/policy";
 import { prepareCall } from "../../lib/core/prepare-call";
 import type { CallRecord } from "../../lib/core/record";
-import { EVENT_COLUMNS, RECORD_COLUMNS, recordValues } from "../../lib/store/columns";
-import { parseDatabaseUrl } from "../../lib/store/database-url";
-import { toSqliteParams } from "../../lib/store/statements";
-import type { GateEvent } from "../../lib/store/types";
+import { EVENT_COLUMNS, RECORD_COLUMNS, recordValues } from "../../lib/store/hot/shared/columns";
+import { parseDatabaseUrl } from "../../lib/store/connection/database-url";
+import { toSqliteParams } from "../../lib/store/hot/shared/statements";
+import type { GateEvent } from "../../lib/store/ports/gate-store";
 
 /**
  * Seeded records: four steps to a run, like the replay pools, each step with its own tool so a

@@ -1,6 +1,6 @@
 import { createGate } from "../../lib/sdk";
 import { createProjectWithKey } from "../../lib/server/projects";
-import { openStore } from "../../lib/store/open-store";
+import { openStore } from "../../lib/store/hot/open-gate-store";
 import { httpGateSubject } from "../cells/http-gate";
 import { applyBenchPolicy, benchPolicies } from "../cells/bench-policy";
 import { fillReplayPool, inProcessSubject } from "../cells/in-process";

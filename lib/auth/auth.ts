@@ -1,5 +1,5 @@
 import { type BetterAuthOptions, betterAuth } from "better-auth";
-import type { AuthDatabase } from "../store/operator-db";
+import type { AuthDatabase } from "../store/connection/operator-db";
 import { siteOrigins } from "./origin-check";
 
 export interface AuthOptions {

@@ -1,5 +1,5 @@
-import type { GateStore } from "../store/types";
-import type { MemberRole, OperatorStore, UserRow } from "../store/operator-types";
+import type { GateStore } from "../store/ports/gate-store";
+import type { MemberRole, OperatorStore, UserRow } from "../store/ports/operator-store";
 import type { Auth } from "./auth";
 
 /** The signed-in operator behind a request's session cookie, or null. */

@@ -1,4 +1,4 @@
-import type { MemberRole } from "../store/operator-types";
+import type { MemberRole } from "../store/ports/operator-store";
 
 export const ROLES = ["viewer", "operator", "admin"] as const satisfies readonly MemberRole[];
 

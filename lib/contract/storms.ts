@@ -1,5 +1,5 @@
 import { z } from "zod";
-import type { StormRow } from "../store/insight-types";
+import type { StormRow } from "../store/ports/insight-store";
 
 /**
  * Retry-storm incidents as operators (any project member) and webhook receivers see them. The

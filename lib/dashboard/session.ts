@@ -1,7 +1,7 @@
 // Server components only: reads the session cookie.
 import { headers } from "next/headers";
 import { projectRole, sessionUser } from "../auth/operator-session";
-import type { MemberRole } from "../store/operator-types";
+import type { MemberRole } from "../store/ports/operator-store";
 import { getGate } from "../server/gate";
 import { getOperators } from "../server/operator-context";
 

@@ -1,7 +1,7 @@
 import type { CallSummary, LedgerEvent, RunSummary } from "../contract/calls";
 import { generationOf } from "../core/generations";
-import type { CallListRow, RunRow } from "../store/call-list-types";
-import type { GateEvent } from "../store/types";
+import type { CallListRow, RunRow } from "../store/ports/call-list";
+import type { GateEvent } from "../store/ports/gate-store";
 
 const iso = (ms: number): string => new Date(ms).toISOString();
 

@@ -1,7 +1,7 @@
 import { z } from "zod";
 import type { ErrorCode, ErrorResponse } from "../contract/v1";
 import { AppError } from "../server/app-error";
-import { StoreUnavailableError } from "../store/types";
+import { StoreUnavailableError } from "../store/ports/gate-store";
 
 /** The one table from error code to HTTP status and whether a retry can help. */
 export const ERROR_STATUS = {

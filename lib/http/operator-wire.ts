@@ -1,7 +1,7 @@
 import type { OperatorResendRequest } from "../contract/operator";
 import type { ResendRequestWire } from "../contract/resends";
-import type { AuditEntryRow, MemberRow, ResendRequestRow } from "../store/operator-types";
-import type { ApiKeyRow } from "../store/types";
+import type { AuditEntryRow, MemberRow, ResendRequestRow } from "../store/ports/operator-store";
+import type { ApiKeyRow } from "../store/ports/gate-store";
 
 const iso = (ms: number): string => new Date(ms).toISOString();
 const isoOrNull = (ms: number | null): string | null => (ms === null ? null : iso(ms));

@@ -8,7 +8,7 @@ import { AppError } from "../server/app-error";
 import { getGate } from "../server/gate";
 import { type Actor, userActor } from "../server/operator-audit";
 import { getOperators } from "../server/operator-context";
-import type { MemberRole, UserRow } from "../store/operator-types";
+import type { MemberRole, UserRow } from "../store/ports/operator-store";
 import { clientInfo } from "./client-info";
 import { errorResponse } from "./errors";
 import { readJsonBody } from "./read-json-body";

@@ -5,7 +5,7 @@ import { toBeginInput, toCallStatus, toCompleteOutcome, toHeartbeatResponse, toW
 import { AppError } from "../server/app-error";
 import { GateService } from "../server/gate-service";
 import { type PolicySource, defaultPolicies } from "../server/policy-source";
-import { type GateStore, StoreUnavailableError } from "../store/types";
+import { type GateStore, StoreUnavailableError } from "../store/ports/gate-store";
 import { GateError } from "./errors";
 import type { BeginRequest, CompleteRequest, GateTransport, HeartbeatRequest, HeartbeatResponse } from "./types";
 

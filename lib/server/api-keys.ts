@@ -1,5 +1,5 @@
 import { sha256Hex } from "../core/canonical";
-import type { ApiKeyRow, GateStore } from "../store/types";
+import type { ApiKeyRow, GateStore } from "../store/ports/gate-store";
 import { newId, newSecret } from "./ids";
 
 export const API_KEY_PREFIX = "ig_";

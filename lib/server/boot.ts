@@ -1,8 +1,8 @@
 import { mkdirSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { env } from "../env";
-import { parseDatabaseUrl } from "../store/database-url";
-import { ensureMigrated } from "../store/migrate";
+import { parseDatabaseUrl } from "../store/connection/database-url";
+import { ensureMigrated } from "../store/connection/migrate";
 import { bootstrapOperators } from "../auth/bootstrap-admin";
 import { startBackgroundJobs } from "./background-jobs";
 import { getGate } from "./gate";

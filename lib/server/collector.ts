@@ -1,4 +1,4 @@
-import type { RetentionStore } from "../store/insight-types";
+import type { RetentionStore } from "../store/ports/insight-store";
 
 const DAY_MS = 86_400_000;
 

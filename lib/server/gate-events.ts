@@ -1,6 +1,6 @@
 import type { PreparedCall } from "../core/prepare-call";
 import type { CallRecord } from "../core/record";
-import type { EventType, GateEvent } from "../store/types";
+import type { EventType, GateEvent } from "../store/ports/gate-store";
 import { annotateWithEvent } from "../telemetry/annotate-event";
 import { newId } from "./ids";
 

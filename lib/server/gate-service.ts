@@ -5,7 +5,7 @@ import { type CompleteOutcome, planComplete, planHeartbeat } from "../core/plan-
 import { type BeginCall, type PreparedCall, prepareCall } from "../core/prepare-call";
 import type { BeginDecision, CallRecord, LoopWarning } from "../core/record";
 import type { EffectivePolicy, LoopPolicy } from "../core/policy";
-import type { GateStore } from "../store/types";
+import type { GateStore } from "../store/ports/gate-store";
 import { AppError } from "./app-error";
 import { type EventFields, beginEvent, recordEvent } from "./gate-events";
 import { newId, newSecret } from "./ids";

@@ -1,6 +1,6 @@
 import { env } from "../env";
-import { openStore } from "../store/open-store";
-import type { GateStore } from "../store/types";
+import { openStore } from "../store/hot/open-gate-store";
+import type { GateStore } from "../store/ports/gate-store";
 import { ApiKeyAuthenticator } from "./api-keys";
 import { TracedGateService } from "../telemetry/traced-gate-service";
 import type { GateService } from "./gate-service";

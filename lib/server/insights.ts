@@ -1,7 +1,7 @@
 import { toWireStorm } from "../contract/storms";
 import { env } from "../env";
-import { openInsightStore } from "../store/open-insight-store";
-import type { InsightStore } from "../store/insight-types";
+import { openInsightStore } from "../store/sql/open-insight-store";
+import type { InsightStore } from "../store/ports/insight-store";
 import { recordStormTransition } from "../telemetry/storm-telemetry";
 import { Collector } from "./collector";
 import { getGate } from "./gate";

@@ -1,5 +1,5 @@
-import type { OperatorStore } from "../store/operator-types";
-import type { ApiKeyRow } from "../store/types";
+import type { OperatorStore } from "../store/ports/operator-store";
+import type { ApiKeyRow } from "../store/ports/gate-store";
 import { type ApiKeyAuthenticator, mintApiKey } from "./api-keys";
 import { AppError } from "./app-error";
 import { type Actor, auditEntry } from "./operator-audit";

@@ -1,5 +1,5 @@
 import type { ClientInfo } from "../http/client-info";
-import type { AuditEntryRow } from "../store/operator-types";
+import type { AuditEntryRow } from "../store/ports/operator-store";
 import type { Principal } from "./api-keys";
 import { newId } from "./ids";
 

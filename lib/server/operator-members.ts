@@ -1,4 +1,4 @@
-import type { MemberRole, MemberRow, OperatorStore } from "../store/operator-types";
+import type { MemberRole, MemberRow, OperatorStore } from "../store/ports/operator-store";
 import { AppError } from "./app-error";
 import { type Actor, auditEntry } from "./operator-audit";
 

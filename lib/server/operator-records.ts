@@ -1,8 +1,8 @@
 import { baseKeyOf, generationKey, isCompleted } from "../core/generations";
 import { redact } from "../core/redact";
 import { type CallRecord, leaseIsLive } from "../core/record";
-import type { OperatorStore } from "../store/operator-types";
-import type { GateStore } from "../store/types";
+import type { OperatorStore } from "../store/ports/operator-store";
+import type { GateStore } from "../store/ports/gate-store";
 import { AppError } from "./app-error";
 import { recordEvent } from "./gate-events";
 import { type Actor, auditEntry } from "./operator-audit";

@@ -1,6 +1,6 @@
 import type { ToolPolicy } from "../core/policy";
 import { type DecisionTally, type PastCall, simulatePolicy, tallyDecisions } from "../core/simulate-policy";
-import type { SampledBegin } from "../store/policy-types";
+import type { SampledBegin } from "../store/ports/policy-store";
 
 export interface Simulation {
   tool: string;

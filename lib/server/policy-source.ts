@@ -1,6 +1,6 @@
 import { DEFAULT_EFFECTIVE_POLICY, type EffectivePolicy, PROJECT_DEFAULT_TOOL, type PolicyOverrides } from "../core/policy";
 import { mergePolicy } from "../core/resolve-policy";
-import type { GateStore } from "../store/types";
+import type { GateStore } from "../store/ports/gate-store";
 
 export interface PolicyLookup extends EffectivePolicy {
   /** False when the gate has never seen a begin for the tool: the caller records its discovery. */

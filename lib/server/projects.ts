@@ -1,4 +1,4 @@
-import type { GateStore } from "../store/types";
+import type { GateStore } from "../store/ports/gate-store";
 import { type IssuedApiKey, issueApiKey } from "./api-keys";
 import { newId } from "./ids";
 

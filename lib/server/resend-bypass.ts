@@ -3,7 +3,7 @@ import type { ToolPolicy } from "../core/policy";
 import type { PreparedCall } from "../core/prepare-call";
 import type { CallRecord } from "../core/record";
 import type { ErrorCode } from "../contract/v1";
-import type { OperatorStore, ResendRequestRow } from "../store/operator-types";
+import type { OperatorStore, ResendRequestRow } from "../store/ports/operator-store";
 import { AppError } from "./app-error";
 import { type Actor, auditEntry } from "./operator-audit";
 import type { ResendService } from "./resend-service";

@@ -2,7 +2,7 @@ import { baseKeyOf, generationKey } from "../core/generations";
 import type { EffectivePolicy } from "../core/policy";
 import type { PreparedCall } from "../core/prepare-call";
 import type { BeginDecision, CallRecord } from "../core/record";
-import type { GateStore } from "../store/types";
+import type { GateStore } from "../store/ports/gate-store";
 import { AppError } from "./app-error";
 import { recordEvent } from "./gate-events";
 import type { BypassAsk, BypassGate } from "./resend-bypass";

@@ -1,7 +1,7 @@
 import { baseKeyOf, isCompleted } from "../core/generations";
 import type { BypassMode } from "../core/policy";
-import type { OperatorStore, Page, ResendRequestRow, ResendStatus } from "../store/operator-types";
-import type { GateStore } from "../store/types";
+import type { OperatorStore, Page, ResendRequestRow, ResendStatus } from "../store/ports/operator-store";
+import type { GateStore } from "../store/ports/gate-store";
 import { AppError } from "./app-error";
 import { newId } from "./ids";
 import { type Actor, auditEntry } from "./operator-audit";

@@ -3,8 +3,8 @@ import { type Storm, type StormDetail, toWireStorm } from "../contract/storms";
 import { planStormChart, stormRateSeries } from "../core/storm-chart";
 import { describeKind, tallyKinds } from "../core/rollup-tally";
 import { BUCKET_MS, type Bucket, type TimeRange } from "../core/buckets";
-import type { InsightStore, RollupTotal, StormStatus } from "../store/insight-types";
-import type { GateStore } from "../store/types";
+import type { InsightStore, RollupTotal, StormStatus } from "../store/ports/insight-store";
+import type { GateStore } from "../store/ports/gate-store";
 import { AppError } from "./app-error";
 
 /** Begins top-runs reads at most: the one statistic that reads the ledger. */

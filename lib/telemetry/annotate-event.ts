@@ -1,5 +1,5 @@
 import { trace } from "@opentelemetry/api";
-import type { GateEvent } from "../store/types";
+import type { GateEvent } from "../store/ports/gate-store";
 
 /** What the ledger records about a decision, also on the span that made it. */
 export function annotateWithEvent(event: GateEvent): void {

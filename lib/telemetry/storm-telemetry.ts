@@ -1,4 +1,4 @@
-import type { StormRow } from "../store/insight-types";
+import type { StormRow } from "../store/ports/insight-store";
 import { instruments } from "./instruments";
 import { withSpan } from "./spans";
 

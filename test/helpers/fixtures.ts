@@ -1,6 +1,6 @@
-import { openStore } from "../../lib/store/open-store";
+import { openStore } from "../../lib/store/hot/open-gate-store";
 import { createProjectWithKey } from "../../lib/server/projects";
-import type { GateEvent } from "../../lib/store/types";
+import type { GateEvent } from "../../lib/store/ports/gate-store";
 
 export interface TestProject {
   projectId: string;

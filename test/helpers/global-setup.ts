@@ -2,8 +2,8 @@ import { mkdtempSync, rmSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import type { TestProject } from "vitest/node";
-import { parseDatabaseUrl } from "../../lib/store/database-url";
-import { ensureMigrated } from "../../lib/store/migrate";
+import { parseDatabaseUrl } from "../../lib/store/connection/database-url";
+import { ensureMigrated } from "../../lib/store/connection/migrate";
 import { adminQuery, postgresAvailable, postgresUrlFor } from "./postgres";
 
 declare module "vitest" {

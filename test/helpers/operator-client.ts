@@ -12,7 +12,7 @@ import {
 } from "../../lib/contract/operator";
 import { ResendRequestSchema } from "../../lib/contract/resends";
 import { ErrorResponseSchema } from "../../lib/contract/v1";
-import { parseDatabaseUrl } from "../../lib/store/database-url";
+import { parseDatabaseUrl } from "../../lib/store/connection/database-url";
 import type { TestClient } from "./client";
 
 /** The instance admin every operator test server starts with (ADMIN_EMAIL / ADMIN_PASSWORD). */

@@ -3,7 +3,7 @@ import Database from "better-sqlite3";
 import pg from "pg";
 import { expect } from "vitest";
 import type { BeginRequest, BeginResponse } from "../../lib/contract/v1";
-import { parseDatabaseUrl } from "../../lib/store/database-url";
+import { parseDatabaseUrl } from "../../lib/store/connection/database-url";
 import type { TestClient } from "./client";
 
 export type Decision<K extends BeginResponse["decision"]> = Extract<BeginResponse, { decision: K }>;

@@ -1,6 +1,6 @@
 import Database from "better-sqlite3";
 import pg from "pg";
-import { parseDatabaseUrl } from "../../lib/store/database-url";
+import { parseDatabaseUrl } from "../../lib/store/connection/database-url";
 
 /**
  * Runs one statement straight against a test database and returns its rows: for setting up what

@@ -1,8 +1,8 @@
 import { spawn } from "node:child_process";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { Collector } from "../../lib/server/collector";
-import { openInsightStore } from "../../lib/store/open-insight-store";
-import { openStore } from "../../lib/store/open-store";
+import { openInsightStore } from "../../lib/store/sql/open-insight-store";
+import { openStore } from "../../lib/store/hot/open-gate-store";
 import { AdminClient, TEST_ADMIN_TOKEN } from "../helpers/admin-client";
 import { TestClient } from "../helpers/client";
 import { PROVIDERS, type TestDatabase, createTestDatabase } from "../helpers/databases";

@@ -1,7 +1,7 @@
 import { getMigrations } from "better-auth/db/migration";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { authOptions } from "../../lib/auth/auth";
-import { type OperatorDb, openOperatorDb } from "../../lib/store/operator-db";
+import { type OperatorDb, openOperatorDb } from "../../lib/store/connection/operator-db";
 import { PROVIDERS, type TestDatabase, createTestDatabase } from "../helpers/databases";
 import { rawSql } from "../helpers/operator-client";
 

@@ -1,6 +1,6 @@
 import Database from "better-sqlite3";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { parseDatabaseUrl } from "../../lib/store/database-url";
+import { parseDatabaseUrl } from "../../lib/store/connection/database-url";
 import { TEST_ADMIN_TOKEN } from "../helpers/admin-client";
 import { type TestDatabase, createTestDatabase } from "../helpers/databases";
 import { createTestProject } from "../helpers/fixtures";

@@ -3,10 +3,10 @@ import { DEFAULT_POLICY } from "../../lib/core/policy";
 import { closeGraceMs } from "../../lib/core/storm-windows";
 import { type StormNotice, StormMonitor } from "../../lib/server/storm-monitor";
 import type { PolicySource } from "../../lib/server/policy-source";
-import type { InsightStore } from "../../lib/store/insight-types";
-import { openInsightStore } from "../../lib/store/open-insight-store";
-import { openStore } from "../../lib/store/open-store";
-import type { GateEvent, GateStore } from "../../lib/store/types";
+import type { InsightStore } from "../../lib/store/ports/insight-store";
+import { openInsightStore } from "../../lib/store/sql/open-insight-store";
+import { openStore } from "../../lib/store/hot/open-gate-store";
+import type { GateEvent, GateStore } from "../../lib/store/ports/gate-store";
 import { PROVIDERS, type TestDatabase, createTestDatabase } from "../helpers/databases";
 
 /**

@@ -1,7 +1,7 @@
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import type { z } from "zod";
 import { type AddMemberSchema, MemberListSchema, MemberSchema } from "@/lib/contract/operator";
-import type { MemberRole } from "@/lib/store/operator-types";
+import type { MemberRole } from "@/lib/store/ports/operator-store";
 import { fetchJson, postJson, projectApi } from "../fetch-json";
 import { queryKeys } from "./keys";
 

@@ -6,10 +6,10 @@ import { DEFAULT_POLICY, type ToolPolicy } from "../../../lib/core/policy";
 import { type CreateGateOptions, type Gate, createGate } from "../../../lib/sdk";
 import { InProcessTransport } from "../../../lib/sdk/in-process-transport";
 import type { GateTransport } from "../../../lib/sdk/types";
-import { parseDatabaseUrl } from "../../../lib/store/database-url";
-import { ensureMigrated } from "../../../lib/store/migrate";
-import { openStore } from "../../../lib/store/open-store";
-import type { GateStore } from "../../../lib/store/types";
+import { parseDatabaseUrl } from "../../../lib/store/connection/database-url";
+import { ensureMigrated } from "../../../lib/store/connection/migrate";
+import { openStore } from "../../../lib/store/hot/open-gate-store";
+import type { GateStore } from "../../../lib/store/ports/gate-store";
 import { createProjectWithKey } from "../../../lib/server/projects";
 import type { PolicySource } from "../../../lib/server/policy-source";
 

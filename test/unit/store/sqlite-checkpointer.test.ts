@@ -2,8 +2,8 @@ import { mkdtempSync, statSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
-import { SqliteCheckpointer } from "../../../lib/store/sqlite-checkpointer";
-import { openSqlite } from "../../../lib/store/sqlite-connection";
+import { SqliteCheckpointer } from "../../../lib/store/hot/sqlite/checkpointer";
+import { openSqlite } from "../../../lib/store/connection/sqlite-connection";
 import type Database from "better-sqlite3";
 
 async function waitUntil(probe: () => boolean, timeoutMs: number): Promise<boolean> {

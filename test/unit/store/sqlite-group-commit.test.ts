@@ -3,9 +3,9 @@ import { mkdtempSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { SqliteStatements, openSqlite } from "../../../lib/store/sqlite-connection";
-import { SqliteGroupCommit } from "../../../lib/store/sqlite-group-commit";
-import { StoreUnavailableError } from "../../../lib/store/types";
+import { SqliteStatements, openSqlite } from "../../../lib/store/connection/sqlite-connection";
+import { SqliteGroupCommit } from "../../../lib/store/hot/sqlite/group-commit";
+import { StoreUnavailableError } from "../../../lib/store/ports/gate-store";
 
 describe("SQLite group commit", () => {
   let file: string;

@@ -1,6 +1,6 @@
-import type { CallRecord } from "../core/record";
-import type { CallListFilter, CallListPage, CallListRow, RunRow } from "./call-list-types";
-import type { ApiKeyRow, GateEvent } from "./types";
+import type { CallRecord } from "../../core/record";
+import type { CallListFilter, CallListPage, CallListRow, RunRow } from "./call-list";
+import type { ApiKeyRow, GateEvent } from "./gate-store";
 
 export type MemberRole = "viewer" | "operator" | "admin";
 

@@ -1,6 +1,6 @@
-import type { CallSignature } from "../core/loop-detector";
+import type { CallSignature } from "../../../core/loop-detector";
 import { num, numOrNull, strOrNull } from "./columns";
-import type { PolicyRevisionRow, PolicyRow, PolicyWrite, SampledBegin, ToolTrafficRow } from "./policy-types";
+import type { PolicyRevisionRow, PolicyRow, PolicyWrite, SampledBegin, ToolTrafficRow } from "../../ports/policy-store";
 
 /**
  * Policy SQL, written once with numbered placeholders for both providers. The two hot reads

@@ -1,8 +1,8 @@
-import { parseDatabaseUrl } from "./database-url";
-import type { InsightStore } from "./insight-types";
-import { PostgresInsightStore } from "./insight-postgres-store";
-import { SqliteInsightStore } from "./insight-sqlite-store";
-import { createPgPool } from "./pg-pool";
+import { parseDatabaseUrl } from "../connection/database-url";
+import type { InsightStore } from "../ports/insight-store";
+import { PostgresInsightStore } from "./postgres/insight-store";
+import { SqliteInsightStore } from "./sqlite/insight-store";
+import { createPgPool } from "../connection/pg-pool";
 
 export interface OpenInsightStoreOptions {
   databaseUrl?: string;

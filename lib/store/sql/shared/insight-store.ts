@@ -7,7 +7,7 @@ import type {
   StormRow,
   StormStatus,
   WindowHits,
-} from "./insight-types";
+} from "../../ports/insight-store";
 import type { RETENTION_SQL } from "./retention-statements";
 import { STATS_SQL, rowToRollupPoint, rowToRollupTotal, rowToRunPressure } from "./stats-statements";
 import { STORM_SQL, rowToHitCount, rowToStorm, rowToWindowHits, stormUpdateValues, stormValues, watermarkMap } from "./storm-statements";

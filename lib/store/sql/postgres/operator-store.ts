@@ -1,7 +1,7 @@
 import type pg from "pg";
-import type { CallRecord } from "../core/record";
-import { CallListReads } from "./call-list-statements";
-import { eventValues, recordValues, rowToApiKey } from "./columns";
+import type { CallRecord } from "../../../core/record";
+import { CallListReads } from "../shared/call-list-statements";
+import { eventValues, recordValues, rowToApiKey } from "../../hot/shared/columns";
 import {
   OPERATOR_SQL as Q,
   PG_RECORD_BY_OPERATOR,
@@ -12,7 +12,7 @@ import {
   rowToMember,
   rowToResend,
   rowToUser,
-} from "./operator-statements";
+} from "../shared/operator-statements";
 import type {
   AuditEntryRow,
   MemberRole,
@@ -23,9 +23,9 @@ import type {
   ResendRequestRow,
   ResendStatus,
   UserRow,
-} from "./operator-types";
-import { type ApiKeyRow, type GateEvent, StoreUnavailableError } from "./types";
-import { isPgUnavailable } from "./pg-errors";
+} from "../../ports/operator-store";
+import { type ApiKeyRow, type GateEvent, StoreUnavailableError } from "../../ports/gate-store";
+import { isPgUnavailable } from "../../connection/pg-errors";
 
 type Row = Record<string, unknown>;
 

@@ -2,9 +2,9 @@ import { Kysely, PostgresDialect, SqliteDialect } from "kysely";
 import pg from "pg";
 import { parseDatabaseUrl } from "./database-url";
 import { openSqlite } from "./sqlite-connection";
-import { PostgresOperatorStore } from "./operator-postgres-store";
-import { SqliteOperatorStore } from "./operator-sqlite-store";
-import type { OperatorStore } from "./operator-types";
+import { PostgresOperatorStore } from "../sql/postgres/operator-store";
+import { SqliteOperatorStore } from "../sql/sqlite/operator-store";
+import type { OperatorStore } from "../ports/operator-store";
 
 export interface OperatorDbOptions {
   databaseUrl: string;

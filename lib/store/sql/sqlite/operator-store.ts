@@ -1,8 +1,8 @@
 import type Database from "better-sqlite3";
-import type { CallRecord } from "../core/record";
-import { CallListReads } from "./call-list-statements";
-import { eventValues, recordValues, rowToApiKey } from "./columns";
-import { OPERATOR_SQL as Q, auditValues, resendValues, rowToAudit, rowToMember, rowToResend, rowToUser } from "./operator-statements";
+import type { CallRecord } from "../../../core/record";
+import { CallListReads } from "../shared/call-list-statements";
+import { eventValues, recordValues, rowToApiKey } from "../../hot/shared/columns";
+import { OPERATOR_SQL as Q, auditValues, resendValues, rowToAudit, rowToMember, rowToResend, rowToUser } from "../shared/operator-statements";
 import type {
   AuditEntryRow,
   MemberRole,
@@ -13,10 +13,10 @@ import type {
   ResendRequestRow,
   ResendStatus,
   UserRow,
-} from "./operator-types";
-import { SqliteStatements } from "./sqlite-connection";
-import { SQL } from "./statements";
-import type { ApiKeyRow, GateEvent } from "./types";
+} from "../../ports/operator-store";
+import { SqliteStatements } from "../../connection/sqlite-connection";
+import { SQL } from "../../hot/shared/statements";
+import type { ApiKeyRow, GateEvent } from "../../ports/gate-store";
 
 type Row = Record<string, unknown>;
 

@@ -1,5 +1,5 @@
-import type { CallRecord } from "../core/record";
-import type { PolicyStore } from "./policy-types";
+import type { CallRecord } from "../../core/record";
+import type { PolicyStore } from "./policy-store";
 
 /** resend: an approved bypass raised the key's generation; operator: a record evicted or resolved by hand. */
 export type EventType = "begin" | "complete" | "heartbeat" | "lease_lost" | "resend" | "operator";

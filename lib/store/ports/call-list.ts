@@ -1,5 +1,5 @@
-import type { Cursor } from "../core/cursor";
-import type { CallRecord, RecordState } from "../core/record";
+import type { Cursor } from "../../core/cursor";
+import type { CallRecord, RecordState } from "../../core/record";
 
 /** The calls list's filters, already validated; absent means "any". Times are epoch ms. */
 export interface CallListFilter {

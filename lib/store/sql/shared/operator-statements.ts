@@ -1,6 +1,6 @@
-import { EVENT_COLUMNS, EVENT_COLUMN_LIST, RECORD_COLUMNS, num, numOrNull, placeholders, strOrNull } from "./columns";
-import type { AuditEntryRow, MemberRole, MemberRow, ResendRequestRow, UserRow } from "./operator-types";
-import { SQL } from "./statements";
+import { EVENT_COLUMNS, EVENT_COLUMN_LIST, RECORD_COLUMNS, num, numOrNull, placeholders, strOrNull } from "../../hot/shared/columns";
+import type { AuditEntryRow, MemberRole, MemberRow, ResendRequestRow, UserRow } from "../../ports/operator-store";
+import { SQL } from "../../hot/shared/statements";
 
 /**
  * The operator store's SQL, written once with numbered placeholders for both providers (as in

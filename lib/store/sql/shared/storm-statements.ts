@@ -1,6 +1,6 @@
-import { DEDUP_HIT_DECISIONS } from "../core/rollup-tally";
-import { num, numOrNull } from "./columns";
-import { type HitCount, type StormRow, type StormStatus, type WindowHits } from "./insight-types";
+import { DEDUP_HIT_DECISIONS } from "../../../core/rollup-tally";
+import { num, numOrNull } from "../../hot/shared/columns";
+import { type HitCount, type StormRow, type StormStatus, type WindowHits } from "../../ports/insight-store";
 
 /**
  * Retry-storm SQL for both providers (numbered placeholders). Casts are spelled CAST(… AS …),

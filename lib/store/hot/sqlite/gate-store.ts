@@ -1,7 +1,7 @@
 import type Database from "better-sqlite3";
-import type { CallRecord } from "../core/record";
-import { eventValues, recordValues, rowToApiKey, rowToEvent, rowToRecord } from "./columns";
-import type { CallSignature } from "../core/loop-detector";
+import type { CallRecord } from "../../../core/record";
+import { eventValues, recordValues, rowToApiKey, rowToEvent, rowToRecord } from "../shared/columns";
+import type { CallSignature } from "../../../core/loop-detector";
 import {
   POLICY_SQL,
   revisionValues,
@@ -10,15 +10,15 @@ import {
   rowToSampledBegin,
   rowToSignature,
   rowToTraffic,
-} from "./policy-statements";
-import type { PolicyRevisionRow, PolicyRow, PolicyWrite, SampledBegin, ToolTrafficRow } from "./policy-types";
-import { type SqliteOpenOptions, SqliteStatements, openSqlite } from "./sqlite-connection";
-import { SqliteCheckpointer } from "./sqlite-checkpointer";
-import { type Durability, SqliteGroupCommit } from "./sqlite-group-commit";
-import { SQL } from "./statements";
-import type { ApiKeyRow, GateEvent, GateStore, ProjectRow } from "./types";
+} from "../shared/policy-statements";
+import type { PolicyRevisionRow, PolicyRow, PolicyWrite, SampledBegin, ToolTrafficRow } from "../../ports/policy-store";
+import { type SqliteOpenOptions, SqliteStatements, openSqlite } from "../../connection/sqlite-connection";
+import { SqliteCheckpointer } from "./checkpointer";
+import { type Durability, SqliteGroupCommit } from "./group-commit";
+import { SQL } from "../shared/statements";
+import type { ApiKeyRow, GateEvent, GateStore, ProjectRow } from "../../ports/gate-store";
 
-export type { SqliteSynchronous } from "./sqlite-connection";
+export type { SqliteSynchronous } from "../../connection/sqlite-connection";
 export type SqliteStoreOptions = Omit<SqliteOpenOptions, "foreignKeys"> & {
   /** Checkpoint the WAL from a worker thread once the store is busy (default true). */
   backgroundCheckpoints?: boolean;

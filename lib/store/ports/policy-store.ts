@@ -1,4 +1,4 @@
-import type { CallSignature } from "../core/loop-detector";
+import type { CallSignature } from "../../core/loop-detector";
 
 /** One row per (project, tool) seen or configured; tool `*` is the project's default layer. */
 export interface PolicyRow {

@@ -1,6 +1,6 @@
-import { type Row, SqlInsightStore } from "./insight-store";
-import { RETENTION_SQL } from "./retention-statements";
-import { type SqliteOpenOptions, SqliteStatements, openSqlite } from "./sqlite-connection";
+import { type Row, SqlInsightStore } from "../shared/insight-store";
+import { RETENTION_SQL } from "../shared/retention-statements";
+import { type SqliteOpenOptions, SqliteStatements, openSqlite } from "../../connection/sqlite-connection";
 
 export type SqliteInsightOptions = Omit<SqliteOpenOptions, "foreignKeys">;
 

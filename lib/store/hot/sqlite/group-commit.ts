@@ -1,5 +1,5 @@
 import type Database from "better-sqlite3";
-import { type SqliteStatements, type SqliteSynchronous, toStoreError } from "./sqlite-connection";
+import { type SqliteStatements, type SqliteSynchronous, toStoreError } from "../../connection/sqlite-connection";
 
 /**
  * durable: the write changes what a later decision will be (a claim, a completion, a lease), so its

@@ -1,7 +1,7 @@
 import type pg from "pg";
-import type { CallRecord } from "../core/record";
-import { eventValues, recordValues, rowToApiKey, rowToEvent, rowToRecord } from "./columns";
-import type { CallSignature } from "../core/loop-detector";
+import type { CallRecord } from "../../../core/record";
+import { eventValues, recordValues, rowToApiKey, rowToEvent, rowToRecord } from "../shared/columns";
+import type { CallSignature } from "../../../core/loop-detector";
 import {
   PG_POLICY_WRITE,
   POLICY_SQL,
@@ -11,11 +11,11 @@ import {
   rowToSampledBegin,
   rowToSignature,
   rowToTraffic,
-} from "./policy-statements";
-import type { PolicyRevisionRow, PolicyRow, PolicyWrite, SampledBegin, ToolTrafficRow } from "./policy-types";
-import { PG_SQL, SQL } from "./statements";
-import { type ApiKeyRow, type GateEvent, type GateStore, type ProjectRow, StoreUnavailableError } from "./types";
-import { isPgUnavailable } from "./pg-errors";
+} from "../shared/policy-statements";
+import type { PolicyRevisionRow, PolicyRow, PolicyWrite, SampledBegin, ToolTrafficRow } from "../../ports/policy-store";
+import { PG_SQL, SQL } from "../shared/statements";
+import { type ApiKeyRow, type GateEvent, type GateStore, type ProjectRow, StoreUnavailableError } from "../../ports/gate-store";
+import { isPgUnavailable } from "../../connection/pg-errors";
 
 const UNIQUE_VIOLATION = "23505";
 /** Concurrent policy writers in one project collide on the revision number; each retry re-numbers. */

@@ -1,8 +1,8 @@
-import { DEDUP_HIT_DECISIONS } from "../core/rollup-tally";
-import type { RecordState } from "../core/record";
-import type { CallListFilter, CallListPage, CallListRow, RunRow } from "./call-list-types";
-import { EVENT_COLUMN_LIST, num, numOrNull, rowToEvent, strOrNull } from "./columns";
-import type { GateEvent } from "./types";
+import { DEDUP_HIT_DECISIONS } from "../../../core/rollup-tally";
+import type { RecordState } from "../../../core/record";
+import type { CallListFilter, CallListPage, CallListRow, RunRow } from "../../ports/call-list";
+import { EVENT_COLUMN_LIST, num, numOrNull, rowToEvent, strOrNull } from "../../hot/shared/columns";
+import type { GateEvent } from "../../ports/gate-store";
 
 /**
  * The calls and runs explorer's reads, for both providers (numbered placeholders, as in

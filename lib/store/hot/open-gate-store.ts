@@ -1,8 +1,8 @@
-import { parseDatabaseUrl } from "./database-url";
-import { createPgPool } from "./pg-pool";
-import { PostgresGateStore } from "./postgres-store";
-import { type SqliteSynchronous, SqliteGateStore } from "./sqlite-store";
-import type { GateStore } from "./types";
+import { parseDatabaseUrl } from "../connection/database-url";
+import { createPgPool } from "../connection/pg-pool";
+import { PostgresGateStore } from "./postgres/gate-store";
+import { type SqliteSynchronous, SqliteGateStore } from "./sqlite/gate-store";
+import type { GateStore } from "../ports/gate-store";
 
 export interface OpenStoreOptions {
   databaseUrl?: string;

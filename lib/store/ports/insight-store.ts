@@ -1,4 +1,4 @@
-import type { NamedHits } from "../core/hit-counts";
+import type { NamedHits } from "../../core/hit-counts";
 
 /**
  * Storage for what runs beside the decisions: retention, retry-storm incidents and the

@@ -1,8 +1,8 @@
 import type pg from "pg";
-import { type Row, SqlInsightStore } from "./insight-store";
-import { PG_RETENTION_SQL } from "./retention-statements";
-import { StoreUnavailableError } from "./types";
-import { isPgUnavailable } from "./pg-errors";
+import { type Row, SqlInsightStore } from "../shared/insight-store";
+import { PG_RETENTION_SQL } from "../shared/retention-statements";
+import { StoreUnavailableError } from "../../ports/gate-store";
+import { isPgUnavailable } from "../../connection/pg-errors";
 
 /**
  * Postgres: a small pool of its own, so retention deletes and chart queries never take a

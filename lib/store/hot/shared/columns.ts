@@ -1,6 +1,6 @@
-import type { CallRecord, RecordState } from "../core/record";
-import type { KeyStrategy } from "../core/policy";
-import type { ApiKeyRow, GateEvent, EventType } from "./types";
+import type { CallRecord, RecordState } from "../../../core/record";
+import type { KeyStrategy } from "../../../core/policy";
+import type { ApiKeyRow, GateEvent, EventType } from "../../ports/gate-store";
 
 /** Column name, the record field it holds, and its Postgres type (for casts in INSERT … SELECT). */
 type Column<T> = readonly [column: string, field: keyof T, pgType: string];

@@ -1,8 +1,8 @@
 import Database from "better-sqlite3";
 import { mkdirSync } from "node:fs";
 import path from "node:path";
-import { toSqliteParams } from "./statements";
-import { StoreUnavailableError } from "./types";
+import { toSqliteParams } from "../hot/shared/statements";
+import { StoreUnavailableError } from "../ports/gate-store";
 
 export type SqliteSynchronous = "full" | "normal";
 

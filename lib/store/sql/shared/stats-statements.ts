@@ -1,6 +1,6 @@
-import { DEDUP_HIT_DECISIONS } from "../core/rollup-tally";
-import { num } from "./columns";
-import { type RollupPoint, type RollupTotal, type RunPressureRow } from "./insight-types";
+import { DEDUP_HIT_DECISIONS } from "../../../core/rollup-tally";
+import { num } from "../../hot/shared/columns";
+import { type RollupPoint, type RollupTotal, type RunPressureRow } from "../../ports/insight-store";
 
 /**
  * Dashboard SQL for both providers. Charts read only event_rollups (range scans of its primary
