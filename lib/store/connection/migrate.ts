@@ -1,9 +1,10 @@
 import { spawnSync } from "node:child_process";
-import { existsSync, mkdirSync, readdirSync } from "node:fs";
+import { existsSync, readdirSync } from "node:fs";
 import path from "node:path";
 import Database from "better-sqlite3";
 import pg from "pg";
 import { type DatabaseTarget, schemaPathFor } from "./database-url";
+import { secureSqliteFiles } from "./sqlite-file-mode";
 
 function committedMigrations(target: DatabaseTarget, root: string): string[] {
   const dir = path.join(root, path.dirname(schemaPathFor(target)), "migrations");
@@ -48,9 +49,9 @@ async function appliedMigrations(target: DatabaseTarget): Promise<Set<string>> {
  * bare `next start` on a new database works. Cheap when nothing is pending (one query).
  */
 export async function ensureMigrated(target: DatabaseTarget, root: string = process.cwd()): Promise<"up-to-date" | "migrated"> {
+  if (target.provider === "sqlite") secureSqliteFiles(target.file);
   const applied = await appliedMigrations(target);
   if (committedMigrations(target, root).every((name) => applied.has(name))) return "up-to-date";
-  if (target.provider === "sqlite") mkdirSync(path.dirname(target.file), { recursive: true });
   const cli = path.join(root, "node_modules", "prisma", "build", "index.js");
   const result = spawnSync(process.execPath, [cli, "migrate", "deploy"], {
     cwd: root,

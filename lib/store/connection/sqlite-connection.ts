@@ -1,7 +1,6 @@
 import Database from "better-sqlite3";
-import { mkdirSync } from "node:fs";
-import path from "node:path";
 import { toSqliteParams } from "../hot/shared/statements";
+import { secureSqliteFiles } from "./sqlite-file-mode";
 import { StoreUnavailableError } from "../ports/gate-store";
 
 export type SqliteSynchronous = "full" | "normal";
@@ -23,7 +22,7 @@ const MMAP_BYTES = 1024 * 1024 * 1024;
 
 /** A WAL connection: readers never wait for the writer, and other processes may share the file. */
 export function openSqlite(file: string, options: SqliteOpenOptions = {}): Database.Database {
-  mkdirSync(path.dirname(file), { recursive: true });
+  secureSqliteFiles(file);
   const db = new Database(file, { timeout: options.busyTimeoutMs ?? 5_000 });
   db.pragma("journal_mode = WAL");
   db.pragma(`synchronous = ${(options.synchronous ?? "full").toUpperCase()}`);
