@@ -39,6 +39,8 @@ const EnvSchema = z.object({
   /** How long an approved resend's bypass token stays usable. */
   IDEMGATE_BYPASS_TOKEN_TTL_SECONDS: z.coerce.number().int().min(10).max(86_400).default(900),
   /** Sign-in attempts per client IP and minute. */
+  // Upstream secrets (lib/server/upstreams): base64 of 32 bytes, the same on every instance; unset, one is generated into IDEMGATE_DATA_DIR.
+  IDEMGATE_SECRETS_KEY: z.string().regex(/^[A-Za-z0-9+/]{43}=$/, "base64 of 32 bytes").optional(),
   IDEMGATE_SIGN_IN_RATE_LIMIT: z.coerce.number().int().min(1).max(100_000).default(10),
   // Retention and retry storms (lib/server/collector.ts, storm-monitor.ts).
   /** Raw ledger events are purged after this many days; their per-minute rollups stay. */

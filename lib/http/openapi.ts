@@ -12,6 +12,7 @@ import { registerAdminPaths } from "./openapi-admin";
 import { registerCallExplorerPaths } from "./openapi-calls";
 import { registerInsightPaths } from "./openapi-insights";
 import { BYPASS_BEGIN_ERRORS, registerResendPaths } from "./openapi-resends";
+import { registerUpstreamPaths } from "./openapi-upstreams";
 import { CallIdParams } from "./params";
 import { json } from "./openapi-pieces";
 
@@ -71,6 +72,7 @@ export function buildOpenApiDocument() {
   registerInsightPaths(registry);
   registerResendPaths(registry);
   registerCallExplorerPaths(registry);
+  registerUpstreamPaths(registry);
 
   return new OpenApiGeneratorV31(registry.definitions).generateDocument({
     openapi: "3.1.0",

@@ -8,3 +8,5 @@ export const ProjectParams = z.object({ projectId: z.string().min(1).max(200) })
 export const ProjectToolParams = ProjectParams.extend({ tool: z.string().min(1).max(200) });
 
 export const RevisionParams = ProjectToolParams.extend({ version: z.coerce.number().int().min(1) });
+
+export const UpstreamParams = ProjectParams.extend({ upstreamId: z.string().min(1).max(200) });

@@ -11,6 +11,7 @@ import { type TestServer, startServer } from "./server";
  */
 export interface TwoProjects {
   server: TestServer;
+  databaseUrl: string;
   projectA: string;
   projectB: string;
   agentA: TestClient;
@@ -31,6 +32,7 @@ export async function startTwoProjects(provider: Provider, extraEnv: Record<stri
     server = await startServer(db.url, { ...OPERATOR_ENV, ...extraEnv });
     return {
       server,
+      databaseUrl: db.url,
       projectA: a.projectId,
       projectB: b.projectId,
       agentA: new TestClient(server.baseUrl, a.apiKey),

@@ -42,6 +42,11 @@ const ACCESS: Record<string, "signedIn" | Role> = {
   "GET projects/[projectId]/stats/storms": "viewer",
   "GET projects/[projectId]/storms": "viewer",
   "GET projects/[projectId]/storms/[stormId]": "viewer",
+  "GET projects/[projectId]/upstreams": "admin",
+  "POST projects/[projectId]/upstreams": "admin",
+  "GET projects/[projectId]/upstreams/[upstreamId]": "admin",
+  "PATCH projects/[projectId]/upstreams/[upstreamId]": "admin",
+  "DELETE projects/[projectId]/upstreams/[upstreamId]": "admin",
 };
 
 /** Every `route.ts` under the operator API, with the HTTP methods it exports. */

@@ -1,0 +1,21 @@
+// GET, POST /api/v1/operator/projects/{projectId}/upstreams — admins: the project's MCP and HTTP upstreams (secrets never shown), and a new one (audited).
+import { CreateUpstreamSchema, UpstreamListSchema, UpstreamSchema } from "@/lib/contract/upstreams";
+import { ProjectParams } from "@/lib/http/params";
+import { toWireUpstream } from "@/lib/http/upstream-wire";
+import { withOperatorRoute } from "@/lib/http/with-operator-route";
+import { getUpstreams } from "@/lib/server/upstreams/upstream-context";
+
+export const GET = withOperatorRoute({
+  role: "admin",
+  params: ProjectParams,
+  response: UpstreamListSchema,
+  handler: async ({ params }) => ({ upstreams: (await getUpstreams().service.list(params.projectId)).map(toWireUpstream) }),
+});
+
+export const POST = withOperatorRoute({
+  role: "admin",
+  params: ProjectParams,
+  body: CreateUpstreamSchema,
+  response: UpstreamSchema,
+  handler: async ({ params, body, operator }) => toWireUpstream(await getUpstreams().service.create(params.projectId, body, operator.actor)),
+});

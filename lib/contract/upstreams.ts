@@ -1,0 +1,89 @@
+import { z } from "zod";
+
+/** Upstreams (operator API): the MCP servers and HTTP APIs a project's gateways forward to. */
+const isoTime = z.iso.datetime();
+
+const CREDENTIAL_HEADERS = new Set(["authorization", "proxy-authorization", "cookie", "x-api-key"]);
+
+export const UPSTREAM_NAME = /^[a-z0-9][a-z0-9_-]{0,62}$/;
+const name = z
+  .string()
+  .regex(UPSTREAM_NAME, "lowercase letters, digits, `-` and `_`, starting with a letter or digit, at most 63 characters")
+  .describe("Unique per project; the gateway path segment (`/mcp/{name}`) and the tools' prefix");
+const httpUrl = z.url({ protocol: /^https?$/ }).max(2_000);
+// Header names per RFC 9110 token; values without control characters.
+const headerName = z.string().regex(/^[!#$%&'*+.^_`|~0-9A-Za-z-]{1,100}$/, "an HTTP header name");
+const headers = z
+  .record(headerName, z.string().max(4_000).regex(/^[^\r\n\0]*$/, "no line breaks"))
+  .refine((value) => Object.keys(value).length <= 50, "at most 50 headers")
+  .refine((value) => !Object.keys(value).some((key) => CREDENTIAL_HEADERS.has(key.toLowerCase())), "credentials go in `secret` (write-only), not in `headers`")
+  .describe("Non-secret headers sent on every upstream request (never put a credential here: use `secret`)");
+const secret = z
+  .string()
+  .min(1)
+  .max(8_000)
+  .describe("Write-only credential, encrypted at rest and never returned; sent as `secretHeader` (default `Authorization: Bearer <secret>`)");
+
+export const UpstreamKindSchema = z.enum(["mcp", "http"]);
+export const UpstreamTransportSchema = z.enum(["streamable_http", "stdio"]);
+
+const common = {
+  name,
+  headers: headers.optional(),
+  secret: secret.optional(),
+  secretHeader: headerName.optional().describe("Header carrying the secret; `authorization` (the default) sends `Bearer <secret>`"),
+};
+
+export const CreateUpstreamSchema = z
+  .discriminatedUnion("transport", [
+    z.object({ kind: z.literal("mcp"), transport: z.literal("streamable_http"), url: httpUrl, ...common }).strict(),
+    z
+      .object({
+        kind: z.literal("mcp"),
+        transport: z.literal("stdio"),
+        command: z.string().min(1).max(1_000).describe("Self-hosted only: the command the gateway spawns"),
+        args: z.array(z.string().max(2_000)).max(100).default([]),
+        ...common,
+      })
+      .strict(),
+    z.object({ kind: z.literal("http"), transport: z.null().optional(), url: httpUrl, ...common }).strict(),
+  ])
+  .meta({ id: "CreateUpstream" });
+
+/** A partial change; `secret: null` removes the secret. Kind and transport are fixed once created. */
+export const UpdateUpstreamSchema = z
+  .object({
+    url: httpUrl.optional(),
+    command: z.string().min(1).max(1_000).optional(),
+    args: z.array(z.string().max(2_000)).max(100).optional(),
+    headers: headers.optional(),
+    secret: secret.nullable().optional(),
+    secretHeader: headerName.nullable().optional(),
+    expectedVersion: z.number().int().min(1).optional().describe("Refuse (409) unless the upstream is at this version"),
+  })
+  .strict()
+  .meta({ id: "UpdateUpstream" });
+
+export const UpstreamSchema = z
+  .object({
+    id: z.string(),
+    name: z.string(),
+    kind: UpstreamKindSchema,
+    transport: UpstreamTransportSchema.nullable(),
+    url: z.string().nullable(),
+    command: z.string().nullable(),
+    args: z.array(z.string()),
+    headers: z.record(z.string(), z.string()),
+    secretHeader: z.string().nullable(),
+    hasSecret: z.boolean().describe("Whether a secret is set; the secret itself is never returned"),
+    version: z.number().int(),
+    createdAt: isoTime,
+    updatedAt: isoTime,
+  })
+  .meta({ id: "Upstream" });
+
+export const UpstreamListSchema = z.object({ upstreams: z.array(UpstreamSchema) }).meta({ id: "UpstreamList" });
+
+export type CreateUpstream = z.infer<typeof CreateUpstreamSchema>;
+export type UpdateUpstream = z.infer<typeof UpdateUpstreamSchema>;
+export type WireUpstream = z.infer<typeof UpstreamSchema>;

@@ -1,0 +1,21 @@
+import type { WireUpstream } from "../contract/upstreams";
+import type { UpstreamRow } from "../store/prisma/upstream-repository";
+
+/** An upstream on the wire: `hasSecret` in place of the secret, which never leaves the server. */
+export function toWireUpstream(row: UpstreamRow): WireUpstream {
+  return {
+    id: row.id,
+    name: row.name,
+    kind: row.kind,
+    transport: row.transport,
+    url: row.url,
+    command: row.command,
+    args: row.args,
+    headers: row.headers,
+    secretHeader: row.secretHeader,
+    hasSecret: row.secretEnc !== null,
+    version: row.version,
+    createdAt: new Date(row.createdAt).toISOString(),
+    updatedAt: new Date(row.updatedAt).toISOString(),
+  };
+}
