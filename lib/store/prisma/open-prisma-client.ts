@@ -1,6 +1,6 @@
 import { PrismaBetterSQLite3 } from "@prisma/adapter-better-sqlite3";
 import { PrismaPg } from "@prisma/adapter-pg";
-import { parseDatabaseUrl } from "../database-url";
+import { parseDatabaseUrl } from "../connection/database-url";
 import { PrismaClient as PostgresPrismaClient } from "../generated/postgres/client";
 import { PrismaClient as SqlitePrismaClient } from "../generated/sqlite/client";
 

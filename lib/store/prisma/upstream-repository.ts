@@ -1,4 +1,4 @@
-import type { AuditEntryRow } from "../operator-types";
+import type { AuditEntryRow } from "../ports/operator-store";
 import type { AppPrismaClient } from "./open-prisma-client";
 
 /** A stored upstream; `secretEnc` is ciphertext and leaves this layer only towards the secret box. */
