@@ -36,15 +36,22 @@ export interface AgentRun {
   onTranscript?: (messages: ModelMessage[]) => void;
 }
 
+/** AI SDK 6 asks for a human on the tool itself (`needsApproval`); the scenarios name the tools. */
+function approvalOn(tools: ToolSet, approval: AgentRun["toolApproval"]): ToolSet {
+  if (!approval) return tools;
+  return Object.fromEntries(Object.entries(tools).map(([name, t]) => [name, name in approval ? { ...t, needsApproval: true } : t])) as ToolSet;
+}
+
 /** One agent: the real AI SDK loop (generateText with tools), driven by a scripted model. */
 export function runAgent(run: AgentRun) {
   const model = scriptedModel(run, run.brain);
+  const withApproval = approvalOn(run.tools, run.toolApproval);
   const tools = run.gate
-    ? gateTools(run.gate, run.tools, {
+    ? gateTools(run.gate, withApproval, {
         tools: TOOL_GATING as Record<string, GatedToolConfig<unknown>>,
         ...(run.tally ? { onResult: run.tally.add } : {}),
       })
-    : run.tools;
+    : withApproval;
   const messages: ModelMessage[] = run.messages ?? [{ role: "user", content: userMessage(run.task) }];
   const go = () =>
     generateText({
@@ -52,7 +59,6 @@ export function runAgent(run: AgentRun) {
       tools,
       messages,
       stopWhen: stepCountIs(12),
-      ...(run.toolApproval ? { toolApproval: run.toolApproval } : {}),
       ...(run.onTranscript
         ? {
             prepareStep: ({ messages: sofar }: { messages: ModelMessage[] }) => {
