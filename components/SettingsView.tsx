@@ -2,6 +2,7 @@
 
 import { ApiKeysPanel } from "./ApiKeysPanel";
 import { MembersPanel } from "./MembersPanel";
+import { OutboundAllowlistPanel } from "./OutboundAllowlistPanel";
 import { useProject } from "./ProjectContext";
 import { EmptyState } from "./StateViews";
 
@@ -18,6 +19,7 @@ export function SettingsView() {
         <>
           <ApiKeysPanel projectId={projectId} />
           <MembersPanel projectId={projectId} />
+          <OutboundAllowlistPanel projectId={projectId} />
         </>
       ) : (
         <EmptyState title="API keys and members are managed by project admins">

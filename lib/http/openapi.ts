@@ -11,6 +11,7 @@ import {
 import { registerAdminPaths } from "./openapi-admin";
 import { registerCallExplorerPaths } from "./openapi-calls";
 import { registerInsightPaths } from "./openapi-insights";
+import { registerOutboundPaths } from "./openapi-outbound";
 import { BYPASS_BEGIN_ERRORS, registerResendPaths } from "./openapi-resends";
 import { registerUpstreamPaths } from "./openapi-upstreams";
 import { CallIdParams } from "./params";
@@ -73,6 +74,7 @@ export function buildOpenApiDocument() {
   registerResendPaths(registry);
   registerCallExplorerPaths(registry);
   registerUpstreamPaths(registry);
+  registerOutboundPaths(registry);
 
   return new OpenApiGeneratorV31(registry.definitions).generateDocument({
     openapi: "3.1.0",

@@ -1,0 +1,81 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { OutboundAllowlistEntrySchema, OutboundAllowlistSchema } from "../../lib/contract/outbound";
+import { createOutbound } from "../../lib/server/outbound/outbound-context";
+import { openPrismaClient } from "../../lib/store/prisma/open-prisma-client";
+import { PROVIDERS, type TestDatabase, createTestDatabase } from "../helpers/databases";
+import { createTestProject } from "../helpers/fixtures";
+import { OPERATOR_ENV, OperatorClient, ROOT, createOperator } from "../helpers/operator-client";
+import { type TestServer, startServer } from "../helpers/server";
+
+/** The outbound allowlist through the operator API of a real server, on both providers. */
+describe.each(PROVIDERS)("%s: outbound allowlist", (provider) => {
+  let db: TestDatabase;
+  let server: TestServer;
+  let root: OperatorClient;
+  let projectA: string;
+  let projectB: string;
+  let admin: OperatorClient;
+  let operator: OperatorClient;
+  const path = (projectId: string, rest = "") => `/api/v1/operator/projects/${projectId}/outbound-allowlist${rest}`;
+
+  beforeAll(async () => {
+    db = await createTestDatabase(provider);
+    projectA = (await createTestProject(db.url, "A")).projectId;
+    projectB = (await createTestProject(db.url, "B")).projectId;
+    server = await startServer(db.url, OPERATOR_ENV);
+    root = await OperatorClient.signIn(server.baseUrl, ROOT.email, ROOT.password);
+    admin = await createOperator(root, projectA, "admin");
+    operator = await createOperator(root, projectA, "operator");
+  });
+
+  afterAll(async () => {
+    await server?.stop();
+    await db?.drop();
+  });
+
+  it("admins add and remove entries, each audited; the guard reads the change at once", async () => {
+    const added = await admin.call(OutboundAllowlistEntrySchema, "POST", path(projectA), { pattern: " API.Stripe.com ", note: "payments" });
+    expect(added).toMatchObject({ pattern: "api.stripe.com", note: "payments", createdBy: admin.email });
+    await admin.call(OutboundAllowlistEntrySchema, "POST", path(projectA), { pattern: "127.0.0.1:4010" });
+    const listed = await admin.call(OutboundAllowlistSchema, "GET", path(projectA));
+    expect(listed.entries.map((e) => e.pattern)).toEqual(["127.0.0.1:4010", "api.stripe.com"]);
+
+    const outbound = createOutbound(openPrismaClient(db.url));
+    try {
+      await expect(outbound.guard.assertAllowed(projectA, "https://api.stripe.com/v1/charges")).resolves.toMatchObject({ host: "api.stripe.com" });
+      await expect(outbound.guard.assertAllowed(projectB, "https://api.stripe.com/v1/charges")).rejects.toMatchObject({ reason: "not_allowlisted" });
+
+      await admin.call(OutboundAllowlistEntrySchema, "DELETE", path(projectA, `/${added.id}`));
+      await expect(outbound.guard.assertAllowed(projectA, "https://api.stripe.com/v1/charges")).rejects.toMatchObject({ reason: "not_allowlisted" });
+    } finally {
+      await outbound.prisma.$disconnect();
+    }
+
+    const audit = (await admin.audit(projectA)).entries.filter((e) => e.action.startsWith("outbound_allowlist."));
+    expect(audit.map((e) => [e.action, e.detail])).toEqual(
+      expect.arrayContaining([
+        ["outbound_allowlist.added", { pattern: "api.stripe.com", note: "payments" }],
+        ["outbound_allowlist.removed", { pattern: "api.stripe.com" }],
+      ]),
+    );
+    expect(audit.every((e) => e.actor.label === admin.email)).toBe(true);
+  });
+
+  it("bad patterns are a 400 with issues and store nothing; duplicates a 409; other projects' entries a 404", async () => {
+    for (const pattern of ["*", "http://x.com", "*.com", "10.0.0.0/40"]) {
+      const bad = await admin.expectError("POST", path(projectA), { pattern });
+      expect(bad).toMatchObject({ status: 400, body: { error: { code: "invalid_input", issues: [{ path: ["pattern"] }] } } });
+    }
+    const entry = await admin.call(OutboundAllowlistEntrySchema, "POST", path(projectA), { pattern: "*.example.com" });
+    expect(await admin.expectError("POST", path(projectA), { pattern: "*.EXAMPLE.com" })).toMatchObject({ status: 409, body: { error: { code: "already_exists" } } });
+    expect(await root.expectError("DELETE", path(projectB, `/${entry.id}`))).toMatchObject({ status: 404 });
+    const patterns = (await admin.call(OutboundAllowlistSchema, "GET", path(projectA))).entries.map((e) => e.pattern);
+    expect(patterns).not.toContain("*");
+    expect(patterns.filter((p) => p === "*.example.com")).toHaveLength(1);
+  });
+
+  it("operators below admin can neither read nor change it", async () => {
+    expect(await operator.expectError("GET", path(projectA))).toMatchObject({ status: 403 });
+    expect(await operator.expectError("POST", path(projectA), { pattern: "evil.example" })).toMatchObject({ status: 403 });
+  });
+});
