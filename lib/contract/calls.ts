@@ -9,7 +9,7 @@ const isoTime = z.iso.datetime();
 const instant = z.iso.datetime({ offset: true });
 const id = z.string().min(1).max(200);
 
-export const CALL_STATUSES = ["in_progress", "succeeded", "failed", "released"] as const;
+export const CALL_STATUSES = ["in_progress", "succeeded", "failed", "released", "accepted"] as const;
 
 /** What the decision filter accepts: a begin's answer, a lease lost, or an operator's eviction. */
 export const CALL_DECISION_FILTERS = [

@@ -25,6 +25,12 @@ const scalarFields = {
   onArgsMismatch: z.enum(["replay", "reject"]).describe("Same key, other args: replay and flag it, or answer conflict"),
   bypass: z.enum(["never", "approval", "allow"]).describe("Whether a completed key may run again, and with whose sign-off"),
   ttlSeconds: z.number().int().min(1).max(365 * DAY_SECONDS).describe("How long an outcome is kept and replayed"),
+  acceptedTtlSeconds: z
+    .number()
+    .int()
+    .min(1)
+    .max(365 * DAY_SECONDS)
+    .describe("How long an accepted (long-running, unfinished) operation is kept and replayed by its operationId"),
   leaseSeconds: z.number().int().min(1).max(3_600).describe("How long an attempt may run without a heartbeat"),
   cacheFailures: z.boolean().describe("Permanent failures replay; retryable ones never do"),
   redactFields: fieldList.describe("Fields masked (at any depth) before args or results are stored"),

@@ -7,6 +7,11 @@ import { z } from "zod";
 const id = z.string().min(1).max(200);
 const isoTime = z.iso.datetime();
 
+/** Record states; `accepted` = a long-running operation started and not finished (async operations). */
+export const RECORD_STATUSES = ["in_progress", "succeeded", "failed", "released", "accepted"] as const;
+const operationId = z.string().min(1).max(500).describe("The long-running operation's id, as the tool's downstream service named it");
+const statusUrl = z.url().max(2_000).describe("Where the operation's status can be polled");
+
 export const RetryAdviceSchema = z
   .object({
     maxAttempts: z.number().int(),
@@ -75,9 +80,11 @@ export const ReplayDecisionSchema = z
     decision: z.literal("replay"),
     callId: z.string(),
     key: z.string(),
-    status: z.enum(["succeeded", "failed"]),
+    status: z.enum(["succeeded", "failed", "accepted"]).describe("`accepted`: the operation was started and has not finished: poll `operationId`"),
     result: z.unknown().optional(),
     error: ErrorInfoSchema.optional(),
+    operationId: operationId.optional(),
+    statusUrl: statusUrl.optional(),
     firstSeenAt: isoTime,
     completedAt: isoTime,
     expiresAt: isoTime,
@@ -150,10 +157,23 @@ export const BeginResponseSchema = z
   ])
   .meta({ id: "BeginResponse" });
 
+const leaseToken = z.string().min(1).max(200);
+/** A final outcome names its lease, or (finishing an accepted operation) the operation. */
+const finalCredential = {
+  leaseToken: leaseToken.optional().describe("The attempt's lease; may be left out when `operationId` finishes an accepted operation"),
+  operationId: operationId.optional().describe("Finishes the accepted operation with this id (no lease needed)"),
+};
+const hasCredential = (body: { leaseToken?: string; operationId?: string }) => body.leaseToken !== undefined || body.operationId !== undefined;
+const credentialIssue = { message: "give `leaseToken` (or `operationId` to finish an accepted operation)", path: ["leaseToken"] };
+
 export const CompleteRequestSchema = z
   .discriminatedUnion("outcome", [
-    z.object({ leaseToken: z.string().min(1).max(200), outcome: z.literal("succeeded"), result: z.unknown().optional() }).strict(),
-    z.object({ leaseToken: z.string().min(1).max(200), outcome: z.literal("failed"), error: ErrorInfoSchema }).strict(),
+    z.object({ ...finalCredential, outcome: z.literal("succeeded"), result: z.unknown().optional() }).strict().refine(hasCredential, credentialIssue),
+    z.object({ ...finalCredential, outcome: z.literal("failed"), error: ErrorInfoSchema }).strict().refine(hasCredential, credentialIssue),
+    z
+      .object({ leaseToken, outcome: z.literal("accepted"), operationId, statusUrl: statusUrl.optional() })
+      .strict()
+      .describe("The tool started a long-running operation: begins replay its id until a final complete"),
   ])
   .meta({ id: "CompleteRequest" });
 
@@ -175,12 +195,14 @@ export const CallStatusSchema = z
     scope: z.string().nullable(),
     agentId: z.string().nullable(),
     toolCallId: z.string().nullable(),
-    status: z.enum(["in_progress", "succeeded", "failed", "released"]),
+    status: z.enum(RECORD_STATUSES),
     attempt: z.number().int(),
     replays: z.number().int(),
     argsFingerprint: z.string(),
     result: z.unknown().optional(),
     error: ErrorInfoSchema.optional(),
+    operationId: operationId.optional().describe("While `accepted`: the operation to poll"),
+    statusUrl: statusUrl.optional(),
     firstSeenAt: isoTime,
     completedAt: isoTime.nullable(),
     leaseExpiresAt: isoTime.nullable(),
@@ -191,7 +213,7 @@ export const CallStatusSchema = z
 export const HeartbeatResponseSchema = z
   .object({
     callId: z.string(),
-    status: z.enum(["in_progress", "succeeded", "failed", "released"]),
+    status: z.enum(RECORD_STATUSES),
     leaseExpiresAt: isoTime.nullable().describe("null once the attempt has completed: stop beating"),
   })
   .meta({ id: "HeartbeatResponse" });

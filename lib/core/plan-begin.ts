@@ -5,6 +5,7 @@ import {
   type CallRecord,
   isExpired,
   leaseIsLive,
+  parseAccepted,
   parseError,
   parseJsonText,
 } from "./record";
@@ -73,7 +74,34 @@ export function planBegin(existing: CallRecord | null, call: PreparedCall, env: 
       return duplicateOfCompleted(existing, argsMismatch, env);
     case "succeeded":
       return duplicateOfCompleted(existing, argsMismatch, env);
+    case "accepted":
+      return replayAccepted(existing, argsMismatch);
   }
+}
+
+/**
+ * A started operation is neither done nor gone: whatever `onDuplicate` says, the caller gets its
+ * id to poll, because starting it again is exactly the duplicate the gate exists to prevent.
+ */
+function replayAccepted(existing: CallRecord, argsMismatch: boolean): BeginPlan {
+  const { operationId, statusUrl } = parseAccepted(existing.result);
+  return {
+    op: "replay",
+    record: existing,
+    decision: {
+      decision: "replay",
+      callId: existing.id,
+      key: existing.key,
+      status: "accepted",
+      operationId,
+      ...(statusUrl !== undefined ? { statusUrl } : {}),
+      firstSeenAt: existing.firstSeenAt,
+      completedAt: existing.completedAt ?? existing.updatedAt,
+      expiresAt: existing.expiresAt,
+      replays: existing.replays + 1,
+      argsMismatch,
+    },
+  };
 }
 
 function duplicateOfCompleted(existing: CallRecord, argsMismatch: boolean, env: PlanEnv): BeginPlan {

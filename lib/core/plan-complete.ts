@@ -1,34 +1,68 @@
 import type { EffectivePolicy } from "./policy";
-import type { CallRecord, ErrorInfo } from "./record";
+import { type AcceptedOperation, type CallRecord, type ErrorInfo, parseAccepted } from "./record";
 import { redact } from "./redact";
 
+/** A final outcome may name the operation it finishes instead of holding the lease (async operations). */
 export type CompleteOutcome =
-  | { outcome: "succeeded"; result?: unknown }
-  | { outcome: "failed"; error: ErrorInfo };
+  | { outcome: "succeeded"; result?: unknown; operationId?: string }
+  | { outcome: "failed"; error: ErrorInfo; operationId?: string }
+  | { outcome: "accepted"; operationId: string; statusUrl?: string };
 
 export type CompletePlan =
   | { op: "update"; record: CallRecord; expectedVersion: number }
   /** The same lease already completed this record: a retried complete, answered as before. */
   | { op: "already"; record: CallRecord }
   /** Another attempt owns the record now: this attempt's effect may be a duplicate. */
-  | { op: "lease_lost"; record: CallRecord };
+  | { op: "lease_lost"; record: CallRecord }
+  /** A final complete naming an operation the record is not waiting for. */
+  | { op: "operation_mismatch"; record: CallRecord };
 
 /**
  * A complete is accepted from the lease that currently owns the record, even after the lease
  * expired, as long as nobody else claimed it: no second attempt ran, so no duplicate happened.
+ * An accepted operation is finished by that lease or by whoever holds its operation id (the job's
+ * own callback may finish it, long after the agent's process is gone).
  */
 export function planComplete(
   record: CallRecord,
-  leaseToken: string,
+  leaseToken: string | null,
   outcome: CompleteOutcome,
   policy: EffectivePolicy,
   now: number,
 ): CompletePlan {
+  if (record.state === "accepted") return planFinishOperation(record, leaseToken, outcome, policy, now);
+  if (leaseToken === null) return outcome.operationId === undefined ? { op: "lease_lost", record } : { op: "operation_mismatch", record };
   if (record.leaseToken !== leaseToken) return { op: "lease_lost", record };
   if (record.state !== "in_progress") return { op: "already", record };
+  return finalPlan(record, outcome, policy, now);
+}
 
+function planFinishOperation(
+  record: CallRecord,
+  leaseToken: string | null,
+  outcome: CompleteOutcome,
+  policy: EffectivePolicy,
+  now: number,
+): CompletePlan {
+  const { operationId } = parseAccepted(record.result);
+  // A retried "accepted" complete of the same operation: answered as before.
+  if (outcome.outcome === "accepted") return outcome.operationId === operationId ? { op: "already", record } : { op: "operation_mismatch", record };
+  if (outcome.operationId !== undefined && outcome.operationId !== operationId) return { op: "operation_mismatch", record };
+  if (outcome.operationId === undefined && (leaseToken === null || leaseToken !== record.leaseToken)) return { op: "lease_lost", record };
+  return finalPlan(record, outcome, policy, now);
+}
+
+function finalPlan(record: CallRecord, outcome: CompleteOutcome, policy: EffectivePolicy, now: number): CompletePlan {
   const ttlExpiry = now + policy.policy.ttlSeconds * 1000;
   const base = { ...record, completedAt: now, updatedAt: now, version: record.version + 1, leaseExpiresAt: null };
+  if (outcome.outcome === "accepted") {
+    const operation: AcceptedOperation = { operationId: outcome.operationId, ...(outcome.statusUrl !== undefined ? { statusUrl: outcome.statusUrl } : {}) };
+    return {
+      op: "update",
+      expectedVersion: record.version,
+      record: { ...base, state: "accepted", result: JSON.stringify(operation), error: null, expiresAt: now + policy.policy.acceptedTtlSeconds * 1000 },
+    };
+  }
   if (outcome.outcome === "succeeded") {
     // Masked before it is stored: replays then return the masked result too, never the secret.
     const result = outcome.result === undefined ? null : JSON.stringify(redact(outcome.result, policy.policy.redactFields));

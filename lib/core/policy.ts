@@ -35,6 +35,8 @@ export interface ToolPolicy {
   onArgsMismatch: OnArgsMismatch;
   bypass: BypassMode;
   ttlSeconds: number;
+  /** How long an accepted (started, not finished) operation is kept and replayed by its id. */
+  acceptedTtlSeconds: number;
   leaseSeconds: number;
   cacheFailures: boolean;
   retry: RetryAdvice;
@@ -76,6 +78,7 @@ export const DEFAULT_POLICY: Readonly<ToolPolicy> = Object.freeze<ToolPolicy>({
   onArgsMismatch: "replay",
   bypass: "approval",
   ttlSeconds: 86_400,
+  acceptedTtlSeconds: 604_800,
   leaseSeconds: 30,
   cacheFailures: true,
   retry: { maxAttempts: 3, initialDelayMs: 1_000, backoffFactor: 2, maxDelayMs: 30_000 },

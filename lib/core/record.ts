@@ -1,6 +1,13 @@
 import type { KeyStrategy, RetryAdvice } from "./policy";
 
-export type RecordState = "in_progress" | "succeeded" | "failed" | "released";
+/** `accepted`: the tool started a long-running operation and answered with its id, not its outcome. */
+export type RecordState = "in_progress" | "succeeded" | "failed" | "released" | "accepted";
+
+/** What an accepted record keeps in `result` until a final complete replaces it. */
+export interface AcceptedOperation {
+  operationId: string;
+  statusUrl?: string;
+}
 
 export interface ErrorInfo {
   message: string;
@@ -81,9 +88,12 @@ export type BeginDecision =
       decision: "replay";
       callId: string;
       key: string;
-      status: "succeeded" | "failed";
+      status: "succeeded" | "failed" | "accepted";
       result?: unknown;
       error?: ErrorInfo;
+      /** Set while the operation runs (status `accepted`): poll it instead of starting it again. */
+      operationId?: string;
+      statusUrl?: string;
       firstSeenAt: number;
       completedAt: number;
       expiresAt: number;
@@ -108,6 +118,10 @@ export function parseJsonText(text: string | null): unknown {
 
 export function parseError(text: string | null): ErrorInfo | undefined {
   return text === null ? undefined : (JSON.parse(text) as ErrorInfo);
+}
+
+export function parseAccepted(text: string | null): AcceptedOperation {
+  return JSON.parse(text ?? "{}") as AcceptedOperation;
 }
 
 export function isExpired(record: Pick<CallRecord, "expiresAt">, now: number): boolean {

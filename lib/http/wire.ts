@@ -1,7 +1,7 @@
 import type { BeginRequest, BeginResponse, CallStatus, CompleteRequest, HeartbeatResponse } from "../contract/v1";
 import type { CompleteOutcome } from "../core/plan-complete";
 import type { BeginInput } from "../server/gate-service";
-import { type BeginDecision, type CallRecord, parseError, parseJsonText } from "../core/record";
+import { type BeginDecision, type CallRecord, parseAccepted, parseError, parseJsonText } from "../core/record";
 
 const iso = (ms: number): string => new Date(ms).toISOString();
 const isoOrNull = (ms: number | null): string | null => (ms === null ? null : iso(ms));
@@ -29,6 +29,7 @@ export function toWireDecision(decision: BeginDecision): BeginResponse {
 export function toCallStatus(record: CallRecord): CallStatus {
   const result = record.state === "succeeded" ? parseJsonText(record.result) : undefined;
   const error = parseError(record.error);
+  const operation = record.state === "accepted" ? parseAccepted(record.result) : null;
   return {
     callId: record.id,
     key: record.key,
@@ -44,6 +45,7 @@ export function toCallStatus(record: CallRecord): CallStatus {
     argsFingerprint: record.argsFingerprint,
     ...(record.state === "succeeded" ? { result: result ?? null } : {}),
     ...(error ? { error } : {}),
+    ...operation,
     firstSeenAt: iso(record.firstSeenAt),
     completedAt: isoOrNull(record.completedAt),
     leaseExpiresAt: isoOrNull(record.leaseExpiresAt),
@@ -66,7 +68,14 @@ export function toBeginInput(body: BeginRequest): BeginInput {
 }
 
 export function toCompleteOutcome(body: CompleteRequest): CompleteOutcome {
-  return body.outcome === "succeeded" ? { outcome: "succeeded", result: body.result } : { outcome: "failed", error: body.error };
+  switch (body.outcome) {
+    case "accepted":
+      return { outcome: "accepted", operationId: body.operationId, ...(body.statusUrl !== undefined ? { statusUrl: body.statusUrl } : {}) };
+    case "succeeded":
+      return { outcome: "succeeded", result: body.result, ...(body.operationId !== undefined ? { operationId: body.operationId } : {}) };
+    case "failed":
+      return { outcome: "failed", error: body.error, ...(body.operationId !== undefined ? { operationId: body.operationId } : {}) };
+  }
 }
 
 /** The lease while the attempt runs; null once it has completed (a beat racing its own complete). */

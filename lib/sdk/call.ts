@@ -1,5 +1,6 @@
 import type { ExecuteDecisionSchema, VerifyDecisionSchema } from "../contract/v1";
 import type { z } from "zod";
+import { type AcceptedOperation, isAccepted } from "./accepted";
 import { runWithToolCall } from "./context";
 import { GateError, LeaseLostError, type ToolErrorInfo } from "./errors";
 import { startHeartbeat } from "./heartbeat";
@@ -9,7 +10,7 @@ import type { Backoff, BeginRequest, CallOptions, CallResult, CompleteRequest, E
 
 type Claim = z.infer<typeof ExecuteDecisionSchema> | z.infer<typeof VerifyDecisionSchema>;
 type Attempt<T> = { kind: "done"; result: CallResult<T> } | { kind: "retry"; error: ToolErrorInfo };
-type Outcome<T> = { ok: true; value: T; verified: boolean } | { ok: false; error: ToolErrorInfo };
+type Outcome<T> = { ok: true; value: T; verified: boolean; operation?: AcceptedOperation } | { ok: false; error: ToolErrorInfo };
 
 /** Settings of one gate client, shared by all its calls. */
 export interface CallDeps {
@@ -124,7 +125,8 @@ async function runAttempt<T>(deps: CallDeps, claim: Claim, exec: Exec<T>, option
         const found = await options.verify(ctx);
         if (found.found) return { ok: true, value: asStored(found.result), verified: true };
       }
-      return { ok: true, value: asStored(await exec(ctx)), verified: false };
+      const value = await exec(ctx);
+      return { ok: true, value: asStored(value), verified: false, ...(isAccepted(value) ? { operation: value } : {}) };
     });
   } catch (error) {
     outcome = { ok: false, error: (options.classifyError ?? deps.classifyError)(error) };
@@ -139,9 +141,11 @@ async function runAttempt<T>(deps: CallDeps, claim: Claim, exec: Exec<T>, option
   });
   if (lost) return lostResult();
 
-  const body: CompleteRequest = outcome.ok
-    ? { leaseToken: claim.leaseToken, outcome: "succeeded", result: outcome.value }
-    : { leaseToken: claim.leaseToken, outcome: "failed", error: outcome.error };
+  const body: CompleteRequest = !outcome.ok
+    ? { leaseToken: claim.leaseToken, outcome: "failed", error: outcome.error }
+    : outcome.operation
+      ? { leaseToken: claim.leaseToken, outcome: "accepted", ...outcome.operation }
+      : { leaseToken: claim.leaseToken, outcome: "succeeded", result: outcome.value };
   let recorded = true;
   try {
     await withGateRetry(() => deps.transport.complete(claim.callId, body), deps.gateRetry);
@@ -155,6 +159,9 @@ async function runAttempt<T>(deps: CallDeps, claim: Claim, exec: Exec<T>, option
   if (!outcome.ok) {
     if (outcome.error.retryable) return { kind: "retry", error: outcome.error };
     return { kind: "done", result: { ok: false, status: "failed", ...ref, error: outcome.error, replayed: false, attempt: claim.attempt } };
+  }
+  if (outcome.operation) {
+    return { kind: "done", result: { ok: true, status: "accepted", ...ref, value: outcome.value, ...outcome.operation, replayed: false } };
   }
   if (outcome.verified) return { kind: "done", result: { ok: true, status: "verified", ...ref, value: outcome.value, attempt: claim.attempt } };
   return {

@@ -4,8 +4,8 @@ import { type RunContext, type RunInit, currentRun, runWithContext } from "./con
 import { type ToolErrorInfo, toToolErrorInfo } from "./errors";
 import { HttpTransport, type HttpTransportOptions } from "./http-transport";
 import { InProcessTransport, type InProcessOptions } from "./in-process-transport";
-import { DEFAULT_GATE_RETRY, withBackoff } from "./retry";
-import type { Backoff, BeginRequest, CallOptions, CallResult, CallSpec, Exec, GateTransport } from "./types";
+import { DEFAULT_GATE_RETRY, withBackoff, withGateRetry } from "./retry";
+import type { Backoff, BeginRequest, CallOptions, CallResult, CallSpec, CallStatus, CompleteRequest, Exec, GateTransport } from "./types";
 
 export interface GateClientOptions {
   /** Server-side wait for a live attempt's outcome per begin (≤ 10 000). Default 5 000. */
@@ -38,7 +38,11 @@ export interface Gate {
   context(): RunContext | undefined;
   /** At most once per key: see CallResult for every outcome. */
   call<T>(spec: CallSpec, exec: Exec<T>, options?: CallOptions<T>): Promise<CallResult<T>>;
+  /** Records the final outcome of an accepted operation, from whoever holds its id (a job callback, a poller). */
+  finishOperation(callId: string, operationId: string, outcome: OperationOutcome): Promise<CallStatus>;
 }
+
+export type OperationOutcome = { ok: true; result?: unknown } | { ok: false; error: ToolErrorInfo };
 
 const DEFAULT_WAIT_MS = 5_000;
 const DEFAULT_MAX_WAIT_MS = 60_000;
@@ -67,6 +71,12 @@ export function createGate(options: CreateGateOptions): Gate {
     async call<T>(spec: CallSpec, exec: Exec<T>, callOptions?: CallOptions<T>) {
       const request = toBeginRequest(spec);
       return withToolSpan(request, () => runCall(deps, request, exec, callOptions));
+    },
+    finishOperation(callId, operationId, outcome) {
+      const body: CompleteRequest = outcome.ok
+        ? { operationId, outcome: "succeeded", ...(outcome.result !== undefined ? { result: outcome.result } : {}) }
+        : { operationId, outcome: "failed", error: outcome.error };
+      return withGateRetry(() => transport.complete(callId, body), deps.gateRetry);
     },
   };
 }

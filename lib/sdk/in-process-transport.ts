@@ -45,7 +45,7 @@ export class InProcessTransport implements GateTransport {
   complete(callId: string, request: CompleteRequest) {
     return guard(async () => {
       const body = CompleteRequestSchema.parse(request);
-      return toCallStatus(await this.service.complete(this.projectId, callId, body.leaseToken, toCompleteOutcome(body)));
+      return toCallStatus(await this.service.complete(this.projectId, callId, body.leaseToken ?? null, toCompleteOutcome(body)));
     });
   }
 

@@ -1,5 +1,6 @@
 // Idemgate agent SDK: run a tool at most once per key, from any Node agent runtime.
-export { createGate, type CreateGateOptions, type Gate, type GateClientOptions } from "./gate";
+export { createGate, type CreateGateOptions, type Gate, type GateClientOptions, type OperationOutcome } from "./gate";
+export { accepted, isAccepted, type AcceptedOperation } from "./accepted";
 export { currentRun, currentToolCall, type RunContext, type RunInit } from "./context";
 export { GateError, LeaseLostError, ToolError, isRetryableError, toToolErrorInfo, type ToolErrorInfo } from "./errors";
 export { describeForModel } from "./results";

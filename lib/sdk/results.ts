@@ -13,6 +13,10 @@ export function resultFromDecision<T>(decision: Terminal): CallResult<T> {
   const flagged = loopWarningOf(decision);
   switch (decision.decision) {
     case "replay":
+      if (decision.status === "accepted") {
+        const operation = { operationId: decision.operationId ?? "", ...(decision.statusUrl !== undefined ? { statusUrl: decision.statusUrl } : {}) };
+        return { ok: true, status: "accepted", callId: decision.callId, key: decision.key, value: operation as T, ...operation, replayed: true, ...flagged };
+      }
       if (decision.status === "failed") {
         return {
           ok: false,
@@ -57,6 +61,8 @@ export function describeForModel(result: CallResult<unknown>): string {
     case "replayed":
     case "verified":
       return "The action completed.";
+    case "accepted":
+      return `The action was started and is still running (operation ${result.operationId}). Do not start it again; check its status later.`;
     case "failed":
       return `The action failed: ${result.error.message}${result.error.retryable ? " (temporary; it may be retried)" : ""}`;
     case "in_progress":

@@ -103,6 +103,8 @@ export type CallResult<T> =
       argsMismatch: boolean;
     })
   | (CallRef & { ok: true; status: "verified"; value: T; attempt: number })
+  /** The tool started a long-running operation (exec returned `accepted(…)`), now or in an earlier attempt. */
+  | (CallRef & { ok: true; status: "accepted"; value: T; operationId: string; statusUrl?: string; replayed: boolean })
   | (CallRef & { ok: false; status: "failed"; error: ToolErrorInfo; replayed: boolean; attempt?: number })
   | (CallRef & { ok: false; status: "in_progress"; waitedMs: number })
   | (CallRef & { ok: false; status: "refused"; original: { status: "succeeded" | "failed"; completedAt: string } })

@@ -236,7 +236,8 @@ export class GateService {
     };
   }
 
-  async complete(projectId: string, callId: string, leaseToken: string, outcome: CompleteOutcome): Promise<CallRecord> {
+  /** `leaseToken` null: a final outcome that names the accepted operation it finishes instead. */
+  async complete(projectId: string, callId: string, leaseToken: string | null, outcome: CompleteOutcome): Promise<CallRecord> {
     const startedAt = performance.now();
     for (let races = 0; races < MAX_WRITE_RACES; races++) {
       const { record, policy } = await this.readForCall(projectId, callId);
@@ -246,6 +247,9 @@ export class GateService {
       if (plan.op === "lease_lost") {
         await this.store.appendEvent(recordEvent(record, { ...fields, type: "lease_lost", decision: `complete_${outcome.outcome}` }));
         throw leaseLost(record);
+      }
+      if (plan.op === "operation_mismatch") {
+        throw new AppError("invalid_state", `call ${record.id} is ${record.state}, not waiting for operation ${outcome.operationId ?? "(none)"}`);
       }
       const event = recordEvent(plan.record, { ...fields, type: "complete", decision: plan.record.state });
       if (await this.store.updateRecord(plan.record, plan.expectedVersion, event)) {

@@ -14,7 +14,7 @@ export const POST = withApiRoute({
       await getGate().service.complete(
         principal.projectId,
         params.callId,
-        body.leaseToken,
+        body.leaseToken ?? null,
         toCompleteOutcome(body),
       ),
     ),
