@@ -4,7 +4,7 @@ import { useMemo } from "react";
 import { Bar, BarChart, CartesianGrid, Legend, ResponsiveContainer, Tooltip, XAxis, YAxis } from "recharts";
 import type { PolicyOverrides } from "@/lib/core/policy";
 import { formatInstant } from "@/lib/dashboard/format-time";
-import { formatChange, prepareSimulationRows, type SimulationRow } from "@/lib/dashboard/prepare-simulation";
+import { describeSimulationGaps, formatChange, prepareSimulationRows, type SimulationRow } from "@/lib/dashboard/prepare-simulation";
 import { usePolicySimulationQuery } from "@/lib/dashboard/queries/use-policies-query";
 import { useDebouncedValue } from "@/lib/dashboard/use-debounced-value";
 import { ErrorState, Loading } from "./StateViews";
@@ -45,6 +45,7 @@ export function PolicySimulation({ projectId, tool, draftJson }: Props) {
           sampled={simulation.data.sampled}
           from={simulation.data.from}
           to={simulation.data.to}
+          gaps={describeSimulationGaps(simulation.data.unreplayable, simulation.data.assumedOutcomes)}
           stale={simulation.isPlaceholderData || settled !== draftJson}
         />
       )}
@@ -52,7 +53,16 @@ export function PolicySimulation({ projectId, tool, draftJson }: Props) {
   );
 }
 
-function SimulationResult({ rows, sampled, from, to, stale }: { rows: SimulationRow[]; sampled: number; from: string | null; to: string | null; stale: boolean }) {
+interface ResultProps {
+  rows: SimulationRow[];
+  sampled: number;
+  from: string | null;
+  to: string | null;
+  gaps: string[];
+  stale: boolean;
+}
+
+function SimulationResult({ rows, sampled, from, to, gaps, stale }: ResultProps) {
   const changed = rows.some((r) => r.change !== 0);
   return (
     <div className="stack" style={{ opacity: stale ? 0.6 : 1 }}>
@@ -63,6 +73,13 @@ function SimulationResult({ rows, sampled, from, to, stale }: { rows: Simulation
           {from && to ? ` (${formatInstant(from)} – ${formatInstant(to)})` : ""}, replayed in order.
         </span>
       </p>
+      {gaps.length > 0 && (
+        <ul className="muted" data-testid="simulation-gaps" style={{ margin: 0, paddingLeft: "1.2em" }}>
+          {gaps.map((gap) => (
+            <li key={gap}>{gap}</li>
+          ))}
+        </ul>
+      )}
       <figure className="chart" style={{ margin: 0, height: 200 }} aria-label="Decisions now and under the draft">
         <ResponsiveContainer width="100%" height="100%">
           <BarChart data={rows} margin={{ top: 8, right: 8, bottom: 0, left: 0 }}>

@@ -110,6 +110,7 @@ export const DecisionTallySchema = z
     refused: z.number().int(),
     conflicts: z.number().int(),
     blocked: z.number().int(),
+    approvalRequired: z.number().int().default(0).describe("a resend asked for without an approved token"),
     loopWarnings: z.number().int(),
     rejected: z.number().int().describe("400: the call lacks what the key strategy needs"),
   })
@@ -123,7 +124,16 @@ export const SimulateResponseSchema = z
     to: isoTime.nullable(),
     policy: ToolPolicySchema.describe("The draft's effective policy"),
     simulated: DecisionTallySchema.describe("What the draft would have decided, calls replayed in order"),
-    actual: DecisionTallySchema.describe("What was decided"),
+    actual: DecisionTallySchema.describe("What was decided, over the same calls as `simulated`"),
+    unreplayable: z
+      .array(z.object({ reason: z.string(), count: z.number().int() }).meta({ id: "UnreplayableCalls" }))
+      .default([])
+      .describe("Sampled calls left out of both tallies because history lacks what predicting them needs, by reason"),
+    assumedOutcomes: z
+      .number()
+      .int()
+      .default(0)
+      .describe("Sampled calls the draft would run that never ran: each is assumed to end like the attempt it was deduplicated against"),
   })
   .meta({ id: "SimulateResult" });
 

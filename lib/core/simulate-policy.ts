@@ -1,119 +1,215 @@
-import { KeyDerivationError } from "./keys";
+import { generationKey, isCachedOutcome } from "./generations";
 import { type CallSignature, detectLoop, isLoopStep, loopHistorySize } from "./loop-detector";
-import { planBegin } from "./plan-begin";
-import { type CompleteOutcome, planComplete } from "./plan-complete";
+import { alwaysExecutes, planBegin } from "./plan-begin";
+import { type CompleteOutcome, planComplete, planHeartbeat } from "./plan-complete";
 import type { EffectivePolicy, ToolPolicy } from "./policy";
-import { type BeginCall, prepareCall } from "./prepare-call";
-import type { CallRecord, RecordState } from "./record";
+import type { PreparedCall } from "./prepare-call";
+import { type BeginDecision, type CallRecord, leaseIsLive } from "./record";
+import { UNREPLAYABLE, draftKey } from "./simulation-keys";
+import type { LedgerEntry, PastBegin, PastEviction, PastHeartbeat, PastOutcome } from "./simulation-ledger";
+import { type BeginVerdict, type SimulatedDecision, tallyVerdicts } from "./simulation-tally";
 
-/** A past call of one tool as far as the ledger knows it, oldest first. */
-export interface PastCall extends BeginCall {
-  at: number;
-  /** How the real attempt ended, if it ran: a simulated execute ends the same way. */
-  outcome: RecordState | null;
+export interface SimulationResult extends ReturnType<typeof tallyVerdicts> {
+  verdicts: BeginVerdict[];
+  /** Sampled calls the draft runs that never ran: assumed to end as the attempt they were deduplicated against. */
+  assumedOutcomes: number;
 }
 
-export interface DecisionTally {
-  executed: number;
-  deduped: number;
-  refused: number;
-  conflicts: number;
-  blocked: number;
-  loopWarnings: number;
-  rejected: number;
+/** A simulated attempt, waiting for the real attempt whose outcome it takes. */
+interface Holder {
+  key: string;
+  leaseToken: string;
 }
 
-export const emptyTally = (): DecisionTally => ({
-  executed: 0,
-  deduped: 0,
-  refused: 0,
-  conflicts: 0,
-  blocked: 0,
-  loopWarnings: 0,
-  rejected: 0,
-});
+const attemptId = (callId: string, attempt: number) => `${callId}#${attempt}`;
 
 /**
- * Replays past calls, in order, through the real planner under a draft policy: what would have
- * run, been deduped, refused or blocked. Each simulated execute completes at once, the way the
- * real attempt ended, so the draft's TTL, failure caching and duplicate handling all apply.
+ * Replays a tool's ledger through the real planners under a draft policy. Each begin is decided
+ * when it was decided, against records the draft would have kept; each simulated attempt ends
+ * when and how the real attempt ended (its complete, heartbeats, an eviction). So the policy in
+ * force, replayed over the calls it decided, reproduces every decision, and a draft differs only
+ * where one of its fields makes a difference.
  */
-export function simulatePolicy(calls: readonly PastCall[], policy: ToolPolicy): DecisionTally {
-  const tally = emptyTally();
-  const records = new Map<string, CallRecord>();
-  const runs = new Map<string, CallSignature[]>();
-  const effective: EffectivePolicy = { policy, version: 0 };
-  let ids = 0;
-
-  for (const past of calls) {
-    let call;
-    try {
-      call = prepareCall(past, policy);
-    } catch (error) {
-      if (!(error instanceof KeyDerivationError)) throw error;
-      tally.rejected++;
-      continue;
-    }
-    const steps = runs.get(call.runId) ?? [];
-    runs.set(call.runId, steps);
-    const signature: CallSignature = { tool: call.tool, argsFingerprint: call.argsFingerprint };
-    if (policy.loop.enabled && detectLoop([...steps.slice(-loopHistorySize(policy.loop)), signature], policy.loop)) {
-      if (policy.loop.action === "block") {
-        tally.blocked++;
-        steps.push(signature);
-        continue;
-      }
-      tally.loopWarnings++;
-    }
-
-    const env = { now: past.at, policy: effective, newCallId: () => `sim-${++ids}`, newLeaseToken: () => `lease-${ids}` };
-    const plan = planBegin(records.get(call.key) ?? null, call, env);
-    const decision = plan.decision;
-    if (isLoopStep(decision, false)) steps.push(signature);
-    switch (decision.decision) {
-      case "execute":
-      case "verify": {
-        tally.executed++;
-        const done = planComplete(plan.record, plan.record.leaseToken!, outcomeLike(past.outcome), effective, past.at);
-        if (done.op === "update" && plan.record.key === call.key) records.set(call.key, done.record);
-        break;
-      }
-      case "replay":
-        records.set(call.key, { ...plan.record, replays: plan.record.replays + 1 });
-        tally.deduped++;
-        break;
-      case "in_progress":
-        tally.deduped++;
-        break;
-      case "refused":
-        tally.refused++;
-        break;
-      case "conflict":
-        tally.conflicts++;
-        break;
-      default:
-        break;
-    }
-  }
-  return tally;
+export function simulatePolicy(entries: readonly LedgerEntry[], draft: ToolPolicy, inForce: ToolPolicy): SimulationResult {
+  const replay = new LedgerReplay(draft, inForce);
+  for (const entry of entries) replay.apply(entry);
+  return { ...tallyVerdicts(replay.verdicts), verdicts: replay.verdicts, assumedOutcomes: replay.assumed };
 }
 
-function outcomeLike(state: RecordState | null): CompleteOutcome {
+class LedgerReplay {
+  readonly verdicts: BeginVerdict[] = [];
+  assumed = 0;
+  private readonly effective: EffectivePolicy;
+  private readonly records = new Map<string, CallRecord>();
+  private readonly runs = new Map<string, CallSignature[]>();
+  private readonly holders = new Map<string, Holder[]>();
+  private readonly outcomes = new Map<string, PastOutcome>();
+  private readonly simKeyOfCall = new Map<string, string>();
+  private readonly claimed = new Set<string>();
+  private ids = 0;
+
+  constructor(
+    private readonly draft: ToolPolicy,
+    private readonly inForce: ToolPolicy,
+  ) {
+    this.effective = { policy: draft, version: 0 };
+  }
+
+  apply(entry: LedgerEntry): void {
+    switch (entry.type) {
+      case "begin":
+        return this.begin(entry);
+      case "outcome":
+        return this.outcome(entry);
+      case "heartbeat":
+        return this.heartbeat(entry);
+      case "evict":
+        return this.evict(entry);
+      case "step":
+        return void this.steps(entry.runId).push(entry.signature);
+    }
+  }
+
+  private begin(past: PastBegin): void {
+    const verdict = (simulated: SimulatedDecision | null, warned = false, unreplayable: BeginVerdict["unreplayable"] = null) => {
+      if (past.counted) {
+        this.verdicts.push({ recorded: past.decision, recordedLoopWarning: past.loopWarned, simulated, simulatedLoopWarning: warned, unreplayable });
+      }
+    };
+    const ranForReal = past.decision === "execute" || past.decision === "verify";
+    const freshClaim = ranForReal && past.attempt === 1;
+    const knowsItsRecord = past.callId === null || freshClaim || past.bypass === "token" || past.bypass === "allow" || this.claimed.has(past.callId);
+    if (ranForReal && past.callId !== null) this.claimed.add(past.callId);
+    if (!knowsItsRecord) return verdict(null, false, UNREPLAYABLE.beforeSample);
+
+    const keyed = draftKey(past, this.draft, this.inForce);
+    if (keyed.kind === "unknown") return verdict(null, false, keyed.reason);
+    if (keyed.kind === "rejected") return verdict("rejected");
+
+    const signature: CallSignature = { tool: past.tool, argsFingerprint: keyed.argsFingerprint };
+    const steps = this.steps(past.runId);
+    let warned = false;
+    const loop = this.draft.loop;
+    if (loop.enabled && detectLoop([...steps.slice(-loopHistorySize(loop)), signature], loop)) {
+      // A begin carrying a human-approved token is not the agent looping: flagged, never blocked.
+      if (loop.action === "block" && past.bypass !== "token") {
+        steps.push(signature);
+        return verdict("blocked");
+      }
+      warned = true;
+    }
+
+    const call = this.prepared(past, keyed.key, keyed.argsFingerprint);
+    const route = this.route(past, call);
+    if (typeof route === "string") return verdict(route, warned);
+
+    const env = { now: past.at, policy: this.effective, newCallId: () => `sim-${++this.ids}`, newLeaseToken: () => `lease-${this.ids}`, generation: route.generation };
+    const plan = planBegin(route.record, { ...call, key: route.key }, env);
+    const decision: BeginDecision = plan.decision;
+    if (plan.op === "insert" || plan.op === "update") this.records.set(plan.record.key, plan.record);
+    if (plan.op === "replay") this.records.set(plan.record.key, { ...plan.record, replays: plan.record.replays + 1 });
+    if (past.callId !== null && !alwaysExecutes(this.draft)) this.simKeyOfCall.set(past.callId, plan.record.key);
+    if (isLoopStep(decision, past.latched && decision.decision === "replay")) steps.push(signature);
+    if (decision.decision === "execute" || decision.decision === "verify") this.attach(past, ranForReal, { key: plan.record.key, leaseToken: decision.leaseToken });
+    verdict(decision.decision, warned);
+  }
+
+  /** The record a begin plans on (its key's newest generation), after its resend, if any, is answered. */
+  private route(past: PastBegin, call: PreparedCall): { key: string; record: CallRecord | null; generation: number } | SimulatedDecision {
+    const base = this.records.get(call.key) ?? null;
+    let generation = base && base.generation > 1 ? base.generation : 1;
+    const current = () => (generation === 1 ? base : (this.records.get(generationKey(call.key, generation)) ?? null));
+    if (past.bypass !== null && !alwaysExecutes(this.draft) && isCachedOutcome(current(), this.draft, past.at)) {
+      if (this.draft.bypass === "never") return "rejected";
+      if (past.bypass !== "token" && this.draft.bypass === "approval") return "approval_required";
+      generation = base!.generation + 1;
+      this.records.set(call.key, {
+        ...base!,
+        generation,
+        version: base!.version + 1,
+        updatedAt: past.at,
+        expiresAt: Math.max(base!.expiresAt, past.at + this.draft.ttlSeconds * 1000),
+      });
+    }
+    return { key: generationKey(call.key, generation), record: current(), generation };
+  }
+
+  /**
+   * A simulated attempt ends when and how a real one did: its own, when the call ran; otherwise
+   * the attempt it was deduplicated against (already ended, or ending later), which is the
+   * nearest thing the ledger knows about how it would have gone.
+   */
+  private attach(past: PastBegin, ranForReal: boolean, holder: Holder): void {
+    if (alwaysExecutes(this.draft) && ranForReal) return;
+    if (!ranForReal && past.counted) this.assumed++;
+    if (past.callId === null) return this.end(holder, { type: "outcome", at: past.at, callId: "", attempt: 0, state: "succeeded", resolved: false });
+    const id = attemptId(past.callId, past.attempt);
+    const ended = this.outcomes.get(id);
+    if (!ranForReal && ended) return this.end(holder, { ...ended, at: past.at });
+    this.holders.set(id, [...(this.holders.get(id) ?? []), holder]);
+  }
+
+  private outcome(entry: PastOutcome): void {
+    const id = attemptId(entry.callId, entry.attempt);
+    this.outcomes.set(id, entry);
+    for (const holder of this.holders.get(id) ?? []) this.end(holder, entry);
+    this.holders.delete(id);
+  }
+
+  private end(holder: Holder, entry: PastOutcome): void {
+    const record = this.records.get(holder.key);
+    if (!record || record.leaseToken !== holder.leaseToken || record.state !== "in_progress") return;
+    if (entry.resolved) {
+      // What an operator found downstream is final, whatever the policy says about failures.
+      const resolved: CallRecord = { ...record, state: entry.state, completedAt: entry.at, leaseExpiresAt: null, updatedAt: entry.at, expiresAt: entry.at + this.draft.ttlSeconds * 1000, version: record.version + 1 };
+      return void this.records.set(holder.key, resolved);
+    }
+    const plan = planComplete(record, holder.leaseToken, outcomeLike(entry.state), this.effective, entry.at);
+    if (plan.op === "update") this.records.set(holder.key, plan.record);
+  }
+
+  private heartbeat(entry: PastHeartbeat): void {
+    for (const holder of this.holders.get(attemptId(entry.callId, entry.attempt)) ?? []) {
+      const record = this.records.get(holder.key);
+      if (!record) continue;
+      const plan = planHeartbeat(record, holder.leaseToken, entry.extendSeconds ?? this.draft.leaseSeconds, entry.at);
+      if (plan.op === "update") this.records.set(holder.key, plan.record);
+    }
+  }
+
+  private evict(entry: PastEviction): void {
+    const key = this.simKeyOfCall.get(entry.callId);
+    const record = key === undefined ? undefined : this.records.get(key);
+    if (!record || leaseIsLive(record, entry.at)) return;
+    this.records.set(record.key, { ...record, state: "released", result: null, error: null, leaseExpiresAt: null, updatedAt: entry.at, version: record.version + 1 });
+  }
+
+  private steps(runId: string): CallSignature[] {
+    let steps = this.runs.get(runId);
+    if (!steps) this.runs.set(runId, (steps = []));
+    return steps;
+  }
+
+  private prepared(past: PastBegin, key: string, argsFingerprint: string): PreparedCall {
+    return {
+      projectId: past.projectId,
+      tool: past.tool,
+      runId: past.runId,
+      stepId: past.identity.stepId ?? null,
+      scope: past.identity.scope ?? null,
+      toolCallId: past.toolCallId,
+      agentId: past.agentId,
+      args: past.identity.args,
+      key,
+      strategy: this.draft.keyStrategy,
+      argsFingerprint,
+      argsText: null,
+    };
+  }
+}
+
+function outcomeLike(state: PastOutcome["state"]): CompleteOutcome {
   if (state === "failed") return { outcome: "failed", error: { message: "failed", retryable: false } };
   if (state === "released") return { outcome: "failed", error: { message: "failed", retryable: true } };
   return { outcome: "succeeded" };
-}
-
-/** The decisions actually taken, in the same buckets. */
-export function tallyDecisions(decisions: readonly { decision: string; loopWarned: boolean }[]): DecisionTally {
-  const tally = emptyTally();
-  for (const { decision, loopWarned } of decisions) {
-    if (loopWarned) tally.loopWarnings++;
-    if (decision === "execute" || decision === "verify") tally.executed++;
-    else if (decision === "replay" || decision === "in_progress") tally.deduped++;
-    else if (decision === "refused") tally.refused++;
-    else if (decision === "conflict") tally.conflicts++;
-    else if (decision === "blocked") tally.blocked++;
-  }
-  return tally;
 }

@@ -15,6 +15,7 @@ const LABELS: Record<keyof DecisionTally, string> = {
   refused: "Refused",
   conflicts: "Conflicts",
   blocked: "Blocked",
+  approvalRequired: "Approval required",
   loopWarnings: "Loop warnings",
   rejected: "Rejected (400)",
 };
@@ -30,4 +31,17 @@ export function prepareSimulationRows(actual: DecisionTally, draft: DecisionTall
 export function formatChange(change: number): string {
   if (change === 0) return "no change";
   return change > 0 ? `+${change}` : `−${-change}`;
+}
+
+/**
+ * What the simulator could not know, in words: calls it left out of both columns, by reason, and
+ * calls it had to assume an outcome for. The table is only as good as these lines say.
+ */
+export function describeSimulationGaps(unreplayable: readonly { reason: string; count: number }[], assumedOutcomes: number): string[] {
+  const calls = (n: number) => `${n.toLocaleString("en")} ${n === 1 ? "call" : "calls"}`;
+  const lines = unreplayable.map(({ reason, count }) => `${calls(count)} could not be replayed: ${reason}. They are left out of both columns.`);
+  if (assumedOutcomes > 0) {
+    lines.push(`${calls(assumedOutcomes)} would run under the draft but never ran: each is assumed to end like the call it was deduplicated against.`);
+  }
+  return lines;
 }

@@ -49,6 +49,8 @@ interface BeginContext {
   /** The begin waited on a live attempt: its outcome is a concurrent duplicate's, not a new step. */
   latched: boolean;
   warning: LoopWarning | undefined;
+  /** The begin carried a resend's token, or asked for one: kept on its event for the policy simulator. */
+  bypass: "token" | "ask" | null;
 }
 
 /**
@@ -77,7 +79,8 @@ export class GateService {
     const startedAt = performance.now();
     const { policy, call, loop, firstRead } = await this.readForBegin(projectId, input);
     const unkeyed = alwaysExecutes(policy.policy);
-    const ctx: BeginContext = { call, policy, startedAt, latched: false, warning: undefined };
+    const bypass = input.bypass === undefined ? null : input.bypass.token !== undefined ? "token" : "ask";
+    const ctx: BeginContext = { call, policy, startedAt, latched: false, warning: undefined, bypass };
     if (loop) {
       const found = { reason: "loop_detected" as const, pattern: loop.pattern.map((step) => step.tool), repeats: loop.repeats };
       // A begin carrying a human-approved bypass token is not the agent looping: flag it, never block it.
@@ -232,7 +235,7 @@ export class GateService {
       at: this.clock(),
       policyVersion: ctx.policy.version,
       loopStep: isLoopStep(decision, ctx.latched),
-      detail: detail ?? (ctx.warning ? { loopWarning: ctx.warning } : null),
+      detail: withBypass(detail ?? (ctx.warning ? { loopWarning: ctx.warning } : null), ctx.bypass),
     };
   }
 
@@ -272,7 +275,9 @@ export class GateService {
         await this.store.appendEvent(recordEvent(record, { ...fields, type: "lease_lost", decision: "heartbeat" }));
         throw leaseLost(record);
       }
-      const event = recordEvent(plan.record, { ...fields, type: "heartbeat", decision: "extended" });
+      // The asked extension is kept so the policy simulator can extend the lease as a draft would.
+      const detail = extendSeconds === undefined ? null : { extendSeconds };
+      const event = recordEvent(plan.record, { ...fields, type: "heartbeat", decision: "extended", detail });
       if (await this.store.updateRecord(plan.record, plan.expectedVersion, event)) {
         return plan.record;
       }
@@ -297,6 +302,10 @@ export class GateService {
     if (!record) throw new AppError("not_found", `no call ${callId} in this project`);
     return record;
   }
+}
+
+function withBypass(detail: Record<string, unknown> | null, bypass: BeginContext["bypass"]): Record<string, unknown> | null {
+  return bypass === null ? detail : { ...detail, bypass };
 }
 
 function waitKey(projectId: string, key: string): string {

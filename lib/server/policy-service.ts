@@ -6,7 +6,7 @@ import type { PolicyRevisionRow, PolicyRow } from "../store/ports/policy-store";
 import type { GateStore } from "../store/ports/gate-store";
 import { AppError } from "./app-error";
 import { newId } from "./ids";
-import { type Simulation, simulateSample } from "./policy-simulator";
+import { type Simulation, simulateLedger } from "./policy-simulator";
 import { parseLayer } from "./policy-source";
 
 export interface EffectiveToolPolicy {
@@ -116,7 +116,8 @@ export class PolicyService {
     await this.requireProject(projectId);
     const project = tool === PROJECT_DEFAULT_TOOL ? null : parseLayer((await this.store.findPolicy(projectId, PROJECT_DEFAULT_TOOL))?.overrides);
     const policy = assertValidResult(tool, project, draft);
-    return simulateSample(projectId, tool, policy, await this.store.sampleBegins(projectId, tool, sampleSize));
+    const [inForce, ledger] = await Promise.all([this.effective(projectId, tool), this.store.simulationLedger(projectId, tool, sampleSize)]);
+    return simulateLedger(projectId, tool, policy, inForce.policy, ledger);
   }
 
   async requireProject(projectId: string): Promise<void> {

@@ -1,6 +1,10 @@
+import { canonicalize, sha256Hex } from "../core/canonical";
 import type { ToolPolicy } from "../core/policy";
-import { type DecisionTally, type PastCall, simulatePolicy, tallyDecisions } from "../core/simulate-policy";
-import type { SampledBegin } from "../store/ports/policy-store";
+import type { BeginDecisionName } from "../core/record";
+import { simulatePolicy } from "../core/simulate-policy";
+import type { CallIdentity, LedgerEntry, PastBegin } from "../core/simulation-ledger";
+import type { DecisionTally, UnreplayableCount } from "../core/simulation-tally";
+import type { LedgerEventRow, SimulationLedgerRows } from "../store/ports/policy-store";
 
 export interface Simulation {
   tool: string;
@@ -10,42 +14,131 @@ export interface Simulation {
   policy: ToolPolicy;
   simulated: DecisionTally;
   actual: DecisionTally;
+  unreplayable: UnreplayableCount[];
+  assumedOutcomes: number;
 }
 
+/** A ledger row as the simulator replays it, or nothing (lease_lost, and what only annotates a begin). */
+type Converted = LedgerEntry | null;
+
 /**
- * Turns the ledger's latest begins of a tool into calls the planner can replay. The ledger keeps
- * each begin's fingerprint but only the record's (first, redacted) arguments, so a begin whose
- * fingerprint differs from its record's is replayed with opaque arguments that fingerprint apart;
- * step and scope come from the record. Loops are looked for within this tool's calls only.
+ * Turns a tool's ledger (simulation-statements.ts) into the entries the simulator replays, and
+ * replays them under the draft. `inForce` is the tool's policy now: what the recorded keys and
+ * fingerprints were derived with, so what a key derivation under the draft may reuse.
  */
-export function simulateSample(projectId: string, tool: string, policy: ToolPolicy, sample: readonly SampledBegin[]): Simulation {
-  const begins = [...sample].reverse();
-  const calls: PastCall[] = begins.map((begin) => ({
-    projectId,
-    tool,
-    runId: begin.runId,
-    stepId: begin.stepId,
-    scope: begin.scope,
-    toolCallId: begin.toolCallId,
-    agentId: begin.agentId,
-    args: argsOf(begin),
-    at: begin.at,
-    outcome: begin.recordState === "in_progress" ? null : (begin.recordState as PastCall["outcome"]),
-  }));
+export function simulateLedger(projectId: string, tool: string, draft: ToolPolicy, inForce: ToolPolicy, rows: SimulationLedgerRows): Simulation {
+  const entries = toEntries(projectId, tool, inForce, rows);
+  const counted = entries.filter((entry): entry is PastBegin => entry.type === "begin" && entry.counted);
+  const result = simulatePolicy(entries, draft, inForce);
   return {
     tool,
-    sampled: begins.length,
-    from: begins[0]?.at ?? null,
-    to: begins.at(-1)?.at ?? null,
-    policy,
-    simulated: simulatePolicy(calls, policy),
-    actual: tallyDecisions(begins),
+    sampled: counted.length,
+    from: counted[0]?.at ?? null,
+    to: counted.at(-1)?.at ?? null,
+    policy: draft,
+    simulated: result.simulated,
+    actual: result.actual,
+    unreplayable: result.unreplayable,
+    assumedOutcomes: result.assumedOutcomes,
   };
 }
 
-function argsOf(begin: SampledBegin): unknown {
-  if (begin.recordFingerprint !== null && begin.argsFingerprint === begin.recordFingerprint) {
-    return begin.recordArgs === null ? undefined : JSON.parse(begin.recordArgs);
+export function toEntries(projectId: string, tool: string, inForce: ToolPolicy, rows: SimulationLedgerRows): LedgerEntry[] {
+  /** A resend raised the key's generation: the next begin on the key is the one that used it. */
+  const raised = new Map<string, PastBegin["bypass"]>();
+  const merged: { id: string; entry: LedgerEntry }[] = rows.steps.map((step) => ({
+    id: step.id,
+    entry: { type: "step", runId: step.runId, signature: { tool: step.tool, argsFingerprint: step.argsFingerprint } },
+  }));
+  for (const row of rows.events) {
+    const entry = convert(row);
+    if (entry) merged.push({ id: row.id, entry });
   }
-  return { "idemgate:fingerprint": begin.argsFingerprint ?? begin.recordFingerprint };
+  return merged.sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0)).map(({ entry }) => entry);
+
+  function convert(row: LedgerEventRow): Converted {
+    const detail = parseDetail(row.detail);
+    switch (row.type) {
+      case "begin":
+        return begin(row, detail);
+      case "complete":
+        return { type: "outcome", at: row.at, callId: row.callId!, attempt: row.attempt, state: row.decision as "succeeded" | "failed" | "released", resolved: false };
+      case "heartbeat":
+        return { type: "heartbeat", at: row.at, callId: row.callId!, attempt: row.attempt, extendSeconds: typeof detail.extendSeconds === "number" ? detail.extendSeconds : null };
+      case "operator":
+        if (row.decision === "evicted") return { type: "evict", at: row.at, callId: row.callId! };
+        if (row.decision.startsWith("resolved_")) {
+          return { type: "outcome", at: row.at, callId: row.callId!, attempt: row.attempt, state: row.decision === "resolved_failed" ? "failed" : "succeeded", resolved: true };
+        }
+        return null;
+      case "resend":
+        if (row.decision === "generation_raised") raised.set(baseKey(row.key), detail.requestId ? "token" : "allow");
+        return null;
+      default:
+        return null;
+    }
+  }
+
+  function begin(row: LedgerEventRow, detail: Record<string, unknown>): PastBegin {
+    const key = baseKey(row.key);
+    const decision = row.decision as BeginDecisionName;
+    // Begins record whether they carried a token or asked for one; older events only show it when
+    // a generation was raised or approval was asked for.
+    let bypass: PastBegin["bypass"] = detail.bypass === "token" || detail.bypass === "ask" ? detail.bypass : decision === "approval_required" ? "ask" : null;
+    if (raised.has(key) && decision === "execute") {
+      bypass ??= raised.get(key)!;
+      raised.delete(key);
+    }
+    return {
+      type: "begin",
+      at: row.at,
+      projectId,
+      tool,
+      runId: row.runId,
+      agentId: row.agentId,
+      toolCallId: row.toolCallId,
+      key,
+      argsFingerprint: row.argsFingerprint ?? "",
+      identity: identityOf(row, inForce),
+      decision,
+      callId: row.callId,
+      attempt: row.attempt,
+      latched: decision === "replay" && !row.loopStep,
+      loopWarned: detail.loopWarning !== undefined,
+      bypass,
+      counted: row.id >= rows.countedFrom,
+    };
+  }
+}
+
+/** Derived keys are hex digests: a generation (`:g2`) or an always-executing call's id (`:call_…`) follows a colon. */
+function baseKey(key: string): string {
+  return key.split(":")[0]!;
+}
+
+/**
+ * What the record tells about a begin. A begin that created its record owns its step, scope and
+ * arguments; a later begin on it shares only what its key was derived from.
+ */
+function identityOf(row: LedgerEventRow, inForce: ToolPolicy): CallIdentity {
+  const unknown: CallIdentity = { stepId: undefined, scope: undefined, args: undefined, argsKnown: false };
+  if (!row.recordFound) return unknown;
+  const created = (row.decision === "execute" || row.decision === "verify") && row.attempt === 1;
+  const args = row.recordArgs === null ? undefined : (JSON.parse(row.recordArgs) as unknown);
+  // Stored args are redacted: they stand for the call only if they fingerprint to what was recorded.
+  const argsKnown = row.argsFingerprint !== null && row.argsFingerprint === row.recordFingerprint && sha256Hex(canonicalize(args ?? {}, inForce.ignoreFields)) === row.argsFingerprint;
+  const known = { ...unknown, args: argsKnown ? args : undefined, argsKnown };
+  if (created) return { ...known, stepId: row.stepId, scope: row.scope };
+  if (inForce.keyStrategy === "step") return row.stepId !== null ? { ...known, stepId: row.stepId } : { ...known, stepId: null, scope: row.scope };
+  if (inForce.keyStrategy === "scope") return { ...known, scope: row.scope };
+  return known;
+}
+
+function parseDetail(text: string | null): Record<string, unknown> {
+  if (text === null) return {};
+  try {
+    return JSON.parse(text) as Record<string, unknown>;
+  } catch {
+    return {};
+  }
 }

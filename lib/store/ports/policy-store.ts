@@ -48,22 +48,41 @@ export interface ToolTrafficRow {
   replays: number;
 }
 
-/** A past begin of a tool, with what its record knows about the call (for the policy simulator). */
-export interface SampledBegin {
+/** One event of a tool's ledger, with what its record (if still kept) knows about the call. */
+export interface LedgerEventRow {
+  id: string;
+  type: string;
+  decision: string;
+  at: number;
+  key: string;
+  callId: string | null;
+  attempt: number;
   runId: string;
   agentId: string | null;
   toolCallId: string | null;
-  decision: string;
-  at: number;
-  /** The call's own fingerprint under the policy it was decided by (null before it was recorded). */
   argsFingerprint: string | null;
-  loopWarned: boolean;
-  /** From the record the begin landed on (null when it has none, e.g. a blocked begin). */
+  loopStep: boolean;
+  detail: string | null;
+  recordFound: boolean;
   stepId: string | null;
   scope: string | null;
   recordArgs: string | null;
   recordFingerprint: string | null;
-  recordState: string | null;
+}
+
+/** A loop step of a sampled run, in another tool or from before the sampled span. */
+export interface LedgerStepRow {
+  id: string;
+  runId: string;
+  tool: string;
+  argsFingerprint: string;
+}
+
+/** What the policy simulator reads: events oldest first; begins from `countedFrom` on are the sample. */
+export interface SimulationLedgerRows {
+  countedFrom: string;
+  events: LedgerEventRow[];
+  steps: LedgerStepRow[];
 }
 
 /** Policy storage: the hot reads run on every begin (one indexed query each), the rest is operator-side. */
@@ -82,6 +101,6 @@ export interface PolicyStore {
   listPolicyRevisions(projectId: string, tool: string, limit: number): Promise<PolicyRevisionRow[]>;
   findPolicyRevision(projectId: string, version: number): Promise<PolicyRevisionRow | null>;
   toolTraffic(projectId: string, since: number): Promise<ToolTrafficRow[]>;
-  /** The tool's latest begins, newest first. */
-  sampleBegins(projectId: string, tool: string, limit: number): Promise<SampledBegin[]>;
+  /** The tool's latest `sampleSize` begins with the ledger around them (simulation-statements.ts). */
+  simulationLedger(projectId: string, tool: string, sampleSize: number): Promise<SimulationLedgerRows>;
 }

@@ -1,82 +1,103 @@
 import { describe, expect, it } from "vitest";
 import { DEFAULT_POLICY, type ToolPolicy } from "../../../lib/core/policy";
-import { type PastCall, emptyTally, simulatePolicy, tallyDecisions } from "../../../lib/core/simulate-policy";
+import { simulatePolicy } from "../../../lib/core/simulate-policy";
+import { UNREPLAYABLE } from "../../../lib/core/simulation-keys";
+import type { LedgerEntry, PastBegin } from "../../../lib/core/simulation-ledger";
+import { emptyTally, tallyDecisions } from "../../../lib/core/simulation-tally";
 
 const T0 = 1_700_000_000_000;
+const policy = (over: Partial<ToolPolicy> = {}): ToolPolicy => ({ ...DEFAULT_POLICY, ...over });
 
-function call(overrides: Partial<PastCall>, i: number): PastCall {
+function begin(over: Partial<PastBegin>): PastBegin {
   return {
+    type: "begin",
+    at: T0,
     projectId: "p",
     tool: "send_email",
     runId: "run-1",
-    stepId: "notify",
-    scope: null,
-    toolCallId: `tc-${i}`,
     agentId: null,
-    args: { to: "a@example.com" },
-    at: T0 + i * 1_000,
-    outcome: "succeeded",
-    ...overrides,
+    toolCallId: "tc-1",
+    key: "k1",
+    argsFingerprint: "f1",
+    identity: { stepId: "notify", scope: null, args: { to: "a" }, argsKnown: true },
+    decision: "execute",
+    callId: "call_1",
+    attempt: 1,
+    latched: false,
+    loopWarned: false,
+    bypass: null,
+    counted: true,
+    ...over,
   };
 }
+const done = (at: number, state: "succeeded" | "failed" | "released" = "succeeded"): LedgerEntry => ({ type: "outcome", at, callId: "call_1", attempt: 1, state, resolved: false });
 
-const policy = (overrides: Partial<ToolPolicy>): ToolPolicy => ({ ...DEFAULT_POLICY, ...overrides });
-const noLoop = { ...DEFAULT_POLICY.loop, enabled: false };
+describe("simulatePolicy — a tool's ledger replayed under a draft", () => {
+  // One run: the call, a duplicate while it runs, one latched on its outcome, then the model decides again.
+  const history: LedgerEntry[] = [
+    begin({}),
+    begin({ at: T0 + 10, decision: "in_progress" }),
+    done(T0 + 20),
+    begin({ at: T0 + 20, decision: "replay", latched: true }),
+    begin({ at: T0 + 5_000, decision: "replay" }),
+  ];
 
-describe("simulatePolicy — the real planner over past calls, in order", () => {
-  const twice = [call({}, 0), call({}, 1)];
-
-  it("replay dedupes, refuse refuses, execute always runs", () => {
-    expect(simulatePolicy(twice, policy({}))).toEqual({ ...emptyTally(), executed: 1, deduped: 1 });
-    expect(simulatePolicy(twice, policy({ onDuplicate: "refuse" }))).toEqual({ ...emptyTally(), executed: 1, refused: 1 });
-    expect(simulatePolicy(twice, policy({ onDuplicate: "execute" }))).toEqual({ ...emptyTally(), executed: 2 });
-    expect(simulatePolicy(twice, policy({ effect: "read" }))).toEqual({ ...emptyTally(), executed: 2 });
+  it("duplicates of a running attempt stay duplicates of a running attempt, and are no loop steps", () => {
+    const result = simulatePolicy(history, policy(), policy());
+    expect(result.verdicts.map((v) => v.simulated)).toEqual(["execute", "in_progress", "replay", "replay"]);
+    expect(result.simulated).toEqual({ ...emptyTally(), executed: 1, deduped: 3 });
   });
 
-  it("the key strategy decides what collides", () => {
-    const otherSteps = [call({ stepId: "a" }, 0), call({ stepId: "b" }, 1)];
-    expect(simulatePolicy(otherSteps, policy({})).executed).toBe(2);
-    expect(simulatePolicy(otherSteps, policy({ keyStrategy: "args" })).deduped).toBe(1);
-    expect(simulatePolicy(twice, policy({ keyStrategy: "toolCallId" })).executed).toBe(2);
-    expect(simulatePolicy(twice, policy({ keyStrategy: "scope" })).rejected).toBe(2);
+  it("a TTL shorter than the gap expires the outcome; one a second longer changes nothing", () => {
+    expect(simulatePolicy(history, policy({ ttlSeconds: 2 }), policy()).verdicts.at(-1)!.simulated).toBe("execute");
+    expect(simulatePolicy(history, policy({ ttlSeconds: 86_401 }), policy()).simulated).toEqual(simulatePolicy(history, policy(), policy()).simulated);
   });
 
-  it("args mismatch under reject is a conflict; ttl expiry executes again", () => {
-    const changed = [call({}, 0), call({ args: { to: "b@example.com" } }, 1)];
-    expect(simulatePolicy(changed, policy({ onArgsMismatch: "reject" })).conflicts).toBe(1);
-    const late = [call({}, 0), call({ at: T0 + 10_000 }, 1)];
-    expect(simulatePolicy(late, policy({ ttlSeconds: 5 })).executed).toBe(2);
+  it("another tool's steps between a run's calls break its cycles", () => {
+    const looping = [begin({}), done(T0 + 1), begin({ at: T0 + 2, decision: "replay" }), begin({ at: T0 + 3, decision: "replay" })];
+    expect(simulatePolicy(looping, policy(), policy()).simulated.blocked).toBe(1);
+    const between: LedgerEntry = { type: "step", runId: "run-1", signature: { tool: "lookup", argsFingerprint: "x" } };
+    const interleaved = [looping[0]!, looping[1]!, between, looping[2]!, between, looping[3]!];
+    expect(simulatePolicy(interleaved, policy(), policy()).simulated.blocked).toBe(0);
   });
 
-  it("cached failures replay unless cacheFailures is off", () => {
-    const failing = [call({ outcome: "failed" }, 0), call({ outcome: "failed" }, 1)];
-    expect(simulatePolicy(failing, policy({ loop: noLoop })).deduped).toBe(1);
-    expect(simulatePolicy(failing, policy({ cacheFailures: false, loop: noLoop })).executed).toBe(2);
+  it("says which calls it cannot replay, and why, instead of guessing", () => {
+    const lost = { stepId: undefined, scope: undefined, args: undefined, argsKnown: false };
+    const ledger: LedgerEntry[] = [
+      begin({ identity: lost }),
+      done(T0 + 1),
+      begin({ at: T0 + 2, decision: "replay", callId: "call_0" }),
+    ];
+    const sameKeys = simulatePolicy(ledger, policy({ ttlSeconds: 10 }), policy());
+    expect(sameKeys.unreplayable).toEqual([{ reason: UNREPLAYABLE.beforeSample, count: 1 }]);
+    expect(sameKeys.simulated).toEqual({ ...emptyTally(), executed: 1 });
+    const rekeyed = simulatePolicy(ledger, policy({ keyStrategy: "scope" }), policy());
+    expect(rekeyed.unreplayable).toEqual([
+      { reason: UNREPLAYABLE.identityLost, count: 1 },
+      { reason: UNREPLAYABLE.beforeSample, count: 1 },
+    ]);
+    expect(simulatePolicy(ledger, policy({ ignoreFields: ["to"] }), policy()).unreplayable[0]!.reason).toBe(UNREPLAYABLE.argsLost);
   });
 
-  it("a run repeating the same call is blocked (or only flagged) from the 3rd time", () => {
-    const thrice = [0, 1, 2, 3].map((i) => call({}, i));
-    expect(simulatePolicy(thrice, policy({}))).toEqual({ ...emptyTally(), executed: 1, deduped: 1, blocked: 2 });
-    expect(simulatePolicy(thrice, policy({ loop: { ...DEFAULT_POLICY.loop, action: "warn" } }))).toEqual({
-      ...emptyTally(),
-      executed: 1,
-      deduped: 3,
-      loopWarnings: 2,
-    });
-    const otherRuns = [0, 1, 2, 3].map((i) => call({ runId: `run-${i % 2}` }, i));
-    expect(simulatePolicy(otherRuns, policy({})).blocked).toBe(0);
+  it("a call the draft runs that never ran takes the outcome it was deduplicated against, and is counted as assumed", () => {
+    const result = simulatePolicy(history, policy({ onDuplicate: "execute", loop: { ...DEFAULT_POLICY.loop, enabled: false } }), policy());
+    expect(result.simulated.executed).toBe(4);
+    // With loop detection on, always executing makes the 3rd identical step a loop.
+    expect(simulatePolicy(history, policy({ onDuplicate: "execute" }), policy()).simulated).toMatchObject({ executed: 2, blocked: 2 });
+    expect(result.assumedOutcomes).toBe(3);
   });
 });
 
 describe("tallyDecisions", () => {
   it("buckets the decisions actually taken", () => {
-    const rows = ["execute", "verify", "replay", "in_progress", "refused", "conflict", "blocked"].map((decision) => ({ decision, loopWarned: false }));
+    const rows = ["execute", "verify", "replay", "in_progress", "refused", "conflict", "blocked", "approval_required"].map((decision) => ({ decision, loopWarned: false }));
     expect(tallyDecisions([...rows, { decision: "replay", loopWarned: true }])).toEqual({
       executed: 2,
       deduped: 3,
       refused: 1,
       conflicts: 1,
       blocked: 1,
+      approvalRequired: 1,
       loopWarnings: 1,
       rejected: 0,
     });

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { type DecisionTally, emptyTally } from "@/lib/core/simulate-policy";
-import { formatChange, prepareSimulationRows } from "@/lib/dashboard/prepare-simulation";
+import { type DecisionTally, emptyTally } from "@/lib/core/simulation-tally";
+import { describeSimulationGaps, formatChange, prepareSimulationRows } from "@/lib/dashboard/prepare-simulation";
 
 const tally = (over: Partial<DecisionTally> = {}): DecisionTally => ({ ...emptyTally(), ...over });
 
@@ -25,5 +25,17 @@ describe("formatChange", () => {
     expect(formatChange(3)).toBe("+3");
     expect(formatChange(-2)).toBe("−2");
     expect(formatChange(0)).toBe("no change");
+  });
+});
+
+describe("describeSimulationGaps", () => {
+  it("says how many calls could not be replayed and why, and which outcomes were assumed", () => {
+    expect(describeSimulationGaps([{ reason: "their records were purged", count: 47 }], 0)).toEqual([
+      "47 calls could not be replayed: their records were purged. They are left out of both columns.",
+    ]);
+    expect(describeSimulationGaps([], 1)).toEqual([
+      "1 call would run under the draft but never ran: each is assumed to end like the call it was deduplicated against.",
+    ]);
+    expect(describeSimulationGaps([], 0)).toEqual([]);
   });
 });

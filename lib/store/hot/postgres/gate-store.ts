@@ -8,11 +8,11 @@ import {
   pgPolicyWriteValues,
   rowToPolicy,
   rowToRevision,
-  rowToSampledBegin,
   rowToSignature,
   rowToTraffic,
 } from "../shared/policy-statements";
-import type { PolicyRevisionRow, PolicyRow, PolicyWrite, SampledBegin, ToolTrafficRow } from "../../ports/policy-store";
+import type { PolicyRevisionRow, PolicyRow, PolicyWrite, SimulationLedgerRows, ToolTrafficRow } from "../../ports/policy-store";
+import { readSimulationLedger } from "../shared/simulation-statements";
 import { PG_SQL, SQL } from "../shared/statements";
 import { type ApiKeyRow, type GateEvent, type GateStore, type ProjectRow, StoreUnavailableError } from "../../ports/gate-store";
 import { isPgUnavailable } from "../../connection/pg-errors";
@@ -172,8 +172,8 @@ export class PostgresGateStore implements GateStore {
     return (await this.rows(POLICY_SQL.traffic, [projectId, since])).map(rowToTraffic);
   }
 
-  async sampleBegins(projectId: string, tool: string, limit: number): Promise<SampledBegin[]> {
-    return (await this.rows(POLICY_SQL.sample, [projectId, tool, limit])).map(rowToSampledBegin);
+  simulationLedger(projectId: string, tool: string, sampleSize: number): Promise<SimulationLedgerRows> {
+    return readSimulationLedger((text, params) => this.rows(text, params), projectId, tool, sampleSize);
   }
 
   async close(): Promise<void> {

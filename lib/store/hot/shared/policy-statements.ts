@@ -1,6 +1,6 @@
 import type { CallSignature } from "../../../core/loop-detector";
 import { num, numOrNull, strOrNull } from "./columns";
-import type { PolicyRevisionRow, PolicyRow, PolicyWrite, SampledBegin, ToolTrafficRow } from "../../ports/policy-store";
+import type { PolicyRevisionRow, PolicyRow, PolicyWrite, ToolTrafficRow } from "../../ports/policy-store";
 
 /**
  * Policy SQL, written once with numbered placeholders for both providers. The two hot reads
@@ -24,10 +24,6 @@ export const POLICY_SQL = {
       SUM(CASE WHEN decision IN ('execute', 'verify') THEN 1 ELSE 0 END) AS executions,
       SUM(CASE WHEN decision = 'replay' THEN 1 ELSE 0 END) AS replays
     FROM events WHERE project_id = $1 AND type = 'begin' AND at >= $2 GROUP BY tool`,
-  sample: `SELECT e.run_id, e.agent_id, e.tool_call_id, e.decision, e.at, e.args_fingerprint, e.detail,
-      r.step_id, r.scope, r.args AS record_args, r.args_fingerprint AS record_fingerprint, r.state AS record_state
-    FROM events e LEFT JOIN call_records r ON r.id = e.call_id AND r.project_id = e.project_id
-    WHERE e.project_id = $1 AND e.tool = $2 AND e.type = 'begin' ORDER BY e.id DESC LIMIT $3`,
   // SQLite runs the write as these steps inside one immediate transaction.
   layerVersion: `SELECT version FROM tool_policies WHERE project_id = $1 AND tool = $2`,
   nextRevision: `SELECT COALESCE(MAX(version), 0) + 1 AS next FROM policy_revisions WHERE project_id = $1`,
@@ -102,30 +98,4 @@ export function rowToSignature(row: Row): CallSignature {
 
 export function rowToTraffic(row: Row): ToolTrafficRow {
   return { tool: String(row.tool), calls: num(row.calls), executions: num(row.executions), replays: num(row.replays) };
-}
-
-export function rowToSampledBegin(row: Row): SampledBegin {
-  return {
-    runId: String(row.run_id),
-    agentId: strOrNull(row.agent_id),
-    toolCallId: strOrNull(row.tool_call_id),
-    decision: String(row.decision),
-    at: num(row.at),
-    argsFingerprint: strOrNull(row.args_fingerprint),
-    loopWarned: hasLoopWarning(strOrNull(row.detail)),
-    stepId: strOrNull(row.step_id),
-    scope: strOrNull(row.scope),
-    recordArgs: strOrNull(row.record_args),
-    recordFingerprint: strOrNull(row.record_fingerprint),
-    recordState: strOrNull(row.record_state),
-  };
-}
-
-function hasLoopWarning(detail: string | null): boolean {
-  if (detail === null) return false;
-  try {
-    return (JSON.parse(detail) as { loopWarning?: unknown }).loopWarning !== undefined;
-  } catch {
-    return false;
-  }
 }

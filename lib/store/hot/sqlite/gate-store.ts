@@ -7,11 +7,11 @@ import {
   revisionValues,
   rowToPolicy,
   rowToRevision,
-  rowToSampledBegin,
   rowToSignature,
   rowToTraffic,
 } from "../shared/policy-statements";
-import type { PolicyRevisionRow, PolicyRow, PolicyWrite, SampledBegin, ToolTrafficRow } from "../../ports/policy-store";
+import type { PolicyRevisionRow, PolicyRow, PolicyWrite, SimulationLedgerRows, ToolTrafficRow } from "../../ports/policy-store";
+import { readSimulationLedger } from "../shared/simulation-statements";
 import { type SqliteOpenOptions, SqliteStatements, openSqlite } from "../../connection/sqlite-connection";
 import { SqliteCheckpointer } from "./checkpointer";
 import { type Durability, SqliteGroupCommit } from "./group-commit";
@@ -188,8 +188,8 @@ export class SqliteGateStore implements GateStore {
     return this.sql.guard(() => this.sql.all(POLICY_SQL.traffic, [projectId, since]).map(rowToTraffic));
   }
 
-  sampleBegins(projectId: string, tool: string, limit: number): Promise<SampledBegin[]> {
-    return this.sql.guard(() => this.sql.all(POLICY_SQL.sample, [projectId, tool, limit]).map(rowToSampledBegin));
+  simulationLedger(projectId: string, tool: string, sampleSize: number): Promise<SimulationLedgerRows> {
+    return readSimulationLedger((text, params) => this.sql.guard(() => this.sql.all(text, params)), projectId, tool, sampleSize);
   }
 
   async close(): Promise<void> {
