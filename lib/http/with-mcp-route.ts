@@ -1,0 +1,78 @@
+import { AppError } from "../server/app-error";
+import { getGate } from "../server/gate";
+import { getMcp } from "../server/mcp-gateway/mcp-context";
+import { bindScope } from "../server/mcp-gateway/mcp-server-factory";
+import { bearerToken } from "./bearer-token";
+import { MAX_BODY_BYTES } from "./read-json-body";
+import { withIncomingTrace } from "../telemetry/spans";
+
+const SESSION_HEADER = "mcp-session-id";
+
+/** A JSON-RPC error outside any request (auth, routing, sessions), as MCP clients expect it. */
+function rpcError(status: number, code: number, message: string, headers: Record<string, string> = {}): Response {
+  return Response.json({ jsonrpc: "2.0", error: { code, message }, id: null }, { status, headers: { "cache-control": "no-store", ...headers } });
+}
+
+function isInitialize(body: unknown): body is { method: "initialize"; params?: { protocolVersion?: string; clientInfo?: { name?: string } } } {
+  return typeof body === "object" && body !== null && !Array.isArray(body) && (body as { method?: unknown }).method === "initialize";
+}
+
+/**
+ * The MCP endpoint's one wrapper: the project API key as bearer token, the upstream by name, the
+ * gateway's own sessions (issued on `initialize`, kept in the database, so no sticky routing),
+ * then the SDK's handler for both protocol eras.
+ */
+export function mcpRoute() {
+  return async (req: Request, context: { params: Promise<Record<string, string | string[]>> }): Promise<Response> => {
+    try {
+      const token = bearerToken(req);
+      const principal = token ? await getGate().auth.authenticate(token) : null;
+      if (!principal) {
+        return rpcError(401, -32001, token ? "the API key is unknown or revoked" : "send the project API key as `Authorization: Bearer ig_…`", {
+          "www-authenticate": 'Bearer realm="idemgate"',
+        });
+      }
+      const name = String((await context.params).upstream ?? "");
+      const mcp = getMcp();
+      const upstream = await mcp.gateway.resolve(principal.projectId, name).catch((error: unknown) => {
+        if (error instanceof AppError && error.code === "not_found") return null;
+        throw error;
+      });
+      if (!upstream) return rpcError(404, -32001, `no MCP upstream named ${name} in this project`);
+
+      const sessionId = req.headers.get(SESSION_HEADER);
+      if (sessionId && !(await mcp.sessions.find(sessionId, principal.projectId, name))) {
+        return rpcError(404, -32001, "session not found or ended: initialize again");
+      }
+      if (req.method === "DELETE") {
+        if (!sessionId) return rpcError(400, -32600, `send the ${SESSION_HEADER} header to end a session`);
+        await mcp.sessions.end(principal.projectId, sessionId);
+        return new Response(null, { status: 200 });
+      }
+
+      let parsedBody: unknown;
+      if (req.method === "POST") {
+        if (Number(req.headers.get("content-length") ?? "0") > MAX_BODY_BYTES) return rpcError(413, -32600, "the request body is larger than 1 MiB");
+        parsedBody = await req.clone().json().catch(() => undefined);
+      }
+      bindScope(req, { caller: { projectId: principal.projectId, apiKeyId: principal.apiKeyId, sessionId, runHeader: req.headers.get("idemgate-run-id") }, upstream });
+      const response = await withIncomingTrace(req.headers, () => mcp.handler.fetch(req, parsedBody === undefined ? undefined : { parsedBody }));
+      if (!isInitialize(parsedBody) || !response.ok || sessionId) return response;
+
+      const issued = await mcp.sessions.open({
+        projectId: principal.projectId,
+        upstream: name,
+        apiKeyId: principal.apiKeyId,
+        protocolVersion: parsedBody.params?.protocolVersion ?? null,
+        clientName: parsedBody.params?.clientInfo?.name?.slice(0, 200) ?? null,
+      });
+      const headers = new Headers(response.headers);
+      headers.set(SESSION_HEADER, issued);
+      return new Response(response.body, { status: response.status, statusText: response.statusText, headers });
+    } catch (error) {
+      const unavailable = error instanceof AppError && (error.code === "store_unavailable" || error.code === "contention");
+      if (!unavailable) console.error("[idemgate] mcp endpoint:", error);
+      return rpcError(unavailable ? 503 : 500, -32603, unavailable ? "the gate is unavailable for a moment: retry" : "internal error", unavailable ? { "retry-after": "1" } : {});
+    }
+  };
+}

@@ -1,0 +1,34 @@
+import { type McpHttpHandler, createMcpHandler } from "@modelcontextprotocol/server";
+import { McpSessionRepository } from "../../store/prisma/mcp-session-repository";
+import { getGate } from "../gate";
+import { getUpstreams } from "../upstreams/upstream-context";
+import { McpGateway } from "./mcp-gateway";
+import { mcpServerFactory } from "./mcp-server-factory";
+import { McpSessions } from "./mcp-sessions";
+import { UpstreamConnector } from "./upstream-connector";
+
+export interface Mcp {
+  gateway: McpGateway;
+  sessions: McpSessions;
+  handler: McpHttpHandler;
+}
+
+const holder = globalThis as unknown as { __idemgateMcp?: Mcp };
+
+/** The process's MCP gateway (moves into lib/server/composition-root.ts once that exists). */
+export function getMcp(): Mcp {
+  if (!holder.__idemgateMcp) {
+    const upstreams = getUpstreams();
+    // Swapped for the project's outbound allowlist (lib/server/outbound) once it lands: one line each.
+    const fetchFor = () => fetch;
+    const checkOutbound = async () => undefined;
+    const gateway = new McpGateway(getGate().service, upstreams.service, new UpstreamConnector(fetchFor), checkOutbound);
+    holder.__idemgateMcp = {
+      gateway,
+      sessions: new McpSessions(new McpSessionRepository(upstreams.prisma)),
+      // 2026-07-28 requests are served natively; 2025-era ones by the SDK's stateless fallback.
+      handler: createMcpHandler(mcpServerFactory(gateway), { legacy: "stateless" }),
+    };
+  }
+  return holder.__idemgateMcp;
+}

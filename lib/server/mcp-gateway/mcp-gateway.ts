@@ -1,0 +1,170 @@
+import type { Client } from "@modelcontextprotocol/client";
+import type { BeginDecision } from "../../core/record";
+import { AppError } from "../app-error";
+import type { GateService } from "../gate-service";
+import type { ResolvedUpstream, UpstreamService } from "../upstreams/upstream-service";
+import { type McpCallIdentity, identifyCall } from "./call-identity";
+import { type ToolResult, gateError, isToolResult, refusalResult, replayResult, resultText, withGateMeta } from "./decision-results";
+import type { UpstreamConnector } from "./upstream-connector";
+import { type UpstreamFailure, classifyUpstreamFailure } from "./upstream-errors";
+
+/** How long a duplicate latches onto a running attempt before it is told "still running". */
+export const LATCH_WAIT_MS = 10_000;
+/** Gate tool names are `<upstream>__<tool>`, so one project's upstreams never share a policy by accident. */
+export const TOOL_SEPARATOR = "__";
+
+export function gateToolName(upstream: string, tool: string): string {
+  return `${upstream}${TOOL_SEPARATOR}${tool}`;
+}
+
+/** Who is calling, as the MCP endpoint authenticated them. */
+export interface McpCaller {
+  projectId: string;
+  apiKeyId: string;
+  sessionId: string | null;
+  runHeader: string | null;
+}
+
+export interface ToolCallParams {
+  name: string;
+  arguments?: Record<string, unknown>;
+  _meta?: Record<string, unknown>;
+  idempotencyKey?: unknown;
+}
+
+export interface CallIo {
+  signal: AbortSignal;
+  /** Set when the client asked for progress: upstream progress is passed on through it. */
+  onProgress?: (progress: { progress: number; total?: number; message?: string }) => void;
+}
+
+type Execute = Extract<BeginDecision, { decision: "execute" }>;
+
+/**
+ * tools/call through the gate: begin, then forward only on `execute` and complete with the
+ * upstream's CallToolResult; every other decision becomes a result the model can read. Nothing
+ * here knows HTTP or the MCP wire: the server factory hands in parsed params.
+ */
+export class McpGateway {
+  constructor(
+    private readonly gate: GateService,
+    private readonly upstreams: UpstreamService,
+    private readonly connector: UpstreamConnector,
+    private readonly checkOutbound: (projectId: string, url: string) => Promise<void>,
+  ) {}
+
+  resolve(projectId: string, name: string): Promise<ResolvedUpstream> {
+    return this.upstreams.resolve(projectId, name, "mcp");
+  }
+
+  async listTools(upstream: ResolvedUpstream, signal: AbortSignal): Promise<{ tools: unknown[] }> {
+    await this.assertReachable(upstream);
+    const client = await this.connector.client(upstream);
+    try {
+      const { tools } = await client.listTools(undefined, { signal });
+      return { tools };
+    } catch (error) {
+      this.connector.forget(upstream, client);
+      throw error;
+    }
+  }
+
+  async callTool(caller: McpCaller, upstream: ResolvedUpstream, params: ToolCallParams, io: CallIo): Promise<ToolResult> {
+    const tool = gateToolName(upstream.row.name, params.name);
+    try {
+      await this.assertReachable(upstream);
+    } catch (error) {
+      return gateError(`${tool} was not run: ${error instanceof Error ? error.message : String(error)}. Retrying will not help until an admin changes the upstream or the allowlist.`, { decision: "refused_outbound" }, { "idemgate/retryable": false });
+    }
+    const identity = identifyCall({ meta: params._meta, idempotencyKey: params.idempotencyKey, runHeader: caller.runHeader, sessionId: caller.sessionId, apiKeyId: caller.apiKeyId });
+    let decision: BeginDecision;
+    try {
+      decision = await this.gate.begin(caller.projectId, { tool, ...identity, args: params.arguments ?? {}, waitMs: LATCH_WAIT_MS });
+    } catch (error) {
+      if (error instanceof AppError && (error.code === "store_unavailable" || error.code === "contention")) {
+        return gateError(`${tool} was not run: the gate is unavailable for a moment. Nothing happened; call it again with the same arguments.`, { decision: "unavailable" }, { "idemgate/retryable": true });
+      }
+      throw error;
+    }
+    if (decision.decision === "execute") return this.execute(caller, upstream, params, identity, decision, io);
+    if (decision.decision === "replay") return replayResult(decision, tool);
+    return refusalResult(decision, tool);
+  }
+
+  private async execute(caller: McpCaller, upstream: ResolvedUpstream, params: ToolCallParams, identity: McpCallIdentity, decision: Execute, io: CallIo): Promise<ToolResult> {
+    const tool = gateToolName(upstream.row.name, params.name);
+    const stopHeartbeat = this.keepLease(caller.projectId, decision);
+    let client: Client | null = null;
+    try {
+      client = await this.connector.client(upstream);
+      const result = await client.callTool(
+        // The key travels downstream as the upstream's own idempotency key.
+        { name: params.name, arguments: params.arguments, _meta: { ...downstreamMeta(params._meta), "idemgate/key": decision.key, "idemgate/runId": identity.runId } },
+        // Not the client's signal: a client that gives up (a timeout, a crash) must not leave the
+        // outcome unknown. The upstream finishes, the outcome is recorded, and the client's retry
+        // latches onto it and replays it.
+        { onprogress: io.onProgress, resetTimeoutOnProgress: true },
+      );
+      if (!isToolResult(result)) throw new Error("not a tool result");
+      stopHeartbeat();
+      const stored = stripGateMeta(result as ToolResult);
+      await this.complete(caller.projectId, decision, stored.isError ? { outcome: "failed", error: { message: resultText(stored), retryable: false } } : { outcome: "succeeded", result: stored });
+      return withGateMeta(stored, decision, { "idemgate/attempt": decision.attempt });
+    } catch (error) {
+      stopHeartbeat();
+      if (client) this.connector.forget(upstream, client);
+      return this.failed(caller.projectId, tool, decision, classifyUpstreamFailure(error));
+    }
+  }
+
+  private async failed(projectId: string, tool: string, decision: Execute, failure: UpstreamFailure): Promise<ToolResult> {
+    if (failure.kind === "not_run") {
+      // Released: the next call runs it, and nothing is recorded as executed.
+      await this.complete(projectId, decision, { outcome: "failed", error: { message: failure.message, retryable: true } });
+      return gateError(`${tool} was not run: upstream unreachable (${failure.message}). Nothing happened; this is retryable — call it again with the same arguments.`, decision, { "idemgate/retryable": true });
+    }
+    if (failure.kind === "failed") {
+      await this.complete(projectId, decision, { outcome: "failed", error: { message: failure.message, retryable: false } });
+      const what = failure.malformed ? "the upstream replied with something that is not a valid tool result" : failure.message;
+      return gateError(`${tool} failed: ${what}. Recorded as a failure, not a success; do not retry it unchanged.`, decision, { "idemgate/retryable": false });
+    }
+    // Sent but unanswered: it may have run. The lease stays until it expires, so a duplicate waits
+    // instead of running it again.
+    return gateError(`${tool} was sent but its outcome is unknown (${failure.message}). It may have taken effect: do not retry blindly; check whether it happened first.`, decision, { "idemgate/retryable": false, "idemgate/outcome": "unknown" });
+  }
+
+  private async complete(projectId: string, decision: Execute, outcome: Parameters<GateService["complete"]>[3]): Promise<void> {
+    try {
+      await this.gate.complete(projectId, decision.callId, decision.leaseToken, outcome);
+    } catch (error) {
+      // lease_lost is already on the ledger and flagged to operators; the client still gets its answer.
+      if (!(error instanceof AppError && error.code === "lease_lost")) throw error;
+    }
+  }
+
+  /** Heartbeats at half the lease while the upstream runs, so a slow tool is not taken over. */
+  private keepLease(projectId: string, decision: Execute): () => void {
+    const every = Math.max(1_000, Math.floor((decision.leaseExpiresAt - Date.now()) / 2));
+    const timer = setInterval(() => {
+      this.gate.heartbeat(projectId, decision.callId, decision.leaseToken).catch(() => clearInterval(timer));
+    }, every);
+    timer.unref();
+    return () => clearInterval(timer);
+  }
+
+  private async assertReachable(upstream: ResolvedUpstream): Promise<void> {
+    if (upstream.row.transport === "streamable_http") await this.checkOutbound(upstream.row.projectId, upstream.row.url!);
+  }
+}
+
+/** The client's `_meta` minus the gate's own keys, which the gateway sets itself. */
+function downstreamMeta(meta: Record<string, unknown> | undefined): Record<string, unknown> {
+  return Object.fromEntries(Object.entries(meta ?? {}).filter(([key]) => !key.startsWith("idemgate/") && key !== "progressToken"));
+}
+
+function stripGateMeta(result: ToolResult): ToolResult {
+  if (!result._meta) return result;
+  const meta = Object.fromEntries(Object.entries(result._meta).filter(([key]) => !key.startsWith("idemgate/")));
+  const { _meta: _dropped, ...rest } = result;
+  return Object.keys(meta).length > 0 ? { ...rest, _meta: meta } : rest;
+}

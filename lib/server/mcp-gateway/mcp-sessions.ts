@@ -1,0 +1,40 @@
+import type { McpSessionRepository, McpSessionRow } from "../../store/prisma/mcp-session-repository";
+import { newId } from "../ids";
+
+/** A session lives while it is used: each request within a day keeps it another day. */
+const IDLE_TTL_MS = 24 * 3_600_000;
+/** Touch at most once a minute per session: a busy session is one write a minute, not one per call. */
+const TOUCH_EVERY_MS = 60_000;
+
+/**
+ * MCP sessions without sticky routing: serving is stateless per request (a fresh SDK server per
+ * request, nothing in memory), and a session is only its row in the shared database. Any
+ * instance accepts a session any other issued; an unknown or ended one answers 404, which tells
+ * the client to initialize again (the spec's rule).
+ */
+export class McpSessions {
+  constructor(
+    private readonly repository: McpSessionRepository,
+    private readonly clock: () => number = Date.now,
+  ) {}
+
+  async open(input: { projectId: string; upstream: string; apiKeyId: string; protocolVersion: string | null; clientName: string | null }): Promise<string> {
+    const now = this.clock();
+    const id = newId("mcps", now);
+    await this.repository.create({ id, ...input, createdAt: now, lastSeenAt: now, expiresAt: now + IDLE_TTL_MS });
+    return id;
+  }
+
+  /** The session when it is live and belongs to this project and upstream; null otherwise. */
+  async find(id: string, projectId: string, upstream: string): Promise<McpSessionRow | null> {
+    const row = await this.repository.find(id);
+    const now = this.clock();
+    if (!row || row.projectId !== projectId || row.upstream !== upstream || row.expiresAt <= now) return null;
+    if (now - row.lastSeenAt >= TOUCH_EVERY_MS) await this.repository.touch(id, now, now + IDLE_TTL_MS);
+    return row;
+  }
+
+  end(projectId: string, id: string): Promise<boolean> {
+    return this.repository.delete(projectId, id);
+  }
+}

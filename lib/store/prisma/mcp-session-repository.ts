@@ -1,0 +1,42 @@
+import type { AppPrismaClient } from "./open-prisma-client";
+
+export interface McpSessionRow {
+  id: string;
+  projectId: string;
+  upstream: string;
+  apiKeyId: string;
+  protocolVersion: string | null;
+  clientName: string | null;
+  createdAt: number;
+  lastSeenAt: number;
+  expiresAt: number;
+}
+
+/** MCP sessions the gateway issued: a row per session, shared by every gate instance. */
+export class McpSessionRepository {
+  constructor(private readonly prisma: AppPrismaClient) {}
+
+  async create(row: McpSessionRow): Promise<void> {
+    await this.prisma.mcpSession.create({
+      data: { ...row, createdAt: BigInt(row.createdAt), lastSeenAt: BigInt(row.lastSeenAt), expiresAt: BigInt(row.expiresAt) },
+    });
+  }
+
+  async find(id: string): Promise<McpSessionRow | null> {
+    const row = await this.prisma.mcpSession.findUnique({ where: { id } });
+    if (!row) return null;
+    return { ...row, createdAt: Number(row.createdAt), lastSeenAt: Number(row.lastSeenAt), expiresAt: Number(row.expiresAt) };
+  }
+
+  async touch(id: string, now: number, expiresAt: number): Promise<void> {
+    await this.prisma.mcpSession.updateMany({ where: { id }, data: { lastSeenAt: BigInt(now), expiresAt: BigInt(expiresAt) } });
+  }
+
+  async delete(projectId: string, id: string): Promise<boolean> {
+    return (await this.prisma.mcpSession.deleteMany({ where: { projectId, id } })).count === 1;
+  }
+
+  async purgeExpired(now: number): Promise<number> {
+    return (await this.prisma.mcpSession.deleteMany({ where: { expiresAt: { lte: BigInt(now) } } })).count;
+  }
+}

@@ -1,0 +1,117 @@
+import { appendFileSync, existsSync, readFileSync } from "node:fs";
+import http from "node:http";
+import type { AddressInfo } from "node:net";
+import { Server } from "@modelcontextprotocol/sdk/server/index.js";
+import { StreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/streamableHttp.js";
+import { CallToolRequestSchema, ListToolsRequestSchema } from "@modelcontextprotocol/sdk/types.js";
+
+/** One side effect the upstream performed, appended to its effects file as a JSON line. */
+export interface Effect {
+  tool: string;
+  args: Record<string, unknown>;
+  idempotencyKey: unknown;
+}
+
+export const UPSTREAM_TOOLS = [
+  {
+    name: "refund_order",
+    description: "Refund an order (a side effect: money moves)",
+    inputSchema: { type: "object", properties: { orderId: { type: "string" }, amount: { type: "number" }, note: { type: "string" }, slowMs: { type: "number" } }, required: ["orderId"] },
+    annotations: { destructiveHint: false, idempotentHint: false, readOnlyHint: false },
+  },
+  {
+    name: "get_order",
+    description: "Read an order",
+    inputSchema: { type: "object", properties: { orderId: { type: "string" } }, required: ["orderId"] },
+    annotations: { readOnlyHint: true },
+  },
+  {
+    name: "delete_customer",
+    description: "Delete a customer for good",
+    inputSchema: { type: "object", properties: { customerId: { type: "string" } }, required: ["customerId"] },
+    annotations: { destructiveHint: true },
+  },
+  {
+    name: "decline",
+    description: "Always answers a tool error",
+    inputSchema: { type: "object", properties: { orderId: { type: "string" } } },
+  },
+  {
+    name: "garbled",
+    description: "Answers something that is not a tool result",
+    inputSchema: { type: "object", properties: {} },
+  },
+];
+
+/**
+ * The upstream's tools, built with the official SDK (v1 low-level Server, so it can also answer
+ * the malformed reply a broken server would). Every side-effecting call appends a line to the
+ * effects file before answering: that file is what "exactly once" is counted against.
+ */
+export function upstreamServer(effectsFile: string): Server {
+  const server = new Server({ name: "test-upstream", version: "1.0.0" }, { capabilities: { tools: {} } });
+  server.setRequestHandler(ListToolsRequestSchema, async () => ({ tools: UPSTREAM_TOOLS }));
+  server.setRequestHandler(CallToolRequestSchema, async (request, extra) => {
+    const args = (request.params.arguments ?? {}) as Record<string, unknown>;
+    const record = () => appendFileSync(effectsFile, `${JSON.stringify({ tool: request.params.name, args, idempotencyKey: request.params._meta?.["idemgate/key"] ?? null })}\n`);
+    const slowMs = typeof args.slowMs === "number" ? args.slowMs : 0;
+    const progressToken = request.params._meta?.progressToken;
+    for (let waited = 0; waited < slowMs; waited += 100) {
+      if (progressToken !== undefined) await extra.sendNotification({ method: "notifications/progress", params: { progressToken, progress: waited, total: slowMs } });
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+    switch (request.params.name) {
+      case "refund_order":
+        record();
+        return { content: [{ type: "text", text: `refunded order ${String(args.orderId)}` }], structuredContent: { refundId: `re_${String(args.orderId)}`, amount: args.amount ?? null } };
+      case "delete_customer":
+        record();
+        return { content: [{ type: "text", text: `deleted customer ${String(args.customerId)}` }] };
+      case "get_order":
+        record();
+        return { content: [{ type: "text", text: `order ${String(args.orderId)} is paid` }] };
+      case "decline":
+        record();
+        return { content: [{ type: "text", text: "card declined: insufficient funds" }], isError: true };
+      case "garbled":
+        record();
+        return { content: "not a list of content blocks" } as never;
+      default:
+        throw new Error(`unknown tool ${request.params.name}`);
+    }
+  });
+  return server;
+}
+
+export interface RunningUpstream {
+  url: string;
+  effects(): Effect[];
+  stop(): Promise<void>;
+}
+
+/** The upstream on Streamable HTTP (stateless: a fresh server per request), in this process. */
+export async function startUpstream(effectsFile: string, port = 0): Promise<RunningUpstream> {
+  const httpServer = http.createServer(async (req, res) => {
+    const server = upstreamServer(effectsFile);
+    const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: false });
+    res.on("close", () => void transport.close().then(() => server.close()));
+    await server.connect(transport);
+    await transport.handleRequest(req, res);
+  });
+  await new Promise<void>((resolve) => httpServer.listen(port, "127.0.0.1", resolve));
+  const address = httpServer.address() as AddressInfo;
+  return {
+    url: `http://127.0.0.1:${address.port}/mcp`,
+    effects: () => readEffects(effectsFile),
+    stop: () =>
+      new Promise<void>((resolve) => {
+        httpServer.closeAllConnections();
+        httpServer.close(() => resolve());
+      }),
+  };
+}
+
+export function readEffects(file: string): Effect[] {
+  if (!existsSync(file)) return [];
+  return readFileSync(file, "utf8").split("\n").filter(Boolean).map((line) => JSON.parse(line) as Effect);
+}
