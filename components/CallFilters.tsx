@@ -2,7 +2,8 @@
 
 import { type FormEvent, useState } from "react";
 import { CALL_DECISION_FILTERS, CALL_STATUSES } from "@/lib/contract/calls";
-import { type CallFilters as Filters, fromUtcInput, toUtcInput } from "@/lib/dashboard/call-filters";
+import { type CallFilters as Filters, activeFilterCount, fromUtcInput, toUtcInput } from "@/lib/dashboard/call-filters";
+import { formatInstant } from "@/lib/dashboard/format-time";
 
 interface Props {
   value: Filters;
@@ -18,6 +19,8 @@ const HOUR = 3_600_000;
  * the parent keeps them in the URL. Times are UTC, like every time on the dashboard.
  */
 export function CallFilters({ value, onApply, tools }: Props) {
+  // On a phone the form starts folded behind one button (CSS ignores this on wider screens).
+  const [folded, setFolded] = useState(true);
   const [draft, setDraft] = useState(() => ({
     tool: value.tool ?? "",
     runId: value.runId ?? "",
@@ -31,6 +34,8 @@ export function CallFilters({ value, onApply, tools }: Props) {
     limit: value.limit,
     status: value.status,
     decision: value.decision,
+    decidedFrom: value.decidedFrom,
+    decidedTo: value.decidedTo,
     tool: draft.tool.trim() || undefined,
     runId: draft.runId.trim() || undefined,
     agentId: draft.agentId.trim() || undefined,
@@ -66,46 +71,68 @@ export function CallFilters({ value, onApply, tools }: Props) {
   );
 
   /** A select that applies at once: a choice is complete when made, unlike typed text. */
-  const choice = <F extends "decision" | "status">(field: F, label: string, options: readonly NonNullable<Filters[F]>[]) => (
-    <label htmlFor={`filter-${field}`}>
-      {label}
-      <select id={`filter-${field}`} value={value[field] ?? ""} onChange={(e) => onApply(collect({ [field]: e.target.value || undefined }))}>
-        <option value="">any</option>
-        {options.map((option) => (
-          <option key={option} value={option}>
-            {option.replace(/_/g, " ")}
-          </option>
-        ))}
-      </select>
-    </label>
-  );
+  const choice = (field: "decision" | "status", label: string, options: readonly string[]) => {
+    const current = value[field];
+    // A chart's group (several decisions) is a choice of its own while it is applied.
+    const all = current && !options.includes(current) ? [...options, current] : options;
+    return (
+      <label htmlFor={`filter-${field}`}>
+        {label}
+        <select id={`filter-${field}`} value={current ?? ""} onChange={(e) => onApply(collect({ [field]: e.target.value || undefined }))}>
+          <option value="">any</option>
+          {all.map((option) => (
+            <option key={option} value={option}>
+              {option.replace(/_/g, " ").replace(/,/g, ", ")}
+            </option>
+          ))}
+        </select>
+      </label>
+    );
+  };
+  const active = activeFilterCount(value);
 
   return (
-    <form className="card filters" onSubmit={submit} aria-label="Filter calls" role="search">
-      {text("tool", "Tool", "any tool", "known-tools")}
-      <datalist id="known-tools">
-        {tools.map((tool) => (
-          <option key={tool} value={tool} />
-        ))}
-      </datalist>
-      {choice("decision", "Decision", CALL_DECISION_FILTERS)}
-      {choice("status", "Status", CALL_STATUSES)}
-      {text("runId", "Run", "run id")}
-      {text("agentId", "Agent", "agent id")}
-      {text("key", "Key", "key or its first characters")}
-      <label htmlFor="filter-from">
-        From (UTC)
-        <input id="filter-from" type="datetime-local" value={draft.from} onChange={(e) => setDraft((d) => ({ ...d, from: e.target.value }))} />
-      </label>
-      <label htmlFor="filter-to">
-        To (UTC)
-        <input id="filter-to" type="datetime-local" value={draft.to} onChange={(e) => setDraft((d) => ({ ...d, to: e.target.value }))} />
-      </label>
-      <div className="actions">
-        <button type="submit" className="primary">Apply filters</button>
-        <button type="button" onClick={() => lastHours(1)}>Last hour</button>
-        <button type="button" onClick={() => lastHours(24)}>Last 24 h</button>
-        <button type="button" onClick={() => onApply({ limit: value.limit })}>Clear</button>
+    <form className={`card filters${folded ? " folded" : ""}`} onSubmit={submit} aria-label="Filter calls" role="search">
+      <button type="button" className="filters-toggle" aria-expanded={!folded} aria-controls="call-filter-fields" onClick={() => setFolded((f) => !f)}>
+        {folded ? "Show filters" : "Hide filters"}
+        {active > 0 ? ` (${active} applied)` : ""}
+      </button>
+      <div id="call-filter-fields" className="filter-fields">
+        {text("tool", "Tool", "any tool", "known-tools")}
+        <datalist id="known-tools">
+          {tools.map((tool) => (
+            <option key={tool} value={tool} />
+          ))}
+        </datalist>
+        {choice("decision", "Decision", CALL_DECISION_FILTERS)}
+        {choice("status", "Status", CALL_STATUSES)}
+        {text("runId", "Run", "run id")}
+        {text("agentId", "Agent", "agent id")}
+        {text("key", "Key", "key or its first characters")}
+        <label htmlFor="filter-from">
+          From (UTC)
+          <input id="filter-from" type="datetime-local" value={draft.from} onChange={(e) => setDraft((d) => ({ ...d, from: e.target.value }))} />
+        </label>
+        <label htmlFor="filter-to">
+          To (UTC)
+          <input id="filter-to" type="datetime-local" value={draft.to} onChange={(e) => setDraft((d) => ({ ...d, to: e.target.value }))} />
+        </label>
+        {value.decidedFrom || value.decidedTo ? (
+          <p className="decided-window" data-testid="decided-window">
+            Only calls decided {value.decision ? <strong>{value.decision.replace(/_/g, " ").replace(/,/g, ", ")}</strong> : null}
+            {value.decidedFrom ? ` from ${formatInstant(value.decidedFrom, "seconds")}` : ""}
+            {value.decidedTo ? ` until ${formatInstant(value.decidedTo, "seconds")}` : ""} (a chart&apos;s bar).{" "}
+            <button type="button" onClick={() => onApply(collect({ decidedFrom: undefined, decidedTo: undefined }))}>
+              Any time
+            </button>
+          </p>
+        ) : null}
+        <div className="actions">
+          <button type="submit" className="primary">Apply filters</button>
+          <button type="button" onClick={() => lastHours(1)}>Last hour</button>
+          <button type="button" onClick={() => lastHours(24)}>Last 24 h</button>
+          <button type="button" onClick={() => onApply({ limit: value.limit })}>Clear</button>
+        </div>
       </div>
     </form>
   );

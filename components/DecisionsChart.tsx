@@ -1,26 +1,60 @@
 "use client";
 
 import { Bar, BarChart, CartesianGrid, Legend, ResponsiveContainer, Tooltip, XAxis, YAxis } from "recharts";
-import type { DecisionPoint } from "@/lib/dashboard/prepare-timeseries";
-import { formatBucket } from "@/lib/dashboard/prepare-timeseries";
+import { DECISION_GROUPS, type DecisionGroupId } from "@/lib/dashboard/decision-groups";
+import { type DecisionPoint, formatBucket, perBucketLabel, spansDays } from "@/lib/dashboard/prepare-timeseries";
 import type { Bucket } from "@/lib/dashboard/range";
 
-/** Stacked bars: executions vs dedup hits per bucket. Renders what it is given; shaping is in prepare-timeseries. */
-export function DecisionsChart({ points, bucket }: { points: DecisionPoint[]; bucket: Bucket }) {
+interface Props {
+  points: DecisionPoint[];
+  bucket: Bucket;
+  /** The groups that occurred in the range (a group never seen gets no legend entry). */
+  groups: DecisionGroupId[];
+  /** A bar segment was clicked: open the calls behind it. */
+  onSelect?: (group: DecisionGroupId, point: DecisionPoint) => void;
+}
+
+const tooltipTime = (at: unknown) => `${new Date(Number(at)).toISOString().replace("T", " ").slice(0, 16)} UTC`;
+
+/** Stacked bars: every begin decision per bucket, one colour per group, so each bar is the bucket's calls. Renders what it is given. */
+export function DecisionsChart({ points, bucket, groups, onSelect }: Props) {
+  const withDate = spansDays(points);
+  const shown = DECISION_GROUPS.filter((g) => groups.includes(g.id));
   return (
-    <figure className="chart" style={{ margin: 0 }} aria-label="Executions and dedup hits over time" data-testid="decisions-chart">
+    <figure className="chart" style={{ margin: 0 }} aria-label={`Calls ${perBucketLabel(bucket)} by decision`} data-testid="decisions-chart">
       <ResponsiveContainer width="100%" height="100%">
-        <BarChart data={points} margin={{ top: 8, right: 8, bottom: 0, left: 0 }}>
+        <BarChart data={points} margin={{ top: 8, right: 8, bottom: 20, left: 8 }}>
           <CartesianGrid strokeDasharray="3 3" stroke="var(--border)" vertical={false} />
-          <XAxis dataKey="at" tickFormatter={(at: number) => formatBucket(at, bucket)} stroke="var(--muted)" fontSize={12} minTickGap={24} />
-          <YAxis allowDecimals={false} stroke="var(--muted)" fontSize={12} width={40} />
-          <Tooltip
-            labelFormatter={(at) => new Date(Number(at)).toISOString().replace("T", " ").slice(0, 16) + " UTC"}
-            contentStyle={{ background: "var(--card)", border: "1px solid var(--border)", color: "var(--fg)" }}
+          <XAxis
+            dataKey="at"
+            tickFormatter={(at: number) => formatBucket(at, bucket, withDate)}
+            stroke="var(--muted)"
+            fontSize={12}
+            minTickGap={24}
+            label={{ value: withDate ? "Date and time (UTC)" : "Time (UTC)", position: "insideBottom", offset: -14, fill: "var(--muted)", fontSize: 12 }}
           />
-          <Legend />
-          <Bar dataKey="executions" name="Executions" stackId="decisions" fill="var(--exec)" isAnimationActive={false} />
-          <Bar dataKey="dedupHits" name="Dedup hits" stackId="decisions" fill="var(--dedup)" isAnimationActive={false} />
+          <YAxis
+            allowDecimals={false}
+            stroke="var(--muted)"
+            fontSize={12}
+            width={48}
+            label={{ value: `Calls ${perBucketLabel(bucket)}`, angle: -90, position: "insideLeft", offset: 0, fill: "var(--muted)", fontSize: 12, style: { textAnchor: "middle" } }}
+          />
+          <Tooltip labelFormatter={tooltipTime} cursor={{ fill: "var(--border)", fillOpacity: 0.4 }} contentStyle={{ background: "var(--card)", border: "1px solid var(--border)", color: "var(--fg)" }} />
+          <Legend verticalAlign="top" height={28} />
+          {shown.map((g) => (
+            <Bar
+              key={g.id}
+              dataKey={g.id}
+              className={`bar-${g.id}`}
+              name={g.label}
+              stackId="decisions"
+              fill={g.color}
+              isAnimationActive={false}
+              cursor={onSelect ? "pointer" : undefined}
+              onClick={onSelect ? (entry: { payload?: DecisionPoint }) => entry.payload && onSelect(g.id, entry.payload) : undefined}
+            />
+          ))}
         </BarChart>
       </ResponsiveContainer>
     </figure>

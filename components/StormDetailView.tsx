@@ -1,11 +1,14 @@
 "use client";
 
 import Link from "next/link";
+import { useRouter } from "next/navigation";
 import { useMemo } from "react";
 import { useProject } from "./ProjectContext";
 import { EmptyState, ErrorState, Loading } from "./StateViews";
 import { StormRateChart } from "./StormRateChart";
 import type { StormDetail } from "@/lib/contract/storms";
+import { callsBehind } from "@/lib/dashboard/chart-links";
+import { decisionsOf } from "@/lib/dashboard/decision-groups";
 import { formatInstant } from "@/lib/dashboard/format-time";
 import { prepareStormRate } from "@/lib/dashboard/prepare-storm-rate";
 import { useStormQuery } from "@/lib/dashboard/queries/use-storm-query";
@@ -39,9 +42,14 @@ export function StormDetailView({ stormId }: { stormId: string }) {
 function StormDetailBody({ detail, base }: { detail: StormDetail; base: string }) {
   const { storm } = detail;
   const chart = useMemo(() => prepareStormRate(detail), [detail]);
-  const callsTo = storm.endedAt ?? detail.rate.to;
-  const callsHref = (extra: Record<string, string> = {}) =>
-    `${base}/calls?${new URLSearchParams({ tool: storm.tool, from: storm.startedAt, to: callsTo, ...extra })}`;
+  const router = useRouter();
+  // The storm's calls: its tool's dedup hits while it lasted (not every call of the tool in a range).
+  const stormTo = storm.endedAt ?? detail.rate.to;
+  const stormCalls = (window: { from: number | string; to: number | string }) => callsBehind(base, { decisions: decisionsOf("dedupHits"), tool: storm.tool, ...window });
+  const callsHref = (extra: Record<string, string> = {}) => {
+    const href = stormCalls({ from: storm.startedAt, to: stormTo }) ?? `${base}/calls?${new URLSearchParams({ tool: storm.tool })}`;
+    return Object.keys(extra).length > 0 ? `${href}&${new URLSearchParams(extra)}` : href;
+  };
   return (
     <>
       <div className="row spread">
@@ -81,11 +89,17 @@ function StormDetailBody({ detail, base }: { detail: StormDetail; base: string }
         </div>
         <p className="muted" style={{ margin: "4px 0 8px", fontSize: "0.9em" }}>
           {chart.bucketSeconds === storm.windowSeconds
-            ? `One point per ${storm.windowSeconds} s window`
-            : `Each point averages ${chart.bucketSeconds / storm.windowSeconds} windows`}
-          ; the storm&apos;s span is shaded.
+            ? `One bar per ${storm.windowSeconds} s window`
+            : `Each bar averages ${chart.bucketSeconds / storm.windowSeconds} windows`}
+          ; the storm&apos;s span is shaded. Click a bar for its dedup hits.
         </p>
-        <StormRateChart data={chart} />
+        <StormRateChart
+          data={chart}
+          onSelect={(p) => {
+            const href = stormCalls({ from: p.at, to: p.end });
+            if (href) router.push(href);
+          }}
+        />
       </section>
       <div className="storm-drivers" style={{ display: "grid", gap: 12, gridTemplateColumns: "repeat(auto-fit, minmax(280px, 1fr))" }}>
         <DriversTable

@@ -25,6 +25,20 @@ export const CALL_DECISION_FILTERS = [
 ] as const;
 export type CallDecisionFilter = (typeof CALL_DECISION_FILTERS)[number];
 
+const oneDecision = z.enum(CALL_DECISION_FILTERS);
+/** One decision, or several comma-separated; either way a list of distinct decisions. */
+const decisionFilter = z
+  .union([
+    oneDecision.transform((decision) => [decision]),
+    z
+      .string()
+      .max(300)
+      .regex(/^[a-z_]+(,[a-z_]+)+$/, "decisions separated by commas")
+      .transform((value) => [...new Set(value.split(","))])
+      .pipe(z.array(oneDecision)),
+  ])
+  .meta({ id: "CallDecisionFilter" });
+
 const cursor = z
   .string()
   .max(500)
@@ -37,17 +51,23 @@ export const CallListQuerySchema = z
   .object({
     tool: id.optional().describe("Only this tool"),
     status: z.enum(CALL_STATUSES).optional().describe("Only records in this state"),
-    decision: z.enum(CALL_DECISION_FILTERS).optional().describe("Only calls whose ledger holds this decision (any attempt)"),
+    decision: decisionFilter.optional().describe("Only calls whose ledger holds this decision (any attempt), or any of several, comma-separated (`replay,in_progress,refused`)"),
     runId: id.optional().describe("Only this run (subagents included)"),
     agentId: id.optional().describe("Only calls first made by this (sub)agent"),
     key: z.string().min(1).max(300).optional().describe("Key prefix: a whole key also finds its resend generations (`key:g2`, …)"),
     from: instant.optional().describe("First seen at or after (ISO 8601)"),
     to: instant.optional().describe("First seen before (ISO 8601)"),
+    decidedFrom: instant.optional().describe("Only calls with a matching decision (with `decision`; else any begin) at or after this time: a chart bar's calls"),
+    decidedTo: instant.optional().describe("Only calls with a matching decision (with `decision`; else any begin) before this time"),
     cursor: cursor.optional(),
     limit,
   })
   .strict()
-  .refine((q) => !q.from || !q.to || Date.parse(q.from) < Date.parse(q.to), { message: "`from` must be before `to`", path: ["from"] });
+  .refine((q) => !q.from || !q.to || Date.parse(q.from) < Date.parse(q.to), { message: "`from` must be before `to`", path: ["from"] })
+  .refine((q) => !q.decidedFrom || !q.decidedTo || Date.parse(q.decidedFrom) < Date.parse(q.decidedTo), {
+    message: "`decidedFrom` must be before `decidedTo`",
+    path: ["decidedFrom"],
+  });
 
 export type CallListQuery = z.infer<typeof CallListQuerySchema>;
 

@@ -1,4 +1,4 @@
-import { CALL_DECISION_FILTERS, CALL_STATUSES, type CallDecisionFilter } from "../contract/calls";
+import { CALL_DECISION_FILTERS, CALL_STATUSES } from "../contract/calls";
 
 /**
  * The calls page's filters as they live in the URL (`?tool=…&decision=…`): parsed leniently (an
@@ -8,19 +8,23 @@ import { CALL_DECISION_FILTERS, CALL_STATUSES, type CallDecisionFilter } from ".
 export interface CallFilters {
   tool?: string;
   status?: (typeof CALL_STATUSES)[number];
-  decision?: CallDecisionFilter;
+  /** One decision, or several comma-separated (a chart's group: `replay,in_progress,refused`). */
+  decision?: string;
   runId?: string;
   agentId?: string;
   key?: string;
   /** ISO 8601, UTC. */
   from?: string;
   to?: string;
+  /** A chart bar's window: only calls with a matching decision in it (ISO 8601, UTC). */
+  decidedFrom?: string;
+  decidedTo?: string;
   /** Page size; absent means the API's default. */
   limit?: number;
 }
 
 const TEXT_FIELDS = ["tool", "runId", "agentId", "key"] as const;
-const ORDER = ["tool", "status", "decision", "runId", "agentId", "key", "from", "to", "limit"] as const;
+const ORDER = ["tool", "status", "decision", "runId", "agentId", "key", "from", "to", "decidedFrom", "decidedTo", "limit"] as const;
 
 interface Readable {
   get(name: string): string | null;
@@ -35,6 +39,13 @@ function isoOrUndefined(value: string | null): string | undefined {
   return Number.isNaN(ms) ? undefined : new Date(ms).toISOString();
 }
 
+/** A comma-separated list of known decisions, deduplicated; anything unknown drops the whole filter. */
+function decisionList(value: string | null): string | undefined {
+  if (!value) return undefined;
+  const parts = [...new Set(value.split(","))];
+  return parts.every((part) => oneOf(CALL_DECISION_FILTERS, part)) ? parts.join(",") : undefined;
+}
+
 export function filtersFromSearch(params: Readable): CallFilters {
   const filters: CallFilters = {};
   for (const field of TEXT_FIELDS) {
@@ -43,12 +54,16 @@ export function filtersFromSearch(params: Readable): CallFilters {
   }
   const status = oneOf(CALL_STATUSES, params.get("status"));
   if (status) filters.status = status;
-  const decision = oneOf(CALL_DECISION_FILTERS, params.get("decision"));
+  const decision = decisionList(params.get("decision"));
   if (decision) filters.decision = decision;
   const from = isoOrUndefined(params.get("from"));
   const to = isoOrUndefined(params.get("to"));
   if (from) filters.from = from;
   if (to && (!from || Date.parse(to) > Date.parse(from))) filters.to = to;
+  const decidedFrom = isoOrUndefined(params.get("decidedFrom"));
+  const decidedTo = isoOrUndefined(params.get("decidedTo"));
+  if (decidedFrom) filters.decidedFrom = decidedFrom;
+  if (decidedTo && (!decidedFrom || Date.parse(decidedTo) > Date.parse(decidedFrom))) filters.decidedTo = decidedTo;
   const limit = Number(params.get("limit"));
   if (Number.isInteger(limit) && limit >= 1 && limit <= 200) filters.limit = limit;
   return filters;

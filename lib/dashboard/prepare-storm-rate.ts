@@ -1,8 +1,11 @@
 import type { StormDetail } from "../contract/storms";
+import { niceTicks } from "./nice-ticks";
 
 export interface StormRatePoint {
   /** Bucket start, epoch ms. */
   at: number;
+  /** Bucket end (exclusive), epoch ms: a bar's click opens the calls of this window. */
+  end: number;
   /** Dedup hits per storm window. */
   rate: number;
 }
@@ -11,28 +14,47 @@ export interface StormRateChartData {
   points: StormRatePoint[];
   baseline: number;
   threshold: number;
-  /** The incident's span on the time axis (to: its end, or the last bucket while open). */
+  /** The incident's span on the time axis (to: its end, or the last bucket's end while open). */
   stormFrom: number;
   stormTo: number;
-  /** Room above the highest of rate and threshold, so the threshold line is never on the edge. */
+  /** Nice-number ticks from 0; the last one is the axis's top, above both the rate and the threshold. */
+  ticks: number[];
   yMax: number;
   bucketSeconds: number;
+  /**
+   * Where the threshold and baseline labels go: when the two lines are close (under a tenth of
+   * the axis apart), the labels sit at opposite ends of the chart so they never overlap.
+   */
+  labels: { threshold: "insideTopRight" | "insideTopLeft"; baseline: "insideBottomLeft" | "insideTopLeft" };
 }
 
-/** The storm detail's chart: its rate per bucket against the frozen baseline and the threshold it crossed. */
+/**
+ * The storm detail's chart: its rate per bucket against the frozen baseline and the threshold it
+ * crossed, as bars (one per bucket: a bar is exactly what was counted, no curve drawn between them).
+ */
 export function prepareStormRate(detail: StormDetail): StormRateChartData {
-  const points = detail.rate.points.map((p) => ({ at: Date.parse(p.at), rate: Math.round(p.hitsPerWindow * 100) / 100 }));
-  const last = points.length > 0 ? points[points.length - 1]!.at : Date.parse(detail.rate.to);
+  const step = detail.rate.bucketSeconds * 1000;
+  const points = detail.rate.points.map((p) => {
+    const at = Date.parse(p.at);
+    return { at, end: at + step, rate: Math.round(p.hitsPerWindow * 100) / 100 };
+  });
+  const lastEnd = points.length > 0 ? points[points.length - 1]!.end : Date.parse(detail.rate.to);
   const { storm } = detail;
-  const top = Math.max(storm.threshold, ...points.map((p) => p.rate));
+  const top = Math.max(storm.threshold, storm.baseline, ...points.map((p) => p.rate));
+  // Room above the highest bar or line, so the threshold is never on the edge.
+  const ticks = niceTicks(top * 1.1, 5, top >= 4);
+  const yMax = ticks[ticks.length - 1]!;
+  const close = Math.abs(storm.threshold - storm.baseline) < yMax / 10;
   return {
     points,
     baseline: storm.baseline,
     threshold: storm.threshold,
     stormFrom: Date.parse(storm.startedAt),
-    stormTo: storm.endedAt ? Math.min(Date.parse(storm.endedAt), last) : last,
-    yMax: Math.ceil(top * 1.15) || 1,
+    stormTo: storm.endedAt ? Math.min(Date.parse(storm.endedAt), lastEnd) : lastEnd,
+    ticks,
+    yMax,
     bucketSeconds: detail.rate.bucketSeconds,
+    labels: close ? { threshold: "insideTopRight", baseline: "insideBottomLeft" } : { threshold: "insideTopLeft", baseline: "insideTopLeft" },
   };
 }
 

@@ -54,7 +54,9 @@ export class CallExplorer {
       {
         tool: query.tool,
         status: query.status,
-        decision: query.decision,
+        decisions: query.decision,
+        decidedFrom: query.decidedFrom === undefined ? undefined : Date.parse(query.decidedFrom),
+        decidedTo: query.decidedTo === undefined ? undefined : Date.parse(query.decidedTo),
         runId: query.runId,
         agentId: query.agentId,
         keyPrefix: query.key,

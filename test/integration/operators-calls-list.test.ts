@@ -98,6 +98,36 @@ describe.each(PROVIDERS)("%s: calls and runs explorer", (provider) => {
     expect((await list(viewer, { tool: uniqueTool("never") })).calls).toEqual([]);
   });
 
+  it("a chart bar's calls: any of several decisions, taken within a window (not the calls first seen in it)", async () => {
+    const tool = uniqueTool("bar");
+    const run = uniqueRun("bar");
+    const early = await runOnce(agent, { tool, runId: run, stepId: "early", args: { step: "early" } });
+    const fresh = await runOnce(agent, { tool, runId: run, stepId: "fresh", args: { step: "fresh" } });
+    const windowStart = new Date(Date.now() + 1).toISOString();
+    await new Promise((resolve) => setTimeout(resolve, 5));
+    // In the window: a replay of the early call (first seen before the window) and a brand-new execute.
+    expectDecision(await agent.begin({ tool, runId: run, stepId: "early", args: { step: "early" } }), "replay");
+    const inWindow = expectDecision(await agent.begin({ tool, runId: run, stepId: "late", args: { step: "late" } }), "execute");
+    const windowEnd = new Date(Date.now() + 1).toISOString();
+    await new Promise((resolve) => setTimeout(resolve, 5));
+    expectDecision(await agent.begin({ tool, runId: run, stepId: "fresh", args: { step: "fresh" } }), "replay");
+
+    const ids = async (query: Record<string, string>) => (await list(viewer, { tool, ...query })).calls.map((c) => c.callId);
+    // Dedup hits in the window: the early call only (the fresh call's replay came after it).
+    expect(await ids({ decision: "replay,in_progress,refused", decidedFrom: windowStart, decidedTo: windowEnd })).toEqual([early.callId]);
+    // Dedup hits at any time: both replayed calls.
+    expect(await ids({ decision: "replay,in_progress,refused" })).toEqual([fresh.callId, early.callId]);
+    // Executions in the window: the call that began then, not the ones first executed before it.
+    expect(await ids({ decision: "execute,verify", decidedFrom: windowStart, decidedTo: windowEnd })).toEqual([inWindow.callId]);
+    // Any begin in the window, whatever its decision.
+    expect(await ids({ decidedFrom: windowStart, decidedTo: windowEnd })).toEqual([inWindow.callId, early.callId]);
+
+    const bad = await viewer.raw("GET", viewer.p(projectId, `/calls?decision=replay,maybe`));
+    expect(bad.status).toBe(400);
+    const backwards = await viewer.raw("GET", viewer.p(projectId, `/calls?decidedFrom=${windowEnd}&decidedTo=${windowStart}`));
+    expect(backwards.status).toBe(400);
+  });
+
   it("a whole key finds its resend generations; evicted calls are found by decision", async () => {
     const request = { tool: uniqueTool("invoice"), runId: uniqueRun("gen"), stepId: "send" };
     const first = await runOnce(agent, request);

@@ -5,8 +5,11 @@ import type { CallRecord, RecordState } from "../../core/record";
 export interface CallListFilter {
   tool?: string;
   status?: RecordState;
-  /** A begin decision, `lease_lost` or `evicted` found anywhere in the call's ledger. */
-  decision?: string;
+  /** Begin decisions, `lease_lost` or `evicted`: any of them found in the call's ledger. */
+  decisions?: readonly string[];
+  /** Only a matching ledger entry (or, without `decisions`, any begin) at or after / before these times. */
+  decidedFrom?: number;
+  decidedTo?: number;
   runId?: string;
   agentId?: string;
   keyPrefix?: string;

@@ -18,6 +18,15 @@ describe("calls page filters in the URL", () => {
     });
   });
 
+  it("read a chart bar's filter: several decisions and the window they were taken in", () => {
+    expect(parse("decision=replay,in_progress,refused,replay&decidedFrom=2026-01-01T10:00:00Z&decidedTo=2026-01-01T10:01:00Z")).toEqual({
+      decision: "replay,in_progress,refused",
+      decidedFrom: "2026-01-01T10:00:00.000Z",
+      decidedTo: "2026-01-01T10:01:00.000Z",
+    });
+    expect(parse("decision=replay,nonsense")).toEqual({});
+  });
+
   it("drop what the API would refuse instead of failing the page", () => {
     expect(parse("status=weird&decision=maybe&from=yesterday&limit=500&tool=")).toEqual({});
     expect(parse("limit=0")).toEqual({});

@@ -54,10 +54,17 @@ export function callListStatement(projectId: string, filter: CallListFilter, pag
     const at = p.add(page.after.at);
     where.push(`r.first_seen_at <= ${at} AND (r.first_seen_at < ${at} OR r.id < ${p.add(page.after.id)})`);
   }
-  if (filter.decision !== undefined) {
-    const match = decisionMatch(filter.decision);
-    const decision = match.decision === null ? "" : ` AND e.decision = ${p.add(match.decision)}`;
-    where.push(`EXISTS (SELECT 1 FROM events e WHERE e.project_id = r.project_id AND e.call_id = r.id AND e.type = ${p.add(match.type)}${decision})`);
+  if (filter.decisions !== undefined || filter.decidedFrom !== undefined || filter.decidedTo !== undefined) {
+    const matches = (filter.decisions ?? ["*"]).map((decision) => {
+      if (decision === "*") return `e.type = 'begin'`;
+      const match = decisionMatch(decision);
+      return match.decision === null ? `e.type = ${p.add(match.type)}` : `(e.type = ${p.add(match.type)} AND e.decision = ${p.add(match.decision)})`;
+    });
+    const window = [
+      filter.decidedFrom === undefined ? "" : ` AND e.at >= ${p.add(filter.decidedFrom)}`,
+      filter.decidedTo === undefined ? "" : ` AND e.at < ${p.add(filter.decidedTo)}`,
+    ].join("");
+    where.push(`EXISTS (SELECT 1 FROM events e WHERE e.project_id = r.project_id AND e.call_id = r.id AND (${matches.join(" OR ")})${window})`);
   }
   const inner = `SELECT ${CALL_COLUMNS} FROM call_records r WHERE ${where.join(" AND ")} ORDER BY r.first_seen_at DESC, r.id DESC LIMIT ${p.add(page.limit)}`;
   return { sql: withLastDecision(inner, "DESC"), values: p.values };

@@ -1,0 +1,121 @@
+import { randomBytes } from "node:crypto";
+import { type Page, expect, test } from "@playwright/test";
+import { type Agent, agentClient, demoKey, runOnce } from "./agent";
+import { ADMIN, expectNoSeriousA11yViolations, signIn } from "./dashboard-helpers";
+
+/** Issue #17's operator journeys, sections 3, 5 and 6: each step asserts what the operator must see. */
+const PROJECT_ID = "proj_demo";
+const PROJECT = `/projects/${PROJECT_ID}`;
+const suffix = randomBytes(3).toString("hex");
+const TOOLS = { main: `jr_main_${suffix}`, loop: `jr_loop_${suffix}` };
+
+test.describe.configure({ mode: "serial" });
+
+let page: Page;
+let agent: Agent;
+/** Calls of the main tool that were replayed (a dedup hit each), oldest first; and one that only executed, after them. */
+const replayed: string[] = [];
+let executedOnly = "";
+
+const int = (text: string | null) => Number((text ?? "").replace(/[^\d]/g, ""));
+
+test.beforeAll(async ({ browser, baseURL }) => {
+  agent = agentClient(baseURL!, demoKey());
+  page = await signIn(browser, ADMIN);
+  const put = await page.request.put(`/api/v1/admin/projects/${PROJECT_ID}/policies/${TOOLS.main}`, {
+    data: { policy: { loop: { enabled: false } }, reason: "journeys: replays without loop blocks" },
+    headers: { origin: baseURL! },
+  });
+  expect(put.status()).toBe(200);
+  // The loop detector blocks the third identical call of a run: a decision with no record behind it.
+  const loop = { tool: TOOLS.loop, runId: `jr_loop_${suffix}`, stepId: "search", args: { q: "same" } };
+  await runOnce(agent, loop);
+  await agent.begin(loop);
+  expect((await agent.begin(loop)).decision).toBe("blocked");
+  // Then the dedup hits: the last replayed call is in the chart's last dedup-hits bar, whatever minute boundary falls before it.
+  for (let run = 0; run < 5; run++) {
+    const body = { tool: TOOLS.main, runId: `jr_${suffix}_${run}`, stepId: "charge", args: { order: run } };
+    const first = await runOnce(agent, body);
+    expect(first.decision).toBe("execute");
+    for (let i = 0; i < 2; i++) expect((await agent.begin(body)).decision).toBe("replay");
+    replayed.push(first.callId);
+  }
+  // A resend asked by begin: approval_required.
+  const asked = await agent.begin({ tool: TOOLS.main, runId: `jr_${suffix}_0`, stepId: "charge", args: { order: 0 }, bypass: { reason: "journeys" } });
+  expect(asked.decision).toBe("approval_required");
+  executedOnly = (await runOnce(agent, { tool: TOOLS.main, runId: `jr_${suffix}_x`, stepId: "charge", args: { order: "x" } })).callId;
+});
+
+test.afterAll(async () => {
+  await page?.context().close();
+});
+
+test("overview: the decision tiles add up to the calls, blocked and approval required included, and so does the chart", async () => {
+  await page.goto(PROJECT);
+  const value = (id: string) => page.getByTestId(`kpi-${id}`).locator(".value");
+  // Loaded (a dash while loading), and this spec's blocked and approval_required are counted.
+  await expect(value("blocked")).toHaveText(/^[1-9][\d,]*$/);
+  await expect(value("approval-required")).toHaveText(/^[1-9][\d,]*$/);
+  const calls = int(await value("calls").textContent());
+  const groups = ["executions", "dedup-hits", "conflicts", "approval-required", "blocked"];
+  let sum = 0;
+  for (const id of groups) sum += int(await value(id).textContent());
+  if (await page.getByTestId("kpi-other").count()) sum += int(await value("other").textContent());
+  expect(calls).toBeGreaterThan(0);
+  expect(sum).toBe(calls);
+  // The chart's numbers: every bucket's calls, summed over the range, are the calls too.
+  await page.getByText(/The numbers behind the chart/).click();
+  const totals = await page.getByTestId("decisions-row").locator('td[data-group="total"]').allTextContents();
+  expect(totals.reduce((s, t) => s + int(t), 0)).toBe(calls);
+  // Axes have titles with units.
+  const chart = page.getByTestId("decisions-chart");
+  await expect(chart).toContainText("Calls per minute");
+  await expect(chart).toContainText("Time (UTC)");
+  await expect(page.getByTestId("dedup-rate-chart")).toContainText("Dedup rate (% of calls)");
+  await expectNoSeriousA11yViolations(page);
+});
+
+test("overview: clicking a dedup-hits bar opens the calls behind it, filtered by its window and decisions", async () => {
+  await page.goto(PROJECT);
+  const bar = page.getByTestId("decisions-chart").locator(".bar-dedupHits .recharts-bar-rectangle").last();
+  await bar.click();
+  await expect(page).toHaveURL(/\/calls\?decision=replay%2Cin_progress%2Crefused&decidedFrom=[^&]+&decidedTo=[^&]+$/);
+  const url = new URL(page.url());
+  const window = Date.parse(url.searchParams.get("decidedTo")!) - Date.parse(url.searchParams.get("decidedFrom")!);
+  expect(window).toBe(60_000);
+  await expect(page.getByTestId("decided-window")).toContainText("replay, in progress, refused");
+  const rows = page.getByTestId("call-row");
+  await expect(rows.first()).toBeVisible();
+  await expect(page.locator(`[data-call-id="${replayed[replayed.length - 1]}"]`)).toBeVisible();
+  // A call that only executed in that minute is not a dedup hit.
+  await expect(page.locator(`[data-call-id="${executedOnly}"]`)).toHaveCount(0);
+  // Every listed call's ledger holds a dedup hit (the list's latest decision is one, or it was replayed).
+  for (const row of await rows.all()) await expect(row).toContainText(/replay|in progress|refused|replays/);
+});
+
+test("overview: a preset and a custom range live in the URL and survive a reload", async () => {
+  await page.goto(PROJECT);
+  await page.getByRole("combobox", { name: "Range", exact: true }).selectOption("24h");
+  await expect(page).toHaveURL(/\?range=24h$/);
+  await page.reload();
+  await expect(page.getByRole("combobox", { name: "Range", exact: true })).toHaveValue("24h");
+  await expect(page.getByTestId("refreshed")).toContainText("Last 24 h");
+  await expect(page.getByTestId("refreshed")).toContainText(/last refreshed \d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2} UTC/);
+
+  // Whole hours: a two-day range is drawn in hour buckets, and the label shows the range as drawn.
+  const to = new Date(Math.ceil(Date.now() / 3_600_000) * 3_600_000);
+  const from = new Date(to.getTime() - 2 * 86_400_000);
+  const input = (d: Date) => d.toISOString().slice(0, 16);
+  await page.getByRole("combobox", { name: "Range", exact: true }).selectOption("custom");
+  await page.getByLabel("From (UTC)").fill(input(from));
+  await page.getByLabel("To (UTC)").fill(input(to));
+  await page.getByRole("button", { name: "Show" }).click();
+  await expect(page).toHaveURL(new RegExp(`\\?from=${encodeURIComponent(from.toISOString())}&to=${encodeURIComponent(to.toISOString())}$`));
+  await page.reload();
+  await expect(page.getByRole("combobox", { name: "Range", exact: true })).toHaveValue("custom");
+  await expect(page.getByLabel("From (UTC)")).toHaveValue(input(from));
+  await expect(page.getByTestId("refreshed")).toContainText(`${input(from).replace("T", " ")} – ${input(to).replace("T", " ")} UTC`);
+  // Two days: hour bars, and the x axis carries the date.
+  await expect(page.getByTestId("decisions-chart")).toContainText("Calls per hour");
+  await expect(page.getByTestId("decisions-chart")).toContainText("Date and time (UTC)");
+});
