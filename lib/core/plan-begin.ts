@@ -14,7 +14,8 @@ export interface PlanEnv {
   now: number;
   policy: EffectivePolicy;
   newCallId: () => string;
-  newLeaseToken: () => string;
+  /** The lease token of a record's attempt (the server derives it, so an earlier attempt's token is recognised). */
+  newLeaseToken: (callId: string, attempt: number) => string;
   /** The key generation a claimed record belongs to (lib/server/resend-generations.ts); default 1. */
   generation?: number;
 }
@@ -135,15 +136,14 @@ function duplicateOfCompleted(existing: CallRecord, argsMismatch: boolean, env: 
 
 /** A new attempt on a key whose previous attempt ended without a cacheable outcome. */
 function reclaim(existing: CallRecord, call: PreparedCall, env: PlanEnv, leaseExpired: boolean): BeginPlan {
-  const record: CallRecord = {
-    ...claimRecord(call, env),
+  const record = claimRecord(call, env, {
     id: existing.id,
     key: existing.key,
     attempt: existing.attempt + 1,
     replays: existing.replays,
     firstSeenAt: existing.firstSeenAt,
     version: existing.version + 1,
-  };
+  });
   const verify = leaseExpired && env.policy.policy.effect === "async";
   const decision: BeginDecision = verify
     ? {
@@ -161,8 +161,10 @@ function reclaim(existing: CallRecord, call: PreparedCall, env: PlanEnv, leaseEx
 function claimRecord(call: PreparedCall, env: PlanEnv, overrides: Partial<CallRecord> = {}): CallRecord {
   const { now, policy } = env;
   const leaseExpiresAt = now + policy.policy.leaseSeconds * 1000;
+  const id = overrides.id ?? env.newCallId();
+  const attempt = overrides.attempt ?? 1;
   return {
-    id: env.newCallId(),
+    id,
     projectId: call.projectId,
     key: call.key,
     tool: call.tool,
@@ -176,7 +178,7 @@ function claimRecord(call: PreparedCall, env: PlanEnv, overrides: Partial<CallRe
     args: call.argsText,
     state: "in_progress",
     attempt: 1,
-    leaseToken: env.newLeaseToken(),
+    leaseToken: env.newLeaseToken(id, attempt),
     leaseExpiresAt,
     result: null,
     error: null,

@@ -1,4 +1,5 @@
 import { AppError } from "../server/app-error";
+import { assertWithinJsonBounds } from "../server/json-bounds";
 
 export const MAX_BODY_BYTES = 1024 * 1024;
 
@@ -26,11 +27,14 @@ export async function readJsonBody(req: Request): Promise<unknown> {
   }
   const text = Buffer.concat(chunks).toString("utf8");
   if (text.trim() === "") throw new AppError("invalid_json", "the request body is empty; send a JSON object");
+  let parsed: unknown;
   try {
-    return JSON.parse(text);
+    parsed = JSON.parse(text);
   } catch (error) {
     throw new AppError("invalid_json", `the request body is not JSON: ${(error as Error).message}`);
   }
+  assertWithinJsonBounds(parsed, "the request body");
+  return parsed;
 }
 
 function tooLarge(): AppError {

@@ -10,7 +10,9 @@ import type { Backoff, BeginRequest, CallOptions, CallResult, CompleteRequest, E
 
 type Claim = z.infer<typeof ExecuteDecisionSchema> | z.infer<typeof VerifyDecisionSchema>;
 type Attempt<T> = { kind: "done"; result: CallResult<T> } | { kind: "retry"; error: ToolErrorInfo };
-type Outcome<T> = { ok: true; value: T; verified: boolean; operation?: AcceptedOperation } | { ok: false; error: ToolErrorInfo };
+type Outcome<T> =
+  | { ok: true; value: T; verified: boolean; operation?: AcceptedOperation; notStorable?: string }
+  | { ok: false; error: ToolErrorInfo };
 
 /** Settings of one gate client, shared by all its calls. */
 export interface CallDeps {
@@ -126,8 +128,9 @@ async function runAttempt<T>(deps: CallDeps, claim: Claim, exec: Exec<T>, option
         if (found.found) return { ok: true, value: asStored(found.result), verified: true };
       }
       const value = await exec(ctx);
-      return { ok: true, value: asStored(value), verified: false, ...(isAccepted(value) ? { operation: value } : {}) };
+      return { ok: true, value, verified: false, ...(isAccepted(value) ? { operation: value } : {}) };
     });
+    if (outcome.ok && !outcome.verified) outcome = storedOutcome(outcome);
   } catch (error) {
     outcome = { ok: false, error: (options.classifyError ?? deps.classifyError)(error) };
   } finally {
@@ -145,15 +148,24 @@ async function runAttempt<T>(deps: CallDeps, claim: Claim, exec: Exec<T>, option
     ? { leaseToken: claim.leaseToken, outcome: "failed", error: outcome.error }
     : outcome.operation
       ? { leaseToken: claim.leaseToken, outcome: "accepted", ...outcome.operation }
-      : { leaseToken: claim.leaseToken, outcome: "succeeded", result: outcome.value };
+      : outcome.notStorable !== undefined
+        ? { leaseToken: claim.leaseToken, outcome: "succeeded" }
+        : { leaseToken: claim.leaseToken, outcome: "succeeded", result: outcome.value };
   let recorded = true;
   try {
     await withGateRetry(() => deps.transport.complete(claim.callId, body), deps.gateRetry);
   } catch (error) {
     if (isLeaseLost(error)) return lostResult();
-    // The gate did not take the outcome: its lease will lapse and a later attempt runs again with the
-    // same key, which the tool's downstream idempotency must absorb. The value is still the agent's.
-    recorded = false;
+    if (outcome.ok && "result" in body && isResultRefused(error)) {
+      // The tool ran and the gate will never take this value: record the success without it, or the
+      // lease lapses and the next begin runs the finished tool again.
+      outcome = { ...outcome, notStorable: (error as GateError).message };
+      recorded = await completeWithoutResult(deps, claim);
+    } else {
+      // The gate did not take the outcome: its lease will lapse and a later attempt runs again with the
+      // same key, which the tool's downstream idempotency must absorb. The value is still the agent's.
+      recorded = false;
+    }
   }
 
   if (!outcome.ok) {
@@ -166,8 +178,44 @@ async function runAttempt<T>(deps: CallDeps, claim: Claim, exec: Exec<T>, option
   if (outcome.verified) return { kind: "done", result: { ok: true, status: "verified", ...ref, value: outcome.value, attempt: claim.attempt } };
   return {
     kind: "done",
-    result: { ok: true, status: "executed", ...ref, value: outcome.value, attempt: claim.attempt, recovered: ctx.recovered, recorded },
+    result: {
+      ok: true,
+      status: "executed",
+      ...ref,
+      value: outcome.value,
+      attempt: claim.attempt,
+      recovered: ctx.recovered,
+      recorded,
+      ...(outcome.notStorable !== undefined ? { resultNotStored: outcome.notStorable } : {}),
+    },
   };
+}
+
+/** The value as a replay will return it; a value JSON cannot carry is kept as is and completed without it. */
+function storedOutcome<T>(outcome: Extract<Outcome<T>, { ok: true }>): Outcome<T> {
+  try {
+    return { ...outcome, value: asStored(outcome.value) };
+  } catch (error) {
+    return { ...outcome, notStorable: `the result is not JSON: ${error instanceof Error ? error.message : String(error)}` };
+  }
+}
+
+async function completeWithoutResult(deps: CallDeps, claim: Claim): Promise<boolean> {
+  try {
+    await withGateRetry(() => deps.transport.complete(claim.callId, { leaseToken: claim.leaseToken, outcome: "succeeded" }), deps.gateRetry);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** The gate refused the result itself (its shape or size), not the call: retrying the same body cannot help. */
+function isResultRefused(error: unknown): boolean {
+  return (
+    error instanceof GateError &&
+    !error.retryable &&
+    (error.code === "invalid_json" || error.code === "invalid_input" || error.code === "payload_too_large")
+  );
 }
 
 function isLeaseLost(error: unknown): boolean {

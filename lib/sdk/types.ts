@@ -92,7 +92,20 @@ interface CallRef {
  * result is in `value` — whether it ran now, ran before (replay) or was found done by verify.
  */
 export type CallResult<T> =
-  | (CallRef & { ok: true; status: "executed"; value: T; attempt: number; recovered: boolean; recorded: boolean })
+  | (CallRef & {
+      ok: true;
+      status: "executed";
+      value: T;
+      attempt: number;
+      recovered: boolean;
+      recorded: boolean;
+      /**
+       * Set when the tool ran but its value cannot be stored as JSON (too deep or wide, a BigInt, a
+       * cycle): the gate recorded the call as succeeded without a result, so it still never runs
+       * twice, and later replays carry `null`. Says why.
+       */
+      resultNotStored?: string;
+    })
   | (CallRef & {
       ok: true;
       status: "replayed";

@@ -7,8 +7,10 @@ import type { BeginDecision, CallRecord, LoopWarning } from "../core/record";
 import type { EffectivePolicy, LoopPolicy } from "../core/policy";
 import type { GateStore } from "../store/ports/gate-store";
 import { AppError } from "./app-error";
+import { assertWithinJsonBounds } from "./json-bounds";
 import { type EventFields, beginEvent, recordEvent } from "./gate-events";
-import { newId, newSecret } from "./ids";
+import { newId } from "./ids";
+import { LeaseTokens } from "./lease-tokens";
 import { OutcomeWaiters } from "./outcome-waiters";
 import type { PolicyLookup, PolicySource } from "./policy-source";
 import type { BypassAsk, BypassGate } from "./resend-bypass";
@@ -31,6 +33,8 @@ export interface GateServiceOptions {
   clock?: () => number;
   /** Decides begins that ask for a bypass; without it they are refused. */
   bypass?: BypassGate;
+  /** Derives lease tokens from the install's secret; default: a secret of this process only. */
+  leaseTokens?: LeaseTokens;
 }
 
 /** What a begin reads before it plans. */
@@ -61,6 +65,7 @@ export class GateService {
   private readonly waiters = new OutcomeWaiters();
   private readonly clock: () => number;
   private readonly router: KeyRouter;
+  private readonly leases: LeaseTokens;
   /** The policy last seen per project and tool: only a guess, to read everything a begin needs at once. */
   private readonly lastPolicy = new Map<string, EffectivePolicy>();
   /** The tool of calls this process began: lets a complete read the record and the policy at once. */
@@ -73,10 +78,13 @@ export class GateService {
   ) {
     this.clock = options.clock ?? Date.now;
     this.router = new KeyRouter(store, options.bypass ?? null);
+    this.leases = options.leaseTokens ?? new LeaseTokens();
   }
 
   async begin(projectId: string, input: BeginInput): Promise<BeginDecision> {
     const startedAt = performance.now();
+    // HTTP bodies were checked whole when read; in-process callers hand their args over directly.
+    assertWithinJsonBounds(input.args, "args", ["args"]);
     const { policy, call, loop, firstRead } = await this.readForBegin(projectId, input);
     const unkeyed = alwaysExecutes(policy.policy);
     const bypass = input.bypass === undefined ? null : input.bypass.token !== undefined ? "token" : "ask";
@@ -102,7 +110,7 @@ export class GateService {
         now,
         policy,
         newCallId: () => newId("call", now),
-        newLeaseToken: () => newSecret(),
+        newLeaseToken: (id, attempt) => this.leases.issue(id, attempt),
         generation: route?.generation,
       });
 
@@ -242,12 +250,14 @@ export class GateService {
   /** `leaseToken` null: a final outcome that names the accepted operation it finishes instead. */
   async complete(projectId: string, callId: string, leaseToken: string | null, outcome: CompleteOutcome): Promise<CallRecord> {
     const startedAt = performance.now();
+    if (outcome.outcome === "succeeded") assertWithinJsonBounds(outcome.result, "the result", ["result"]);
     for (let races = 0; races < MAX_WRITE_RACES; races++) {
       const { record, policy } = await this.readForCall(projectId, callId);
-      const plan = planComplete(record, leaseToken, outcome, policy, this.clock());
+      const plan = planStorableComplete(record, leaseToken, outcome, policy, this.clock());
       if (plan.op === "already") return plan.record;
       const fields = { startedAt, at: this.clock(), policyVersion: policy.version };
       if (plan.op === "lease_lost") {
+        this.assertIssuedEarlier(record, leaseToken);
         await this.store.appendEvent(recordEvent(record, { ...fields, type: "lease_lost", decision: `complete_${outcome.outcome}` }));
         throw leaseLost(record);
       }
@@ -272,6 +282,7 @@ export class GateService {
       if (plan.op === "already") return plan.record;
       const fields = { startedAt, at: this.clock(), policyVersion: policy.version };
       if (plan.op === "lease_lost") {
+        this.assertIssuedEarlier(record, leaseToken);
         await this.store.appendEvent(recordEvent(record, { ...fields, type: "lease_lost", decision: "heartbeat" }));
         throw leaseLost(record);
       }
@@ -283,6 +294,17 @@ export class GateService {
       }
     }
     throw new AppError("contention", "the call changed during the heartbeat; retry", { retryAfterSeconds: 1 });
+  }
+
+  /**
+   * Only a token of an earlier attempt of this record means that attempt may have run beside the
+   * current one (the alarm operators see). Any other token was never issued for the record: a 409
+   * that writes nothing, so a made-up token cannot raise the alarm.
+   */
+  private assertIssuedEarlier(record: CallRecord, leaseToken: string | null): void {
+    const attempt = leaseToken === null ? null : this.leases.attemptOf(record.id, leaseToken);
+    if (attempt !== null && attempt < record.attempt) return;
+    throw new AppError("lease_lost", `this lease token was not issued for call ${record.id}: nothing was recorded`);
   }
 
   /** A call's record and its tool's policy: together when this process began the call and so knows its tool. */
@@ -306,6 +328,22 @@ export class GateService {
 
 function withBypass(detail: Record<string, unknown> | null, bypass: BeginContext["bypass"]): Record<string, unknown> | null {
   return bypass === null ? detail : { ...detail, bypass };
+}
+
+/**
+ * Masking and serialising an outcome are the only steps of a complete that depend on the value sent.
+ * Whatever they throw (a BigInt, a cycle or a toJSON that throws, from an in-process caller) is the
+ * value's fault: a 400, so the caller stops resending a complete that can never succeed instead of
+ * retrying until the lease lapses and the finished tool runs again.
+ */
+function planStorableComplete(...args: Parameters<typeof planComplete>): ReturnType<typeof planComplete> {
+  try {
+    return planComplete(...args);
+  } catch (error) {
+    throw new AppError("invalid_input", `the outcome cannot be stored as JSON: ${error instanceof Error ? error.message : String(error)}`, {
+      issues: [{ path: ["result"], message: "not storable as JSON", code: "unstorable" }],
+    });
+  }
 }
 
 function waitKey(projectId: string, key: string): string {

@@ -1,9 +1,11 @@
+import { resolveAuthSecret } from "../auth/auth-secret";
 import { env } from "../env";
 import { openStore } from "../store/hot/open-gate-store";
 import type { GateStore } from "../store/ports/gate-store";
 import { ApiKeyAuthenticator } from "./api-keys";
 import { TracedGateService } from "../telemetry/traced-gate-service";
 import type { GateService } from "./gate-service";
+import { LeaseTokens } from "./lease-tokens";
 import { StorePolicySource } from "./policy-source";
 import { PolicyService } from "./policy-service";
 import { lazyBypassGate } from "./resend-bypass-lazy";
@@ -29,7 +31,11 @@ export function getGate(): Gate {
     });
     holder.__idemgate = {
       store,
-      service: new TracedGateService(store, new StorePolicySource(store), { bypass: lazyBypassGate }),
+      service: new TracedGateService(store, new StorePolicySource(store), {
+        bypass: lazyBypassGate,
+        // Shared by every instance on the database, so one instance recognises another's earlier leases.
+        leaseTokens: new LeaseTokens(resolveAuthSecret(config.BETTER_AUTH_SECRET, config.IDEMGATE_DATA_DIR)),
+      }),
       auth: new ApiKeyAuthenticator(store),
       policies: new PolicyService(store),
     };

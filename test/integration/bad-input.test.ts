@@ -103,7 +103,6 @@ const CASES: Case[] = [
     body: () => ({ leaseToken: "not-the-lease", outcome: "succeeded", result: 1 }),
     status: 409,
     code: "lease_lost",
-    writesEvent: true,
     postgresSmoke: true,
   },
   {

@@ -138,3 +138,32 @@ describe("call(): execute, replay and typed results against the real engine", ()
     await expect(t.gate.call({ tool: "x", runId: "explicit" }, async () => 1)).resolves.toMatchObject({ status: "executed" });
   });
 });
+
+describe("call(): a result the gate cannot store still closes the call, so the tool never runs twice", () => {
+  const cases: [string, () => unknown][] = [
+    ["a BigInt", () => ({ amount: 10n })],
+    ["a cycle", () => {
+      const node: Record<string, unknown> = { id: 1 };
+      node.self = node;
+      return node;
+    }],
+    ["nesting past the gate's bound", () => JSON.parse(`${"[".repeat(500)}${"]".repeat(500)}`)],
+    ["nesting past JSON.stringify's stack", () => JSON.parse(`${"[".repeat(20_000)}${"]".repeat(20_000)}`)],
+  ];
+  it.each(cases)("%s: executed once, recorded as succeeded without the value, later calls replay", async (_name, make) => {
+    t = await inProcessGate();
+    let runs = 0;
+    const exec = async () => {
+      runs++;
+      return make();
+    };
+    const [first, second] = await t.gate.run({ runId: "run-unstorable" }, async () => [
+      await t.gate.call({ tool: "export_graph", step: "export" }, exec),
+      await t.gate.call({ tool: "export_graph", step: "export" }, exec),
+    ]);
+    expect(runs).toBe(1);
+    expect(first).toMatchObject({ ok: true, status: "executed", recorded: true });
+    expect(first.status === "executed" && first.resultNotStored).toBeTruthy();
+    expect(second).toMatchObject({ ok: true, status: "replayed", value: null });
+  });
+});
