@@ -137,6 +137,12 @@ export class McpGateway {
     try {
       await this.gate.complete(projectId, decision.callId, decision.leaseToken, outcome);
     } catch (error) {
+      if (outcome.outcome === "succeeded" && error instanceof AppError && (error.code === "invalid_json" || error.code === "invalid_input")) {
+        // The upstream ran, but its result is beyond what the gate stores (too deep or wide): record
+        // that it ran, or the lease lapses and the next call runs it again.
+        const note = { content: [{ type: "text", text: `The tool ran, but its result could not be recorded (${error.message}).` }] };
+        return this.complete(projectId, decision, { outcome: "succeeded", result: note });
+      }
       // lease_lost is already on the ledger and flagged to operators; the client still gets its answer.
       if (!(error instanceof AppError && error.code === "lease_lost")) throw error;
     }
