@@ -17,6 +17,15 @@ const EnvSchema = z.object({
   IDEMGATE_DATA_DIR: z.string().min(1).default("data"),
   IDEMGATE_SEED_DEMO: bool.default(true),
   IDEMGATE_PG_POOL_SIZE: z.coerce.number().int().min(1).max(200).default(10),
+  // Postgres waits (lib/store/connection/pg-timeouts.ts): past them a request answers the retryable 503.
+  /** Waiting for a free pooled connection (or a new one). */
+  IDEMGATE_PG_CONNECT_TIMEOUT_MS: z.coerce.number().int().min(100).max(120_000).default(3_000),
+  /** Waiting for any one lock. */
+  IDEMGATE_PG_LOCK_TIMEOUT_MS: z.coerce.number().int().min(100).max(120_000).default(2_000),
+  /** Any one statement of a request (agents and operators). */
+  IDEMGATE_PG_STATEMENT_TIMEOUT_MS: z.coerce.number().int().min(100).max(120_000).default(5_000),
+  /** Any one statement of background work (retention, storms, statistics), which scans more. */
+  IDEMGATE_PG_BACKGROUND_STATEMENT_TIMEOUT_MS: z.coerce.number().int().min(100).max(3_600_000).default(60_000),
   /** How long a SQLite writer waits for another process's lock before answering 503. */
   /** Bearer token for GET /api/metrics (Prometheus scrape); unset, the endpoint refuses everyone. */
   IDEMGATE_METRICS_TOKEN: z.string().min(16).optional(),

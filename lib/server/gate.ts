@@ -6,6 +6,7 @@ import { ApiKeyAuthenticator } from "./api-keys";
 import { TracedGateService } from "../telemetry/traced-gate-service";
 import type { GateService } from "./gate-service";
 import { LeaseTokens } from "./lease-tokens";
+import { pgTimeoutsFrom } from "./pg-timeouts";
 import { StorePolicySource } from "./policy-source";
 import { PolicyService } from "./policy-service";
 import { lazyBypassGate } from "./resend-bypass-lazy";
@@ -28,6 +29,7 @@ export function getGate(): Gate {
       sqliteSynchronous: config.IDEMGATE_SQLITE_SYNCHRONOUS,
       pgPoolSize: config.IDEMGATE_PG_POOL_SIZE,
       sqliteBusyTimeoutMs: config.IDEMGATE_SQLITE_BUSY_TIMEOUT_MS,
+      pgTimeouts: pgTimeoutsFrom(config),
     });
     holder.__idemgate = {
       store,

@@ -5,6 +5,7 @@ import type { InsightStore } from "../store/ports/insight-store";
 import { recordStormTransition } from "../telemetry/storm-telemetry";
 import { Collector } from "./collector";
 import { getGate } from "./gate";
+import { pgTimeoutsFrom } from "./pg-timeouts";
 import { StorePolicySource } from "./policy-source";
 import { StatsService } from "./stats-service";
 import { type StormNotice, StormMonitor } from "./storm-monitor";
@@ -28,6 +29,7 @@ export function getInsights(): Insights {
       databaseUrl: config.DATABASE_URL,
       sqliteSynchronous: config.IDEMGATE_SQLITE_SYNCHRONOUS,
       sqliteBusyTimeoutMs: config.IDEMGATE_SQLITE_BUSY_TIMEOUT_MS,
+      pgTimeouts: pgTimeoutsFrom(config, "background"),
     });
     const webhook = config.IDEMGATE_STORM_WEBHOOK_URL
       ? new StormWebhook(config.IDEMGATE_STORM_WEBHOOK_URL, { timeoutMs: config.IDEMGATE_STORM_WEBHOOK_TIMEOUT_MS })

@@ -8,6 +8,7 @@ import { getGate } from "./gate";
 import { OperatorApiKeys } from "./operator-api-keys";
 import { type CreateUser, OperatorMembers } from "./operator-members";
 import { OperatorRecords } from "./operator-records";
+import { pgTimeoutsFrom } from "./pg-timeouts";
 import { StorePolicySource } from "./policy-source";
 import { ResendBypassGate } from "./resend-bypass";
 import { ResendService } from "./resend-service";
@@ -35,6 +36,7 @@ export function getOperators(): Operators {
       databaseUrl: config.DATABASE_URL,
       sqliteSynchronous: config.IDEMGATE_SQLITE_SYNCHRONOUS,
       sqliteBusyTimeoutMs: config.IDEMGATE_SQLITE_BUSY_TIMEOUT_MS,
+      pgTimeouts: pgTimeoutsFrom(config),
     });
     const auth = createAuth({
       database: db.auth,

@@ -4,6 +4,7 @@ import { PrismaOutboundAllowlistRepository } from "../../store/prisma/outbound-a
 import { OutboundAllowlistService } from "./allowlist-service";
 import { type OutboundInit, OutboundGuard } from "./outbound-fetch";
 import type { OutboundTarget } from "./outbound-rules";
+import { pgTimeoutsFrom } from "../pg-timeouts";
 
 export interface Outbound {
   prisma: AppPrismaClient;
@@ -23,7 +24,7 @@ export function createOutbound(prisma: AppPrismaClient): Outbound {
 export function getOutbound(): Outbound {
   if (!holder.__idemgateOutbound) {
     const config = env();
-    holder.__idemgateOutbound = createOutbound(openPrismaClient(config.DATABASE_URL, { sqliteBusyTimeoutMs: config.IDEMGATE_SQLITE_BUSY_TIMEOUT_MS }));
+    holder.__idemgateOutbound = createOutbound(openPrismaClient(config.DATABASE_URL, { sqliteBusyTimeoutMs: config.IDEMGATE_SQLITE_BUSY_TIMEOUT_MS, pgTimeouts: pgTimeoutsFrom(config) }));
   }
   return holder.__idemgateOutbound;
 }

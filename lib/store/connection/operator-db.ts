@@ -1,6 +1,7 @@
 import { Kysely, PostgresDialect, SqliteDialect } from "kysely";
 import pg from "pg";
 import { parseDatabaseUrl } from "./database-url";
+import { type PgTimeouts, pgTimeoutSettings } from "./pg-timeouts";
 import { openSqlite } from "./sqlite-connection";
 import { PostgresOperatorStore } from "../sql/postgres/operator-store";
 import { SqliteOperatorStore } from "../sql/sqlite/operator-store";
@@ -11,6 +12,7 @@ export interface OperatorDbOptions {
   sqliteSynchronous?: "full" | "normal";
   sqliteBusyTimeoutMs?: number;
   pgPoolSize?: number;
+  pgTimeouts?: Partial<PgTimeouts>;
 }
 
 /** What better-auth's Kysely support takes as `database`. */
@@ -46,7 +48,7 @@ class UtcDateClient extends pg.Client {
   }
 }
 
-function openPostgres(url: string, max: number): OperatorDb {
+function openPostgres(url: string, max: number, timeouts?: Partial<PgTimeouts>): OperatorDb {
   const target = parseDatabaseUrl(url);
   if (target.provider !== "postgres") throw new Error("not a postgres url");
   const pool = new pg.Pool({
@@ -58,6 +60,7 @@ function openPostgres(url: string, max: number): OperatorDb {
     database: target.database,
     max,
     allowExitOnIdle: true,
+    ...pgTimeoutSettings(timeouts),
     types: {
       getTypeParser: ((oid: number, format?: "text" | "binary") => {
         if (oid === INT8_OID) return (value: string) => Number(value);
@@ -92,6 +95,6 @@ function openSqliteDb(file: string, options: OperatorDbOptions): OperatorDb {
 
 export function openOperatorDb(options: OperatorDbOptions): OperatorDb {
   const target = parseDatabaseUrl(options.databaseUrl);
-  if (target.provider === "postgres") return openPostgres(options.databaseUrl, options.pgPoolSize ?? 4);
+  if (target.provider === "postgres") return openPostgres(options.databaseUrl, options.pgPoolSize ?? 4, options.pgTimeouts);
   return openSqliteDb(target.file, options);
 }

@@ -1,5 +1,6 @@
 import pg from "pg";
 import type { DatabaseTarget } from "./database-url";
+import { type PgTimeouts, pgTimeoutSettings } from "./pg-timeouts";
 
 type PostgresTarget = Extract<DatabaseTarget, { provider: "postgres" }>;
 
@@ -9,7 +10,7 @@ const INT8_OID = 20;
  * A pool for our own hot-path SQL: int8 (our epoch-ms columns) parsed as numbers, since every
  * value we store fits in 2^53.
  */
-export function createPgPool(target: PostgresTarget, max = 10): pg.Pool {
+export function createPgPool(target: PostgresTarget, max = 10, timeouts?: Partial<PgTimeouts>): pg.Pool {
   const pool = new pg.Pool({
     host: target.host,
     port: target.port,
@@ -18,6 +19,7 @@ export function createPgPool(target: PostgresTarget, max = 10): pg.Pool {
     database: target.database,
     max,
     allowExitOnIdle: true,
+    ...pgTimeoutSettings(timeouts),
     types: {
       getTypeParser: ((oid: number, format?: "text" | "binary") =>
         oid === INT8_OID ? (value: string) => Number(value) : pg.types.getTypeParser(oid, format)) as typeof pg.types.getTypeParser,

@@ -1,0 +1,139 @@
+import Database from "better-sqlite3";
+import pg from "pg";
+import { afterEach, describe, expect, it } from "vitest";
+import { TestClient } from "../helpers/client";
+import { PROVIDERS, type TestDatabase, createTestDatabase } from "../helpers/databases";
+import { createTestProject } from "../helpers/fixtures";
+import { expectDecision, uniqueRun } from "../helpers/policy-fixtures";
+import { type TestServer, startServer } from "../helpers/server";
+
+/**
+ * A stalled store must answer the retryable 503 while the stall lasts, not after it. Every request
+ * here is sent while a lock is held, and the lock is released only after the answer came: a gate
+ * that waits out the lock never answers, and the request's generous budget fails the test instead.
+ */
+const ANSWER_BUDGET_MS = 30_000;
+
+async function answered(client: TestClient, method: string, path: string, body?: unknown): Promise<{ status: number; code?: string; retryable?: boolean }> {
+  const res = await fetch(`${client.baseUrl}${path}`, {
+    method,
+    headers: { authorization: `Bearer ${client.apiKey}`, ...(body ? { "content-type": "application/json" } : {}) },
+    body: body ? JSON.stringify(body) : undefined,
+    signal: AbortSignal.timeout(ANSWER_BUDGET_MS),
+  }).catch((error: unknown) => {
+    throw new Error(`${method} ${path}: no answer within ${ANSWER_BUDGET_MS} ms while the store was stalled (${String(error)})`);
+  });
+  const json = (await res.json()) as { error?: { code: string; retryable: boolean } };
+  return { status: res.status, code: json.error?.code, retryable: json.error?.retryable };
+}
+
+const unavailable = { status: 503, code: "store_unavailable", retryable: true };
+
+/** A second session holding ACCESS EXCLUSIVE on call_records inside an open transaction. */
+async function lockRecords(url: string): Promise<{ release(): Promise<void>; waiting(): Promise<number> }> {
+  const locker = new pg.Client({ connectionString: url });
+  await locker.connect();
+  await locker.query("BEGIN");
+  await locker.query("LOCK TABLE call_records IN ACCESS EXCLUSIVE MODE");
+  return {
+    release: async () => {
+      await locker.query("ROLLBACK");
+      await locker.end();
+    },
+    // Sessions of this database stuck behind a lock: the gate's pooled connections.
+    waiting: async () =>
+      Number((await locker.query("SELECT count(*) AS n FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock'")).rows[0].n),
+  };
+}
+
+async function until(what: string, check: () => Promise<boolean>, budgetMs = 30_000): Promise<void> {
+  const deadline = Date.now() + budgetMs;
+  while (!(await check())) {
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 50));
+  }
+}
+
+describe.skipIf(!PROVIDERS.includes("postgres"))("postgres: a held lock or an exhausted pool answers 503 store_unavailable, not a stall", () => {
+  let db: TestDatabase | undefined;
+  let server: TestServer | undefined;
+
+  afterEach(async () => {
+    await server?.stop();
+    await db?.drop();
+  });
+
+  async function setup(env: Record<string, string> = {}) {
+    db = await createTestDatabase("postgres");
+    const project = await createTestProject(db.url);
+    server = await startServer(db.url, env);
+    const client = new TestClient(server.baseUrl, project.apiKey);
+    const runId = uniqueRun("stall");
+    const earlier = expectDecision(await client.begin({ tool: "charge", runId, stepId: "earlier", args: { step: "earlier" } }), "execute");
+    return { client, runId, callId: earlier.callId, url: db.url };
+  }
+
+  it("a table lock held by another session: begin and GET /calls/{id} answer 503 under the default lock timeout", async () => {
+    const { client, runId, callId, url } = await setup();
+    const lock = await lockRecords(url);
+    try {
+      expect(await answered(client, "POST", "/api/v1/calls/begin", { tool: "charge", runId, stepId: "during", args: { step: "during" } })).toMatchObject(unavailable);
+      expect(await answered(client, "GET", `/api/v1/calls/${callId}`)).toMatchObject(unavailable);
+    } finally {
+      await lock.release();
+    }
+    expectDecision(await client.begin({ tool: "charge", runId, stepId: "during", args: { step: "during" } }), "execute");
+    expect((await client.status(callId)).status).toBe("in_progress");
+  });
+
+  it("every pooled connection busy: the next requests answer 503 once the pool-acquire timeout passes", async () => {
+    // One connection, and lock waits longer than the test: the first begin pins the pool.
+    const { client, runId, callId, url } = await setup({
+      IDEMGATE_PG_POOL_SIZE: "1",
+      IDEMGATE_PG_LOCK_TIMEOUT_MS: "120000",
+      IDEMGATE_PG_STATEMENT_TIMEOUT_MS: "120000",
+    });
+    const lock = await lockRecords(url);
+    let pinned: Promise<unknown> | undefined;
+    try {
+      pinned = client.begin({ tool: "charge", runId, stepId: "pinned", args: { step: "pinned" } }).catch((error: unknown) => error);
+      await until("the gate's only connection to wait on the lock", async () => (await lock.waiting()) >= 1);
+      expect(await answered(client, "POST", "/api/v1/calls/begin", { tool: "charge", runId, stepId: "next", args: { step: "next" } })).toMatchObject(unavailable);
+      expect(await answered(client, "GET", `/api/v1/calls/${callId}`)).toMatchObject(unavailable);
+    } finally {
+      await lock.release();
+    }
+    expect(await pinned).toMatchObject({ decision: "execute" });
+    expectDecision(await client.begin({ tool: "charge", runId, stepId: "next", args: { step: "next" } }), "execute");
+  });
+});
+
+describe("sqlite: another process holding the write lock answers 503 after the busy timeout, and reads go on", () => {
+  let db: TestDatabase | undefined;
+  let server: TestServer | undefined;
+
+  afterEach(async () => {
+    await server?.stop();
+    await db?.drop();
+  });
+
+  it("begin answers 503 while the lock is held; GET /calls/{id} still answers (WAL readers never wait)", async () => {
+    db = await createTestDatabase("sqlite");
+    const project = await createTestProject(db.url);
+    server = await startServer(db.url);
+    const client = new TestClient(server.baseUrl, project.apiKey);
+    const runId = uniqueRun("busy");
+    const earlier = expectDecision(await client.begin({ tool: "charge", runId, stepId: "earlier", args: { step: "earlier" } }), "execute");
+
+    const locker = new Database(db.url.slice("file:".length));
+    locker.exec("BEGIN IMMEDIATE");
+    try {
+      expect(await answered(client, "POST", "/api/v1/calls/begin", { tool: "charge", runId, stepId: "during", args: { step: "during" } })).toMatchObject(unavailable);
+      expect(await answered(client, "GET", `/api/v1/calls/${earlier.callId}`)).toMatchObject({ status: 200 });
+    } finally {
+      locker.exec("ROLLBACK");
+      locker.close();
+    }
+    expectDecision(await client.begin({ tool: "charge", runId, stepId: "during", args: { step: "during" } }), "execute");
+  });
+});
