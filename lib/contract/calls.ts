@@ -105,7 +105,7 @@ export const LedgerEventSchema = z
     id: z.string(),
     callId: z.string().nullable().describe("null for a begin the loop detector blocked before any record"),
     at: isoTime,
-    type: z.enum(["begin", "complete", "heartbeat", "lease_lost", "resend", "operator"]),
+    type: z.enum(["begin", "complete", "heartbeat", "lease_lost", "resend", "operator", "saga"]),
     decision: z.string(),
     attempt: z.number().int(),
     tool: z.string(),

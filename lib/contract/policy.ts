@@ -34,6 +34,9 @@ const scalarFields = {
   leaseSeconds: z.number().int().min(1).max(3_600).describe("How long an attempt may run without a heartbeat"),
   cacheFailures: z.boolean().describe("Permanent failures replay; retryable ones never do"),
   redactFields: fieldList.describe("Fields masked (at any depth) before args or results are stored"),
+  onPermanentFailure: z
+    .enum(["none", "compensate"])
+    .describe("compensate: a permanent failure of this tool aborts the run, which runs its compensation plan"),
 };
 
 const retryFields = {

@@ -168,7 +168,19 @@ const credentialIssue = { message: "give `leaseToken` (or `operationId` to finis
 
 export const CompleteRequestSchema = z
   .discriminatedUnion("outcome", [
-    z.object({ ...finalCredential, outcome: z.literal("succeeded"), result: z.unknown().optional() }).strict().refine(hasCredential, credentialIssue),
+    z
+      .object({
+        ...finalCredential,
+        outcome: z.literal("succeeded"),
+        result: z.unknown().optional(),
+        compensation: z
+          .object({ tool: z.string().min(1).max(200), args: z.unknown().optional() })
+          .strict()
+          .optional()
+          .describe("Sagas: how to undo this call if the run aborts; runs as a gated call under `<key>:compensate`"),
+      })
+      .strict()
+      .refine(hasCredential, credentialIssue),
     z.object({ ...finalCredential, outcome: z.literal("failed"), error: ErrorInfoSchema }).strict().refine(hasCredential, credentialIssue),
     z
       .object({ leaseToken, outcome: z.literal("accepted"), operationId, statusUrl: statusUrl.optional() })

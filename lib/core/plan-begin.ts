@@ -190,6 +190,7 @@ function claimRecord(call: PreparedCall, env: PlanEnv, overrides: Partial<CallRe
     version: 0,
     policyVersion: policy.version,
     generation: env.generation ?? 1,
+    compensation: null,
     ...overrides,
   };
 }

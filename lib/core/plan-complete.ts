@@ -1,10 +1,10 @@
 import type { EffectivePolicy } from "./policy";
-import { type AcceptedOperation, type CallRecord, type ErrorInfo, parseAccepted } from "./record";
+import { type AcceptedOperation, type CallRecord, type Compensation, type ErrorInfo, parseAccepted } from "./record";
 import { redact } from "./redact";
 
 /** A final outcome may name the operation it finishes instead of holding the lease (async operations). */
 export type CompleteOutcome =
-  | { outcome: "succeeded"; result?: unknown; operationId?: string }
+  | { outcome: "succeeded"; result?: unknown; operationId?: string; compensation?: Compensation }
   | { outcome: "failed"; error: ErrorInfo; operationId?: string }
   | { outcome: "accepted"; operationId: string; statusUrl?: string };
 
@@ -66,10 +66,15 @@ function finalPlan(record: CallRecord, outcome: CompleteOutcome, policy: Effecti
   if (outcome.outcome === "succeeded") {
     // Masked before it is stored: replays then return the masked result too, never the secret.
     const result = outcome.result === undefined ? null : JSON.stringify(redact(outcome.result, policy.policy.redactFields));
+    // The undo's args are masked like the call's: an executor never gets a secret back from the gate.
+    const compensation =
+      outcome.compensation === undefined
+        ? record.compensation
+        : JSON.stringify({ tool: outcome.compensation.tool, args: redact(outcome.compensation.args ?? {}, policy.policy.redactFields) });
     return {
       op: "update",
       expectedVersion: record.version,
-      record: { ...base, state: "succeeded", result, error: null, expiresAt: ttlExpiry },
+      record: { ...base, state: "succeeded", result, error: null, expiresAt: ttlExpiry, compensation },
     };
   }
   const cacheable = !outcome.error.retryable && policy.policy.cacheFailures;

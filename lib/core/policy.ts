@@ -43,6 +43,8 @@ export interface ToolPolicy {
   loop: LoopPolicy;
   storm: StormPolicy;
   redactFields: string[];
+  /** Sagas: `compensate` aborts the run (and so undoes its compensable steps) when this tool fails permanently. */
+  onPermanentFailure: "none" | "compensate";
 }
 
 /**
@@ -85,6 +87,7 @@ export const DEFAULT_POLICY: Readonly<ToolPolicy> = Object.freeze<ToolPolicy>({
   loop: { enabled: true, repeats: 3, maxCycleLength: 2, action: "block" },
   storm: { windowSeconds: 60, minHits: 20, factor: 5 },
   redactFields: [],
+  onPermanentFailure: "none",
 });
 
 export const DEFAULT_EFFECTIVE_POLICY: EffectivePolicy = { policy: DEFAULT_POLICY, version: 0 };

@@ -13,6 +13,8 @@ export interface BeginCall {
   toolCallId: string | null;
   agentId: string | null;
   args: unknown;
+  /** A key the gate derived itself (a compensation's `<key>:compensate`): used as is. Never from the wire. */
+  derivedKey?: string;
 }
 
 export interface PreparedCall extends BeginCall {
@@ -27,7 +29,7 @@ export interface PreparedCall extends BeginCall {
 export function prepareCall(call: BeginCall, policy: ToolPolicy): PreparedCall {
   const canonicalArgs = canonicalize(call.args ?? {}, policy.ignoreFields);
   const argsFingerprint = sha256Hex(canonicalArgs);
-  const key = deriveKey(policy.keyStrategy, { ...call, canonicalArgs });
+  const key = call.derivedKey ?? deriveKey(policy.keyStrategy, { ...call, canonicalArgs });
   const argsText = call.args === undefined ? null : JSON.stringify(redact(call.args, policy.redactFields));
   return { ...call, key, strategy: policy.keyStrategy, argsFingerprint, argsText };
 }

@@ -52,6 +52,14 @@ export interface CallRecord {
    * which begins follow to the record keyed `key:g<n>`. On a resend's record: its own generation.
    */
   generation: number;
+  /** Sagas: JSON of the Compensation a successful complete registered (args redacted like the call's). */
+  compensation: string | null;
+}
+
+/** The action that undoes a call's effect: a tool and its args, run as a gated call of its own. */
+export interface Compensation {
+  tool: string;
+  args?: unknown;
 }
 
 export type BeginDecisionName =

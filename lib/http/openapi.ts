@@ -13,6 +13,7 @@ import { registerCallExplorerPaths } from "./openapi-calls";
 import { registerInsightPaths } from "./openapi-insights";
 import { registerOutboundPaths } from "./openapi-outbound";
 import { BYPASS_BEGIN_ERRORS, registerResendPaths } from "./openapi-resends";
+import { registerSagaPaths } from "./openapi-sagas";
 import { registerUpstreamPaths } from "./openapi-upstreams";
 import { CallIdParams } from "./params";
 import { json } from "./openapi-pieces";
@@ -75,6 +76,7 @@ export function buildOpenApiDocument() {
   registerCallExplorerPaths(registry);
   registerUpstreamPaths(registry);
   registerOutboundPaths(registry);
+  registerSagaPaths(registry);
 
   return new OpenApiGeneratorV31(registry.definitions).generateDocument({
     openapi: "3.1.0",

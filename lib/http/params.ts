@@ -10,3 +10,7 @@ export const ProjectToolParams = ProjectParams.extend({ tool: z.string().min(1).
 export const RevisionParams = ProjectToolParams.extend({ version: z.coerce.number().int().min(1) });
 
 export const UpstreamParams = ProjectParams.extend({ upstreamId: z.string().min(1).max(200) });
+
+export const RunIdParams = z.object({ runId: z.string().min(1).max(200) });
+export const RunCallParams = RunIdParams.extend({ callId: z.string().min(1).max(200) });
+export const ProjectRunCallParams = ProjectParams.extend({ runId: z.string().min(1).max(200), callId: z.string().min(1).max(200) });

@@ -72,7 +72,12 @@ export function toCompleteOutcome(body: CompleteRequest): CompleteOutcome {
     case "accepted":
       return { outcome: "accepted", operationId: body.operationId, ...(body.statusUrl !== undefined ? { statusUrl: body.statusUrl } : {}) };
     case "succeeded":
-      return { outcome: "succeeded", result: body.result, ...(body.operationId !== undefined ? { operationId: body.operationId } : {}) };
+      return {
+        outcome: "succeeded",
+        result: body.result,
+        ...(body.operationId !== undefined ? { operationId: body.operationId } : {}),
+        ...(body.compensation !== undefined ? { compensation: body.compensation } : {}),
+      };
     case "failed":
       return { outcome: "failed", error: body.error, ...(body.operationId !== undefined ? { operationId: body.operationId } : {}) };
   }

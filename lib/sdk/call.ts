@@ -6,7 +6,7 @@ import { GateError, LeaseLostError, type ToolErrorInfo } from "./errors";
 import { startHeartbeat } from "./heartbeat";
 import { asStored, loopWarningOf, resultFromDecision } from "./results";
 import { DEFAULT_TOOL_RETRY, backoffDelay, sleep, withBackoff, withGateRetry } from "./retry";
-import type { Backoff, BeginRequest, CallOptions, CallResult, CompleteRequest, Exec, ExecContext, GateTransport } from "./types";
+import type { Backoff, BeginRequest, CallOptions, CallResult, CompensationSpec, CompleteRequest, Exec, ExecContext, GateTransport } from "./types";
 
 type Claim = z.infer<typeof ExecuteDecisionSchema> | z.infer<typeof VerifyDecisionSchema>;
 type Attempt<T> = { kind: "done"; result: CallResult<T> } | { kind: "retry"; error: ToolErrorInfo };
@@ -150,7 +150,7 @@ async function runAttempt<T>(deps: CallDeps, claim: Claim, exec: Exec<T>, option
       ? { leaseToken: claim.leaseToken, outcome: "accepted", ...outcome.operation }
       : outcome.notStorable !== undefined
         ? { leaseToken: claim.leaseToken, outcome: "succeeded" }
-        : { leaseToken: claim.leaseToken, outcome: "succeeded", result: outcome.value };
+        : { leaseToken: claim.leaseToken, outcome: "succeeded", result: outcome.value, ...compensationOf(outcome.value, options) };
   let recorded = true;
   try {
     await withGateRetry(() => deps.transport.complete(claim.callId, body), deps.gateRetry);
@@ -216,6 +216,10 @@ function isResultRefused(error: unknown): boolean {
     !error.retryable &&
     (error.code === "invalid_json" || error.code === "invalid_input" || error.code === "payload_too_large")
   );
+}
+
+function compensationOf<T>(value: T, options: CallOptions<T>): { compensation?: CompensationSpec } {
+  return options.compensate ? { compensation: options.compensate(value) } : {};
 }
 
 function isLeaseLost(error: unknown): boolean {

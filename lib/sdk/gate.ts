@@ -1,11 +1,12 @@
 import { type CallDeps, runCall } from "./call";
+import { type CompensateOptions, type CompensationExecutor, type CompensationOutcome, isSagaTransport, runCompensation } from "./compensate";
 import { withToolSpan } from "./tracing";
 import { type RunContext, type RunInit, currentRun, runWithContext } from "./context";
 import { type ToolErrorInfo, toToolErrorInfo } from "./errors";
 import { HttpTransport, type HttpTransportOptions } from "./http-transport";
 import { InProcessTransport, type InProcessOptions } from "./in-process-transport";
 import { DEFAULT_GATE_RETRY, withBackoff, withGateRetry } from "./retry";
-import type { Backoff, BeginRequest, CallOptions, CallResult, CallSpec, CallStatus, CompleteRequest, Exec, GateTransport } from "./types";
+import type { Backoff, BeginRequest, CallOptions, CallResult, CallSpec, CallStatus, CompleteRequest, Exec, GateTransport, SagaTransport } from "./types";
 
 export interface GateClientOptions {
   /** Server-side wait for a live attempt's outcome per begin (≤ 10 000). Default 5 000. */
@@ -21,6 +22,8 @@ export interface GateClientOptions {
   /** Retries of retryable tool failures; default: the gate's advice; `false`: surface the first. */
   toolRetry?: Partial<Backoff> | false;
   classifyError?: (error: unknown) => ToolErrorInfo;
+  /** Sagas: executors of compensation tools, by name; `compensate(runId)` runs plans with them. */
+  compensators?: Record<string, CompensationExecutor>;
 }
 
 export type CreateGateOptions = GateClientOptions &
@@ -40,6 +43,10 @@ export interface Gate {
   call<T>(spec: CallSpec, exec: Exec<T>, options?: CallOptions<T>): Promise<CallResult<T>>;
   /** Records the final outcome of an accepted operation, from whoever holds its id (a job callback, a poller). */
   finishOperation(callId: string, operationId: string, outcome: OperationOutcome): Promise<CallStatus>;
+  /** Sagas: aborts the run (idempotent); with compensators registered, runs its compensation plan too. */
+  abort(runId: string, reason: string, options?: CompensateOptions): Promise<CompensationOutcome>;
+  /** Sagas: runs the run's compensation plan; safe to run from several processes at once. */
+  compensate(runId: string, options?: CompensateOptions): Promise<CompensationOutcome>;
 }
 
 export type OperationOutcome = { ok: true; result?: unknown } | { ok: false; error: ToolErrorInfo };
@@ -72,6 +79,17 @@ export function createGate(options: CreateGateOptions): Gate {
       const request = toBeginRequest(spec);
       return withToolSpan(request, () => runCall(deps, request, exec, callOptions));
     },
+    async abort(runId, reason, abortOptions) {
+      const sagas = sagaTransport(transport);
+      const plan = await withGateRetry(() => sagas.abortRun(runId, reason), deps.gateRetry);
+      const executors = { ...options.compensators, ...abortOptions?.compensators };
+      if (Object.keys(executors).length === 0) return { ok: plan.state === "compensated", state: plan.state, plan };
+      return runCompensation(deps, sagas, runId, executors, abortOptions);
+    },
+    compensate(runId, compensateOptions) {
+      const executors = { ...options.compensators, ...compensateOptions?.compensators };
+      return runCompensation(deps, sagaTransport(transport), runId, executors, compensateOptions);
+    },
     finishOperation(callId, operationId, outcome) {
       const body: CompleteRequest = outcome.ok
         ? { operationId, outcome: "succeeded", ...(outcome.result !== undefined ? { result: outcome.result } : {}) }
@@ -79,6 +97,11 @@ export function createGate(options: CreateGateOptions): Gate {
       return withGateRetry(() => transport.complete(callId, body), deps.gateRetry);
     },
   };
+}
+
+function sagaTransport(transport: GateTransport): GateTransport & SagaTransport {
+  if (!isSagaTransport(transport)) throw new Error("sagas need a transport with the run endpoints (the HTTP transport)");
+  return transport;
 }
 
 function transportFor(options: CreateGateOptions): GateTransport {

@@ -5,9 +5,10 @@ import {
   ErrorResponseSchema,
   HeartbeatResponseSchema,
 } from "../contract/v1";
+import { RunCompensationSchema } from "../contract/sagas";
 import { GateError } from "./errors";
 import { traceHeaders } from "./tracing";
-import type { BeginRequest, CompleteRequest, GateTransport, HeartbeatRequest } from "./types";
+import type { BeginRequest, CompleteRequest, GateTransport, HeartbeatRequest, SagaTransport } from "./types";
 
 export interface HttpTransportOptions {
   baseUrl: string;
@@ -21,7 +22,7 @@ export interface HttpTransportOptions {
 const DEFAULT_REQUEST_TIMEOUT_MS = 15_000;
 
 /** The gate's agent API over fetch. Responses are parsed with the contract's own schemas. */
-export class HttpTransport implements GateTransport {
+export class HttpTransport implements GateTransport, SagaTransport {
   private readonly baseUrl: string;
   private readonly fetchImpl: typeof fetch;
   private readonly timeoutMs: number;
@@ -46,6 +47,19 @@ export class HttpTransport implements GateTransport {
 
   status(callId: string) {
     return this.send("GET", `/api/v1/calls/${encodeURIComponent(callId)}`, undefined, CallStatusSchema);
+  }
+
+  abortRun(runId: string, reason: string) {
+    return this.send("POST", `/api/v1/runs/${encodeURIComponent(runId)}/abort`, { reason }, RunCompensationSchema);
+  }
+
+  compensationPlan(runId: string) {
+    return this.send("GET", `/api/v1/runs/${encodeURIComponent(runId)}/compensation`, undefined, RunCompensationSchema);
+  }
+
+  beginCompensation(runId: string, callId: string, waitMs?: number, signal?: AbortSignal) {
+    const path = `/api/v1/runs/${encodeURIComponent(runId)}/compensations/${encodeURIComponent(callId)}/begin`;
+    return this.send("POST", path, waitMs === undefined ? {} : { waitMs }, BeginResponseSchema, (waitMs ?? 0) + this.timeoutMs, signal);
   }
 
   private async send<S extends z.ZodType>(

@@ -1,5 +1,6 @@
 // Idemgate agent SDK: run a tool at most once per key, from any Node agent runtime.
 export { createGate, type CreateGateOptions, type Gate, type GateClientOptions, type OperationOutcome } from "./gate";
+export { type CompensateOptions, type CompensationExecutor, type CompensationOutcome } from "./compensate";
 export { accepted, isAccepted, type AcceptedOperation } from "./accepted";
 export { currentRun, currentToolCall, type RunContext, type RunInit } from "./context";
 export { GateError, LeaseLostError, ToolError, isRetryableError, toToolErrorInfo, type ToolErrorInfo } from "./errors";
@@ -12,6 +13,7 @@ export type {
   CallResult,
   CallSpec,
   CallStatusName,
+  CompensationSpec,
   Exec,
   ExecContext,
   GateTransport,

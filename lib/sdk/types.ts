@@ -6,9 +6,10 @@ import type {
   HeartbeatRequest,
   HeartbeatResponse,
 } from "../contract/v1";
+import type { RunCompensation } from "../contract/sagas";
 import type { ToolErrorInfo } from "./errors";
 
-export type { BeginRequest, BeginResponse, CallStatus, CompleteRequest, HeartbeatRequest, HeartbeatResponse };
+export type { BeginRequest, BeginResponse, CallStatus, CompleteRequest, HeartbeatRequest, HeartbeatResponse, RunCompensation };
 
 /**
  * How the SDK talks to a gate: over HTTP or to an in-process GateService. Both speak the wire
@@ -19,6 +20,13 @@ export interface GateTransport {
   complete(callId: string, request: CompleteRequest): Promise<CallStatus>;
   heartbeat(callId: string, request: HeartbeatRequest): Promise<HeartbeatResponse>;
   status(callId: string): Promise<CallStatus>;
+}
+
+/** Sagas over the wire (the HTTP transport has them): abort a run, read its plan, begin one undo. */
+export interface SagaTransport {
+  abortRun(runId: string, reason: string): Promise<RunCompensation>;
+  compensationPlan(runId: string): Promise<RunCompensation>;
+  beginCompensation(runId: string, callId: string, waitMs?: number, signal?: AbortSignal): Promise<BeginResponse>;
 }
 
 export interface Backoff {
@@ -61,8 +69,16 @@ export type VerifyOutcome<T> = { found: true; result: T } | { found: false };
 /** Checks downstream state by key after an attempt vanished (the gate answered `verify`). */
 export type Verify<T> = (ctx: ExecContext) => Promise<VerifyOutcome<T>> | VerifyOutcome<T>;
 
+/** The action that undoes a call's effect, should its run abort: a tool of the executor registry and its args. */
+export interface CompensationSpec {
+  tool: string;
+  args?: unknown;
+}
+
 export interface CallOptions<T> {
   verify?: Verify<T>;
+  /** Sagas: registered with the successful complete; `gate.compensate(runId)` runs it if the run aborts. */
+  compensate?: (result: T) => CompensationSpec;
   signal?: AbortSignal;
   /** Keep this call's lease this short (kept alive by heartbeats); default: the gate's policy. */
   leaseSeconds?: number;

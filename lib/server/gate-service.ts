@@ -35,6 +35,11 @@ export interface GateServiceOptions {
   bypass?: BypassGate;
   /** Derives lease tokens from the install's secret; default: a secret of this process only. */
   leaseTokens?: LeaseTokens;
+  /**
+   * After a complete is stored, and again when the same complete is retried (`repeated`): sagas
+   * abort a run here, so a lost answer to the first try cannot lose the abort.
+   */
+  afterComplete?: (record: CallRecord, policy: EffectivePolicy, repeated: boolean) => Promise<void>;
 }
 
 /** What a begin reads before it plans. */
@@ -79,7 +84,10 @@ export class GateService {
     this.clock = options.clock ?? Date.now;
     this.router = new KeyRouter(store, options.bypass ?? null);
     this.leases = options.leaseTokens ?? new LeaseTokens();
+    this.afterComplete = options.afterComplete ?? null;
   }
+
+  private readonly afterComplete: GateServiceOptions["afterComplete"] | null;
 
   async begin(projectId: string, input: BeginInput): Promise<BeginDecision> {
     const startedAt = performance.now();
@@ -254,7 +262,10 @@ export class GateService {
     for (let races = 0; races < MAX_WRITE_RACES; races++) {
       const { record, policy } = await this.readForCall(projectId, callId);
       const plan = planStorableComplete(record, leaseToken, outcome, policy, this.clock());
-      if (plan.op === "already") return plan.record;
+      if (plan.op === "already") {
+        await this.afterComplete?.(plan.record, policy, true);
+        return plan.record;
+      }
       const fields = { startedAt, at: this.clock(), policyVersion: policy.version };
       if (plan.op === "lease_lost") {
         this.assertIssuedEarlier(record, leaseToken);
@@ -268,6 +279,7 @@ export class GateService {
       if (await this.store.updateRecord(plan.record, plan.expectedVersion, event)) {
         this.waiters.notify(waitKey(projectId, record.key));
         this.toolOfCall.delete(callId);
+        await this.afterComplete?.(plan.record, policy, false);
         return plan.record;
       }
     }

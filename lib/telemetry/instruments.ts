@@ -8,6 +8,9 @@ interface Instruments {
   decisions: Counter;
   beginDuration: Histogram;
   stormsOpened: Counter;
+  /** Sagas: undos finished, by tool and outcome (succeeded, failed, released, resolved). */
+  compensations: Counter;
+  sagaAborts: Counter;
 }
 
 let cached: Instruments | undefined;
@@ -29,6 +32,12 @@ export function instruments(): Instruments {
       }),
       stormsOpened: meter.createCounter("idemgate.storms.opened", {
         description: "Retry storms opened",
+      }),
+      compensations: meter.createCounter("idemgate.compensations", {
+        description: "Compensations (saga undos) finished, by tool and outcome",
+      }),
+      sagaAborts: meter.createCounter("idemgate.saga.aborts", {
+        description: "Runs aborted, by who aborted them (agent, policy, operator)",
       }),
     };
   }

@@ -2,7 +2,8 @@ import type { CallRecord } from "../../core/record";
 import type { PolicyStore } from "./policy-store";
 
 /** resend: an approved bypass raised the key's generation; operator: a record evicted or resolved by hand. */
-export type EventType = "begin" | "complete" | "heartbeat" | "lease_lost" | "resend" | "operator";
+/** saga: a run aborted (its compensation plan starts). */
+export type EventType = "begin" | "complete" | "heartbeat" | "lease_lost" | "resend" | "operator" | "saga";
 
 /** One decision in the append-only ledger. */
 export interface GateEvent {

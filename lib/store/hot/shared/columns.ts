@@ -32,6 +32,7 @@ export const RECORD_COLUMNS: readonly Column<CallRecord>[] = [
   ["version", "version", "integer"],
   ["policy_version", "policyVersion", "integer"],
   ["generation", "generation", "integer"],
+  ["compensation", "compensation", "text"],
 ];
 
 export const EVENT_COLUMNS: readonly Column<GateEvent>[] = [
@@ -118,6 +119,7 @@ export function rowToRecord(row: Row): CallRecord {
     version: num(row.version),
     policyVersion: num(row.policy_version),
     generation: num(row.generation),
+    compensation: strOrNull(row.compensation),
   };
 }
 

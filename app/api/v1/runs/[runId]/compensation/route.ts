@@ -1,0 +1,12 @@
+// GET /api/v1/runs/{runId}/compensation — agents (project API key): the run's saga state and compensation plan.
+import { RunCompensationSchema } from "@/lib/contract/sagas";
+import { RunIdParams } from "@/lib/http/params";
+import { toRunCompensation } from "@/lib/http/saga-wire";
+import { withApiRoute } from "@/lib/http/with-api-route";
+import { getSagas } from "@/lib/server/sagas/saga-context";
+
+export const GET = withApiRoute({
+  params: RunIdParams,
+  response: RunCompensationSchema,
+  handler: async ({ params, principal }) => toRunCompensation(await getSagas().get(principal.projectId, params.runId)),
+});

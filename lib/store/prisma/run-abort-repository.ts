@@ -1,0 +1,72 @@
+import type { KeyStrategy } from "../../core/policy";
+import type { CallRecord, RecordState } from "../../core/record";
+import type { GateEvent } from "../ports/gate-store";
+import type { AuditEntryRow } from "../ports/operator-store";
+import type { AppPrismaClient } from "./open-prisma-client";
+
+export interface RunAbortRow {
+  projectId: string;
+  runId: string;
+  reason: string;
+  abortedBy: string;
+  abortedAt: number;
+}
+
+type StoredRecord = Awaited<ReturnType<AppPrismaClient["callRecord"]["findFirstOrThrow"]>>;
+
+/** Sagas through Prisma Client (off the hot path): a run's abort, and the records its plan reads. */
+export class RunAbortRepository {
+  constructor(private readonly prisma: AppPrismaClient) {}
+
+  async find(projectId: string, runId: string): Promise<RunAbortRow | null> {
+    const row = await this.prisma.runAbort.findUnique({ where: { projectId_runId: { projectId, runId } } });
+    return row ? { ...row, abortedAt: Number(row.abortedAt) } : null;
+  }
+
+  async findMany(projectId: string, runIds: string[]): Promise<RunAbortRow[]> {
+    if (runIds.length === 0) return [];
+    const rows = await this.prisma.runAbort.findMany({ where: { projectId, runId: { in: runIds } } });
+    return rows.map((row) => ({ ...row, abortedAt: Number(row.abortedAt) }));
+  }
+
+  /**
+   * The first abort wins and later ones change nothing (false): the insert, its ledger event and its
+   * audit entry are one transaction. Insert-if-absent rather than catching a unique violation, which
+   * costs a Postgres session (STACK.md).
+   */
+  async insertIfAbsent(row: RunAbortRow, event: GateEvent, audit: AuditEntryRow | null): Promise<boolean> {
+    return this.prisma.$transaction(async (tx) => {
+      // Prisma's createMany has no skipDuplicates on SQLite; this statement is the same on both.
+      const inserted = await tx.$executeRaw`INSERT INTO run_aborts (project_id, run_id, reason, aborted_by, aborted_at)
+        VALUES (${row.projectId}, ${row.runId}, ${row.reason}, ${row.abortedBy}, ${BigInt(row.abortedAt)})
+        ON CONFLICT (project_id, run_id) DO NOTHING`;
+      if (inserted !== 1) return false;
+      await tx.event.create({ data: toStoredEvent(event) });
+      if (audit) await tx.auditEntry.create({ data: { ...audit, at: BigInt(audit.at) } });
+      return true;
+    });
+  }
+
+  /** Every record of the run: its calls and their compensations (`<key>:compensate`). */
+  async recordsOfRun(projectId: string, runId: string): Promise<CallRecord[]> {
+    const rows = await this.prisma.callRecord.findMany({ where: { projectId, runId }, orderBy: [{ firstSeenAt: "asc" }, { id: "asc" }] });
+    return rows.map(fromStoredRecord);
+  }
+}
+
+function toStoredEvent(event: GateEvent) {
+  return { ...event, at: BigInt(event.at), argsMismatch: event.argsMismatch ? 1 : 0, loopStep: event.loopStep ? 1 : 0 };
+}
+
+function fromStoredRecord(row: StoredRecord): CallRecord {
+  return {
+    ...row,
+    strategy: row.strategy as KeyStrategy,
+    state: row.state as RecordState,
+    leaseExpiresAt: row.leaseExpiresAt === null ? null : Number(row.leaseExpiresAt),
+    firstSeenAt: Number(row.firstSeenAt),
+    completedAt: row.completedAt === null ? null : Number(row.completedAt),
+    expiresAt: Number(row.expiresAt),
+    updatedAt: Number(row.updatedAt),
+  };
+}
