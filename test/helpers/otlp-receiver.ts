@@ -65,7 +65,7 @@ export async function startOtlpReceiver() {
   return {
     endpoint: `http://127.0.0.1:${port}`,
     spans,
-    async waitFor(predicate: (span: ReceivedSpan) => boolean, timeoutMs = 10_000): Promise<ReceivedSpan[]> {
+    async waitFor(predicate: (span: ReceivedSpan) => boolean, timeoutMs = 60_000): Promise<ReceivedSpan[]> {
       const deadline = Date.now() + timeoutMs;
       while (Date.now() < deadline) {
         const found = spans.filter(predicate);

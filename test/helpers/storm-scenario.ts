@@ -51,7 +51,8 @@ export async function pacedReplays(clients: TestClient[], target: StormTool, per
 }
 
 /**
- * A burst of replays as fast as the gate answers (four senders at once); `perRun[i]` replays of
+ * A burst of replays as fast as the gate answers (sixteen senders at once, so that on a loaded
+ * machine the burst is bounded by the gate, not by round trips); `perRun[i]` replays of
  * run i, interleaved so that every slice of the burst has every run in it — wherever a window
  * boundary cuts the burst, each window sees all the runs, the heaviest run and key first.
  */
@@ -63,7 +64,7 @@ export async function burstReplays(clients: TestClient[], target: StormTool, per
     .map((slot) => slot.run);
   let next = 0;
   await Promise.all(
-    Array.from({ length: 4 }, async () => {
+    Array.from({ length: 16 }, async () => {
       for (let i = next++; i < total; i = next++) {
         expectDecision(await clients[i % clients.length]!.begin(target.requests[order[i]!]!), "replay");
       }

@@ -91,5 +91,5 @@ describe("npm run bench -- --smoke", () => {
     for (const label of new Set(result.cells.map((cell) => cell.label))) expect(table).toContain(label);
     expect(table).toContain("## The bars (issue #8)");
     expect(JSON.parse(readFileSync(outFile, "utf8"))).toEqual(JSON.parse(JSON.stringify(result)));
-  }, 180_000);
+  }, 600_000);
 });

@@ -75,7 +75,7 @@ describe.each(PROVIDERS)("%s: the collector", (provider) => {
       await client.heartbeat(running.callId, running.leaseToken, 60);
       await sql(db.url, `UPDATE call_records SET expires_at = $1 WHERE id = $2`, [Date.now() - 60_000, running.callId]);
 
-      await waitFor(async () => (await client.raw("GET", `/api/v1/calls/${finished.callId}`)).status === 404, 5_000, "the expired record to be purged");
+      await waitFor(async () => (await client.raw("GET", `/api/v1/calls/${finished.callId}`)).status === 404, 60_000, "the expired record to be purged");
       await sleep(700); // two more collector passes
       expect((await client.status(running.callId)).status).toBe("in_progress");
       expect((await client.complete(running.callId, { leaseToken: running.leaseToken, outcome: "succeeded" })).status).toBe("succeeded");
@@ -122,7 +122,7 @@ describe.each(PROVIDERS)("%s: the collector", (provider) => {
       const gcs = [runGc(db.url), runGc(db.url)];
       // The in-process one joins once the processes are deleting (their start-up takes a moment).
       const remaining = () => scalar(db.url, `SELECT COUNT(*) FROM events WHERE project_id = $1 AND tool = 'old'`, [projectId]);
-      await waitFor(async () => (await remaining()) < OLD, 20_000, "the gc processes to start deleting");
+      await waitFor(async () => (await remaining()) < OLD, 60_000, "the gc processes to start deleting");
       const local = await new Collector(insights, { eventRetentionDays: 30, rollupRetentionDays: 400, batchSize: 500 }).collect();
       const [outA, outB] = await Promise.all([...gcs, writer]);
       await insights.close();

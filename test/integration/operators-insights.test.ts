@@ -87,13 +87,13 @@ describe.each(PROVIDERS)("%s: statistics and storms for every member", (provider
     await burstReplays([world.agentA], stormy, [35, 20, 15, 10]);
     const listed = await waitFor(
       async () => (await viewer.call(StormListResponseSchema, "GET", reads(world.projectA).openStorms)).storms.find((s) => s.tool === stormy.tool),
-      5_000,
+      60_000,
       "the open storm, as the viewer sees it",
     );
     // Quiet from here: three windows under the threshold close it, and the incident stops changing.
     const closed = await waitFor(
       async () => (await viewer.call(StormListResponseSchema, "GET", `${reads(world.projectA).storms}?status=closed`)).storms.find((s) => s.id === listed.id),
-      10_000,
+      60_000,
       "the storm to close",
     );
 

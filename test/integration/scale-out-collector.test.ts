@@ -149,7 +149,7 @@ describe.skipIf(!PROVIDERS.includes("postgres"))(`postgres: the collector on ${I
           if (failure) throw failure;
           return (await backlog()) === 0;
         },
-        45_000,
+        60_000,
         "the backlog to be purged",
       );
       drainMs = Math.round(performance.now() - seedStarted) - seedMs;
@@ -182,7 +182,7 @@ describe.skipIf(!PROVIDERS.includes("postgres"))(`postgres: the collector on ${I
       return { each, total: { records: sum("records"), events: sum("events"), rollups: sum("rollups"), storms: sum("storms") } };
     };
     // The last pass logs its report when it ends: give it a moment, then a few more passes.
-    await waitFor(async () => summed().total.events >= expected.events && summed().total.rollups >= expected.rollups, 5_000, "the last reports");
+    await waitFor(async () => summed().total.events >= expected.events && summed().total.rollups >= expected.rollups, 60_000, "the last reports");
     await sleep(600);
     const { each, total } = summed();
     expect(total).toEqual(expected);

@@ -89,7 +89,7 @@ describe("sqlite: statistics over 1,000,000 events", () => {
 
     server = await startServer(db.url, { IDEMGATE_ADMIN_TOKEN: TEST_ADMIN_TOKEN });
     insights = new InsightsClient(server.baseUrl, projectId);
-  }, 120_000);
+  }, 480_000);
 
   afterAll(async () => {
     await server?.stop();
