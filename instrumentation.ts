@@ -5,11 +5,14 @@ export async function register(): Promise<void> {
   const { env } = await import("./lib/env");
   const { setupTelemetry } = await import("./lib/telemetry/setup");
   const config = env();
+  // Before the first request: every request's client address from the socket (client-address.ts).
+  const { installClientAddress } = await import("./lib/http/client-address");
+  installClientAddress(config.IDEMGATE_TRUSTED_PROXIES);
   setupTelemetry({
     serviceName: config.OTEL_SERVICE_NAME,
     tracesEndpoint: config.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT ?? config.OTEL_EXPORTER_OTLP_ENDPOINT,
     metricsEndpoint: config.OTEL_EXPORTER_OTLP_METRICS_ENDPOINT ?? config.OTEL_EXPORTER_OTLP_ENDPOINT,
   });
-  const { boot } = await import("./lib/server/boot");
-  await boot();
+  const { bootOrExit } = await import("./lib/server/boot");
+  await bootOrExit();
 }

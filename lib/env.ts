@@ -1,3 +1,4 @@
+import proxyaddr from "proxy-addr";
 import { z } from "zod";
 import { DEFAULT_DATABASE_URL } from "./store/connection/database-url";
 
@@ -47,6 +48,23 @@ const EnvSchema = z.object({
   IDEMGATE_SECURE_COOKIES: bool.optional(),
   /** How long an approved resend's bypass token stays usable. */
   IDEMGATE_BYPASS_TOKEN_TTL_SECONDS: z.coerce.number().int().min(10).max(86_400).default(900),
+  /**
+   * Proxies whose X-Forwarded-For and X-Forwarded-Proto are believed, comma-separated: addresses,
+   * CIDRs, or loopback / linklocal / uniquelocal (proxy-addr). Unset: the socket's peer is the
+   * client, whatever the headers say.
+   */
+  IDEMGATE_TRUSTED_PROXIES: z
+    .string()
+    .default("")
+    .transform((value) => value.split(",").map((entry) => entry.trim()).filter(Boolean))
+    .refine((entries) => {
+      try {
+        proxyaddr.compile(entries);
+        return true;
+      } catch {
+        return false;
+      }
+    }, "each entry must be an IP address, a CIDR, loopback, linklocal or uniquelocal"),
   /** Sign-in attempts per client IP and minute. */
   // Upstream secrets (lib/server/upstreams): base64 of 32 bytes, the same on every instance; unset, one is generated into IDEMGATE_DATA_DIR.
   IDEMGATE_SECRETS_KEY: z.string().regex(/^[A-Za-z0-9+/]{43}=$/, "base64 of 32 bytes").optional(),

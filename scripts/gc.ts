@@ -4,13 +4,16 @@
 import { env } from "../lib/env";
 import { Collector } from "../lib/server/collector";
 import { parseDatabaseUrl } from "../lib/store/connection/database-url";
+import { preparePostgresTls } from "../lib/store/connection/pg-pool";
 import { ensureMigrated } from "../lib/store/connection/migrate";
 import { openInsightStore } from "../lib/store/sql/open-insight-store";
 
 async function main(): Promise<void> {
   const config = env();
   // The tables this purges arrive with migrations: bring an older database up to date, as a server start would.
-  await ensureMigrated(parseDatabaseUrl(config.DATABASE_URL));
+  const target = parseDatabaseUrl(config.DATABASE_URL);
+  await preparePostgresTls(target);
+  await ensureMigrated(target);
   const store = openInsightStore({ databaseUrl: config.DATABASE_URL, sqliteBusyTimeoutMs: config.IDEMGATE_SQLITE_BUSY_TIMEOUT_MS });
   try {
     const collector = new Collector(store, {

@@ -2,6 +2,7 @@ import { hash } from "node:crypto";
 import Database from "better-sqlite3";
 import pg from "pg";
 import { DEFAULT_POLICY } from "../../lib/core/policy";
+import { ephemeralFingerprinter, sameArgs } from "../../lib/core/fingerprint";
 import { prepareCall } from "../../lib/core/prepare-call";
 import type { CallRecord } from "../../lib/core/record";
 import { EVENT_COLUMNS, RECORD_COLUMNS, recordValues } from "../../lib/store/hot/shared/columns";
@@ -172,11 +173,11 @@ export async function seedGateDatabase(spec: SeedSpec): Promise<void> {
   const target = parseDatabaseUrl(spec.databaseUrl);
   const expected = (n: number) => {
     const call = seedCall(n);
-    return prepareCall({ projectId: spec.projectId, tool: call.tool, runId: call.runId, stepId: call.step, scope: null, toolCallId: null, agentId: null, args: call.args }, DEFAULT_POLICY);
+    return prepareCall({ projectId: spec.projectId, tool: call.tool, runId: call.runId, stepId: call.step, scope: null, toolCallId: null, agentId: null, args: call.args }, DEFAULT_POLICY, ephemeralFingerprinter());
   };
   const check = (n: number, row: { key: string; args_fingerprint: string } | undefined) => {
     const want = expected(n);
-    if (!row || row.key !== want.key || row.args_fingerprint !== want.argsFingerprint) {
+    if (!row || row.key !== want.key || !sameArgs(row.args_fingerprint, want)) {
       throw new Error(`seeded record ${n} does not match the engine's key derivation: the seed's SQL needs updating`);
     }
   };

@@ -1,5 +1,6 @@
 import { type BetterAuthOptions, betterAuth } from "better-auth";
 import type { AuthDatabase } from "../store/connection/operator-db";
+import { CLIENT_IP_HEADER } from "../http/client-address";
 import { siteOrigins } from "./origin-check";
 
 export interface AuthOptions {
@@ -76,6 +77,9 @@ export function authOptions(options: AuthOptions) {
       cookiePrefix: "idemgate",
       useSecureCookies: options.secureCookies,
       defaultCookieAttributes: { httpOnly: true, sameSite: "lax" },
+      // Only the address our server resolved from the socket (and trusted proxies): a client's own
+      // X-Forwarded-For would give every request a rate-limit bucket of its own.
+      ipAddress: { ipAddressHeaders: [CLIENT_IP_HEADER] },
     },
     rateLimit: {
       enabled: true,

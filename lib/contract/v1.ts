@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { ToolNameSchema } from "./tool-name";
 
 /**
  * The agent-facing wire contract (DESIGN.md). Route handlers parse with these, the OpenAPI
@@ -38,12 +39,9 @@ const loopWarning = LoopWarningSchema.optional();
 
 export const BeginRequestSchema = z
   .object({
-    tool: z
-      .string()
-      .min(1)
-      .max(200)
-      .refine((tool) => tool !== "*", "`*` names the project's default policy, not a tool")
-      .describe("Tool name, e.g. charge_card"),
+    tool: ToolNameSchema.refine((tool) => tool !== "*", "`*` names the project's default policy, not a tool").describe(
+      "Tool name, e.g. charge_card (NFC-normalised; control and zero-width characters are refused)",
+    ),
     runId: id.describe("The root run: subagents share it"),
     stepId: id.optional().describe("Logical step, stable across re-plans"),
     scope: id.optional().describe("Business entity the action is about, e.g. order:123"),

@@ -1,4 +1,5 @@
 import { createHash } from "node:crypto";
+import { fieldMatcher } from "./identity";
 
 /** Fields dropped before fingerprinting unless a policy says otherwise: they change on every retry. */
 export const DEFAULT_IGNORE_FIELDS: readonly string[] = [
@@ -12,15 +13,16 @@ export const DEFAULT_IGNORE_FIELDS: readonly string[] = [
 
 /**
  * Canonical form of tool arguments: object keys NFC-normalised and sorted, ignored fields removed
- * at every depth, strings NFC-normalised, so that two spellings of the same arguments fingerprint
+ * at every depth (matched as redaction matches names: any case, Unicode form or confusable
+ * spelling), strings NFC-normalised, so that two spellings of the same arguments fingerprint
  * the same. Serialised directly rather than through an intermediate object, so a `__proto__`
  * field is kept like any other and keys that collide after normalisation both count.
  */
 export function canonicalize(value: unknown, ignoreFields: readonly string[] = DEFAULT_IGNORE_FIELDS): string {
-  return serialize(value, new Set(ignoreFields));
+  return serialize(value, fieldMatcher(ignoreFields));
 }
 
-function serialize(value: unknown, ignore: ReadonlySet<string>): string {
+function serialize(value: unknown, ignore: (name: string) => boolean): string {
   if (value === null || value === undefined) return "null";
   if (typeof value === "string") return JSON.stringify(value.normalize("NFC"));
   if (typeof value === "number") return Number.isFinite(value) ? JSON.stringify(value) : "null";
@@ -30,7 +32,7 @@ function serialize(value: unknown, ignore: ReadonlySet<string>): string {
     const fields: [normalized: string, raw: string, item: unknown][] = [];
     for (const [raw, item] of Object.entries(value as Record<string, unknown>)) {
       const normalized = raw.normalize("NFC");
-      if (item === undefined || ignore.has(raw) || ignore.has(normalized)) continue;
+      if (item === undefined || ignore(raw)) continue;
       fields.push([normalized, raw, item]);
     }
     fields.sort(([a, rawA], [b, rawB]) => compare(a, b) || compare(rawA, rawB));

@@ -1,3 +1,4 @@
+import { sameArgs } from "./fingerprint";
 import type { EffectivePolicy, ToolPolicy } from "./policy";
 import type { PreparedCall } from "./prepare-call";
 import {
@@ -51,7 +52,7 @@ export function planBegin(existing: CallRecord | null, call: PreparedCall, env: 
     return { op: "update", record, expectedVersion: existing.version, decision: executeDecision(record, env, false) };
   }
 
-  const argsMismatch = existing.argsFingerprint !== call.argsFingerprint;
+  const argsMismatch = !sameArgs(existing.argsFingerprint, call);
   if (argsMismatch && policy.policy.onArgsMismatch === "reject") {
     return { op: "none", record: existing, argsMismatch, decision: { decision: "conflict", callId: existing.id, key: existing.key } };
   }

@@ -1,4 +1,5 @@
-import { canonicalize, sha256Hex } from "./canonical";
+import { canonicalize } from "./canonical";
+import type { ArgsFingerprinter } from "./fingerprint";
 import { deriveKey } from "./keys";
 import type { ToolPolicy, KeyStrategy } from "./policy";
 import { redact } from "./redact";
@@ -20,16 +21,19 @@ export interface BeginCall {
 export interface PreparedCall extends BeginCall {
   key: string;
   strategy: KeyStrategy;
+  /** Keyed (fingerprint.ts): what is stored and shown. */
   argsFingerprint: string;
+  /** The unkeyed fingerprint older versions stored: compared with stored ones, never stored. */
+  legacyArgsFingerprint: string;
   /** Redacted args as stored on the record and in events. */
   argsText: string | null;
 }
 
 /** Everything about a call that depends only on the request and the tool's policy. */
-export function prepareCall(call: BeginCall, policy: ToolPolicy): PreparedCall {
+export function prepareCall(call: BeginCall, policy: ToolPolicy, fingerprint: ArgsFingerprinter): PreparedCall {
   const canonicalArgs = canonicalize(call.args ?? {}, policy.ignoreFields);
-  const argsFingerprint = sha256Hex(canonicalArgs);
+  const { keyed: argsFingerprint, legacy: legacyArgsFingerprint } = fingerprint(canonicalArgs);
   const key = call.derivedKey ?? deriveKey(policy.keyStrategy, { ...call, canonicalArgs });
   const argsText = call.args === undefined ? null : JSON.stringify(redact(call.args, policy.redactFields));
-  return { ...call, key, strategy: policy.keyStrategy, argsFingerprint, argsText };
+  return { ...call, key, strategy: policy.keyStrategy, argsFingerprint, legacyArgsFingerprint, argsText };
 }

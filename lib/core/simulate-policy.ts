@@ -203,6 +203,8 @@ class LedgerReplay {
       key,
       strategy: this.draft.keyStrategy,
       argsFingerprint,
+      // The ledger's fingerprints are compared only with each other here.
+      legacyArgsFingerprint: argsFingerprint,
       argsText: null,
     };
   }

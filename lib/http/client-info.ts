@@ -1,6 +1,12 @@
-/** Where a request came from, for the audit log: as reported, never interpreted or trusted. */
+import { clientIp, reportedForwardedFor } from "./client-address";
+
+/** Where a request came from, for the audit log. */
 export interface ClientInfo {
-  /** The x-forwarded-for chain (Next.js appends the peer address), else x-real-ip. */
+  /**
+   * The client address our server resolved (client-address.ts: the socket, or the first hop
+   * before the trusted proxies), plus any X-Forwarded-For chain as the client reported it,
+   * labelled so, never taken for the address.
+   */
   ip: string | null;
   userAgent: string | null;
 }
@@ -8,8 +14,8 @@ export interface ClientInfo {
 const clip = (value: string | null, max: number): string | null => (value ? value.slice(0, max) : null);
 
 export function clientInfo(req: Request): ClientInfo {
-  return {
-    ip: clip(req.headers.get("x-forwarded-for") ?? req.headers.get("x-real-ip"), 200),
-    userAgent: clip(req.headers.get("user-agent"), 500),
-  };
+  const ip = clientIp(req.headers);
+  const reported = reportedForwardedFor(req.headers);
+  const from = reported ? `${ip ?? "unknown"} (x-forwarded-for: ${reported})` : ip;
+  return { ip: clip(from, 200), userAgent: clip(req.headers.get("user-agent"), 500) };
 }

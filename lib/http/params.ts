@@ -1,11 +1,12 @@
 import { z } from "zod";
+import { ToolNameSchema } from "../contract/tool-name";
 
 export const CallIdParams = z.object({ callId: z.string().min(1).max(200) });
 
 export const ProjectParams = z.object({ projectId: z.string().min(1).max(200) });
 
 /** `tool` is a tool name or `*`, the project's default layer. */
-export const ProjectToolParams = ProjectParams.extend({ tool: z.string().min(1).max(200) });
+export const ProjectToolParams = ProjectParams.extend({ tool: ToolNameSchema });
 
 export const RevisionParams = ProjectToolParams.extend({ version: z.coerce.number().int().min(1) });
 

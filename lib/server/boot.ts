@@ -2,6 +2,7 @@ import { mkdirSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { env } from "../env";
 import { parseDatabaseUrl } from "../store/connection/database-url";
+import { preparePostgresTls } from "../store/connection/pg-pool";
 import { ensureMigrated } from "../store/connection/migrate";
 import { bootstrapOperators } from "../auth/bootstrap-admin";
 import { startBackgroundJobs } from "./background-jobs";
@@ -17,11 +18,23 @@ export const DEMO_PROJECT_ID = "proj_demo";
 export async function boot(): Promise<void> {
   const config = env();
   const target = parseDatabaseUrl(config.DATABASE_URL);
+  // First contact with the database: a URL asking for TLS the server cannot give stops the start here.
+  await preparePostgresTls(target);
   const migrated = await ensureMigrated(target);
   if (migrated === "migrated") console.log(`[idemgate] migrated ${target.provider} database`);
   if (config.IDEMGATE_SEED_DEMO) await seedDemoProject(config.IDEMGATE_DATA_DIR);
   await bootstrapOperators(config);
   startBackgroundJobs();
+}
+
+/** A server that cannot boot stops, saying why, rather than keep its port open and fail every request. */
+export async function bootOrExit(): Promise<void> {
+  try {
+    await boot();
+  } catch (error) {
+    console.error(`[idemgate] cannot start: ${error instanceof Error ? error.message : String(error)}`);
+    process.exit(1);
+  }
 }
 
 async function seedDemoProject(dataDir: string): Promise<void> {

@@ -1,3 +1,5 @@
+import { type ArgsFingerprinter, argsFingerprinter } from "../core/fingerprint";
+import { normalizeCallIds } from "../core/identity";
 import { KeyDerivationError } from "../core/keys";
 import { type CallSignature, type LoopMatch, detectLoop, isLoopStep, loopHistorySize } from "../core/loop-detector";
 import { type BeginPlan, planBegin, alwaysExecutes } from "../core/plan-begin";
@@ -9,7 +11,7 @@ import type { GateStore } from "../store/ports/gate-store";
 import { AppError } from "./app-error";
 import { assertWithinJsonBounds } from "./json-bounds";
 import { type EventFields, beginEvent, recordEvent } from "./gate-events";
-import { newId } from "./ids";
+import { newId, newSecret } from "./ids";
 import { LeaseTokens } from "./lease-tokens";
 import { OutcomeWaiters } from "./outcome-waiters";
 import type { PolicyLookup, PolicySource } from "./policy-source";
@@ -26,6 +28,8 @@ export interface BeginInput extends Omit<BeginCall, "projectId"> {
 const MAX_WRITE_RACES = 8;
 const LATCH_POLL_MIN_MS = 10;
 const LATCH_POLL_MAX_MS = 100;
+/** The install_secrets row that keys the args fingerprints of every instance on the database. */
+export const FINGERPRINT_SECRET = "args-fingerprint";
 /** Bounds on the guesses kept per process (cleared, not evicted one by one: they are only hints). */
 const GUESS_LIMIT = 10_000;
 
@@ -75,6 +79,9 @@ export class GateService {
   private readonly lastPolicy = new Map<string, EffectivePolicy>();
   /** The tool of calls this process began: lets a complete read the record and the policy at once. */
   private readonly toolOfCall = new Map<string, string>();
+  /** Loaded once from the database, then used synchronously on every begin. */
+  private fingerprint: ArgsFingerprinter | null = null;
+  private fingerprintLoad: Promise<ArgsFingerprinter> | null = null;
 
   constructor(
     readonly store: GateStore,
@@ -89,11 +96,14 @@ export class GateService {
 
   private readonly afterComplete: GateServiceOptions["afterComplete"] | null;
 
-  async begin(projectId: string, input: BeginInput): Promise<BeginDecision> {
+  async begin(projectId: string, raw: BeginInput): Promise<BeginDecision> {
     const startedAt = performance.now();
+    // Every transport's identifiers in one spelling before the policy lookup and the key.
+    const input = normalizeCallIds(raw);
     // HTTP bodies were checked whole when read; in-process callers hand their args over directly.
     assertWithinJsonBounds(input.args, "args", ["args"]);
-    const { policy, call, loop, firstRead } = await this.readForBegin(projectId, input);
+    const fingerprint = this.fingerprint ?? (await this.loadFingerprinter());
+    const { policy, call, loop, firstRead } = await this.readForBegin(projectId, input, fingerprint);
     const unkeyed = alwaysExecutes(policy.policy);
     const bypass = input.bypass === undefined ? null : input.bypass.token !== undefined ? "token" : "ask";
     const ctx: BeginContext = { call, policy, startedAt, latched: false, warning: undefined, bypass };
@@ -149,10 +159,10 @@ export class GateService {
    * tool; what the guess got wrong is read again. The decision always uses the policy read now.
    * On Postgres that is one round trip instead of two before the write.
    */
-  private async readForBegin(projectId: string, input: BeginInput): Promise<BeginReads> {
+  private async readForBegin(projectId: string, input: BeginInput, fingerprint: ArgsFingerprinter): Promise<BeginReads> {
     const toolKey = `${projectId}\u0000${input.tool}`;
     const guess = this.lastPolicy.get(toolKey);
-    const guessed = guess ? this.tryPrepare({ ...input, projectId }, guess) : null;
+    const guessed = guess ? this.tryPrepare({ ...input, projectId }, guess, fingerprint) : null;
     const [policy, guessedHistory, guessedRecord] = await Promise.all([
       this.policies.forTool(projectId, input.tool),
       guessed && guess!.policy.loop.enabled ? this.readLoopHistory(guessed, guess!.policy.loop) : null,
@@ -163,7 +173,7 @@ export class GateService {
     // one object per content: when the guess is the very policy in force, its canonical args, hashes
     // and key are what a second preparation would compute. (A source that builds a new object each
     // time only loses this shortcut.)
-    const call = guessed !== null && guess!.policy === policy.policy ? guessed : this.prepare({ ...input, projectId }, policy);
+    const call = guessed !== null && guess!.policy === policy.policy ? guessed : this.prepare({ ...input, projectId }, policy, fingerprint);
     const loopWindow = (p: EffectivePolicy) => (p.policy.loop.enabled ? loopHistorySize(p.policy.loop) : -1);
     const historyHolds = guessed !== null && loopWindow(guess!) === loopWindow(policy) && guessed.runId === call.runId;
     // A tool that never dedupes gets a row of its own each time: there is no record to read.
@@ -195,9 +205,9 @@ export class GateService {
   }
 
   /** A guess that cannot even derive a key is no guess. */
-  private tryPrepare(call: BeginCall, policy: EffectivePolicy): PreparedCall | null {
+  private tryPrepare(call: BeginCall, policy: EffectivePolicy, fingerprint: ArgsFingerprinter): PreparedCall | null {
     try {
-      return prepareCall(call, policy.policy);
+      return prepareCall(call, policy.policy, fingerprint);
     } catch {
       return null;
     }
@@ -209,9 +219,24 @@ export class GateService {
     return decision;
   }
 
-  private prepare(call: BeginCall, policy: EffectivePolicy): PreparedCall {
+  /**
+   * The installation's fingerprint key, generated by whichever instance asks first (the database's
+   * primary key settles a race) and cached for the life of the process.
+   */
+  private loadFingerprinter(): Promise<ArgsFingerprinter> {
+    this.fingerprintLoad ??= this.store.installSecret(FINGERPRINT_SECRET, newSecret(), this.clock()).then(
+      (secret) => (this.fingerprint = argsFingerprinter(secret)),
+      (error: unknown) => {
+        this.fingerprintLoad = null;
+        throw error;
+      },
+    );
+    return this.fingerprintLoad;
+  }
+
+  private prepare(call: BeginCall, policy: EffectivePolicy, fingerprint: ArgsFingerprinter): PreparedCall {
     try {
-      return prepareCall(call, policy.policy);
+      return prepareCall(call, policy.policy, fingerprint);
     } catch (error) {
       if (error instanceof KeyDerivationError) {
         throw new AppError("invalid_input", error.message, {

@@ -1,3 +1,4 @@
+import { sameArgs } from "../core/fingerprint";
 import { isCachedOutcome } from "../core/generations";
 import type { ToolPolicy } from "../core/policy";
 import type { PreparedCall } from "../core/prepare-call";
@@ -84,7 +85,7 @@ export class ResendBypassGate implements BypassGate {
       throw new AppError(code, message);
     };
     if (!row) return refuse("bypass_token_invalid", "the bypass token is unknown in this project", null);
-    if (row.key !== call.key || row.argsFingerprint !== call.argsFingerprint) {
+    if (row.key !== call.key || !sameArgs(row.argsFingerprint, call)) {
       return refuse("bypass_token_mismatch", `the bypass token of ${row.id} is valid for its call's key and arguments only`, row);
     }
     if (row.usedAt !== null) return refuse("bypass_token_used", `the bypass token of ${row.id} was already used`, row);

@@ -1,4 +1,5 @@
 import path from "node:path";
+import { type PgTls, pgTlsFromUrl } from "./pg-tls";
 
 export type DatabaseTarget =
   | { provider: "sqlite"; file: string; url: string }
@@ -10,6 +11,8 @@ export type DatabaseTarget =
       user: string;
       password: string | undefined;
       database: string;
+      /** sslmode and friends (pg-tls.ts): every pool and client opened on this target honours them. */
+      tls: PgTls;
     };
 
 export const DEFAULT_DATABASE_URL = "file:./data/idemgate.db";
@@ -26,6 +29,7 @@ export function parseDatabaseUrl(url: string = DEFAULT_DATABASE_URL): DatabaseTa
       user: decodeURIComponent(parsed.username) || "postgres",
       password: parsed.password ? decodeURIComponent(parsed.password) : undefined,
       database: decodeURIComponent(parsed.pathname.replace(/^\//, "")) || "postgres",
+      tls: pgTlsFromUrl(url),
     };
   }
   if (url.startsWith("file:")) {

@@ -4,6 +4,7 @@ import path from "node:path";
 import Database from "better-sqlite3";
 import pg from "pg";
 import { type DatabaseTarget, schemaPathFor } from "./database-url";
+import { pgClientConfig } from "./pg-pool";
 import { secureSqliteFiles } from "./sqlite-file-mode";
 
 function committedMigrations(target: DatabaseTarget, root: string): string[] {
@@ -27,13 +28,7 @@ async function appliedMigrations(target: DatabaseTarget): Promise<Set<string>> {
       db.close();
     }
   }
-  const client = new pg.Client({
-    host: target.host,
-    port: target.port,
-    user: target.user,
-    password: target.password,
-    database: target.database,
-  });
+  const client = new pg.Client(pgClientConfig(target));
   await client.connect();
   try {
     const exists = await client.query(`SELECT to_regclass('_prisma_migrations') AS t`);

@@ -2,6 +2,7 @@ import { Kysely, PostgresDialect, SqliteDialect } from "kysely";
 import pg from "pg";
 import { parseDatabaseUrl } from "./database-url";
 import { type PgTimeouts, pgTimeoutSettings } from "./pg-timeouts";
+import { pgClientConfig } from "./pg-pool";
 import { openSqlite } from "./sqlite-connection";
 import { PostgresOperatorStore } from "../sql/postgres/operator-store";
 import { SqliteOperatorStore } from "../sql/sqlite/operator-store";
@@ -53,11 +54,7 @@ function openPostgres(url: string, max: number, timeouts?: Partial<PgTimeouts>):
   if (target.provider !== "postgres") throw new Error("not a postgres url");
   const pool = new pg.Pool({
     Client: UtcDateClient,
-    host: target.host,
-    port: target.port,
-    user: target.user,
-    password: target.password,
-    database: target.database,
+    ...pgClientConfig(target),
     max,
     allowExitOnIdle: true,
     ...pgTimeoutSettings(timeouts),

@@ -1,10 +1,34 @@
 import pg from "pg";
 import type { DatabaseTarget } from "./database-url";
 import { type PgTimeouts, pgTimeoutSettings } from "./pg-timeouts";
+import { pgExtraParams, preparePgTls, sslFor } from "./pg-tls";
 
 type PostgresTarget = Extract<DatabaseTarget, { provider: "postgres" }>;
 
 const INT8_OID = 20;
+
+/**
+ * Where and how to connect, for every pool and client on a target: the address fields one by one
+ * (Prisma's migrate ignores the shadow database when given a connectionString), plus the URL's
+ * TLS settings and other libpq parameters, which older versions silently dropped.
+ */
+export function pgClientConfig(target: PostgresTarget): pg.ClientConfig {
+  return {
+    host: target.host,
+    port: target.port,
+    user: target.user,
+    password: target.password,
+    database: target.database,
+    ssl: sslFor(target.url, target.tls),
+    ...pgExtraParams(target.url),
+  };
+}
+
+/** Before the first pool opens: refuses a URL that asks for TLS the server cannot give (pg-tls.ts). */
+export function preparePostgresTls(target: DatabaseTarget): Promise<void> {
+  if (target.provider !== "postgres") return Promise.resolve();
+  return preparePgTls(target.url, pgClientConfig(target), target.tls);
+}
 
 /**
  * A pool for our own hot-path SQL: int8 (our epoch-ms columns) parsed as numbers, since every
@@ -12,11 +36,7 @@ const INT8_OID = 20;
  */
 export function createPgPool(target: PostgresTarget, max = 10, timeouts?: Partial<PgTimeouts>): pg.Pool {
   const pool = new pg.Pool({
-    host: target.host,
-    port: target.port,
-    user: target.user,
-    password: target.password,
-    database: target.database,
+    ...pgClientConfig(target),
     max,
     allowExitOnIdle: true,
     ...pgTimeoutSettings(timeouts),
@@ -55,11 +75,7 @@ export class CatalogSafePool extends pg.Pool {
 
 export function catalogSafePool(target: PostgresTarget): pg.Pool {
   return new CatalogSafePool({
-    host: target.host,
-    port: target.port,
-    user: target.user,
-    password: target.password,
-    database: target.database,
+    ...pgClientConfig(target),
     allowExitOnIdle: true,
   });
 }

@@ -68,6 +68,11 @@ export interface GateStore extends PolicyStore {
   createApiKey(key: ApiKeyRow): Promise<void>;
   findApiKeyByHash(hash: string): Promise<ApiKeyRow | null>;
   touchApiKey(id: string, at: number): Promise<void>;
+  /**
+   * The installation's secret of this name: `candidate` when this call stored it first, else the
+   * value another instance stored (the primary key decides the race).
+   */
+  installSecret(name: string, candidate: string, now: number): Promise<string>;
   close(): Promise<void>;
 }
 

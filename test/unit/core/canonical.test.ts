@@ -1,6 +1,7 @@
 import { describe, it, expect } from "vitest";
 import fc from "fast-check";
 import { canonicalize, DEFAULT_IGNORE_FIELDS, fingerprintArgs, sha256Hex } from "../../../lib/core/canonical";
+import { foldFieldName } from "../../../lib/core/identity";
 
 // ---------------------------------------------------------------------------------------------
 // Generators and reference helpers
@@ -62,7 +63,9 @@ function strip(v: Tree, ignore: readonly string[]): Tree {
   if (Array.isArray(v)) return v.map((x) => strip(x, ignore));
   if (!isObj(v)) return v;
   const out: { [key: string]: Tree } = {};
-  for (const k of Object.keys(v)) if (!ignore.includes(k)) out[k] = strip(v[k]!, ignore);
+  // Rules match names as redaction does: any case, Unicode form or confusable spelling.
+  const ignored = new Set(ignore.map(foldFieldName));
+  for (const k of Object.keys(v)) if (!ignored.has(foldFieldName(k))) out[k] = strip(v[k]!, ignore);
   return out;
 }
 

@@ -2,8 +2,12 @@ import { expect } from "vitest";
 import type { BeginPlan, PlanEnv } from "../../../lib/core/plan-begin";
 import { planBegin } from "../../../lib/core/plan-begin";
 import { DEFAULT_EFFECTIVE_POLICY, DEFAULT_POLICY, type EffectivePolicy, type ToolPolicy } from "../../../lib/core/policy";
+import { argsFingerprinter } from "../../../lib/core/fingerprint";
 import { type BeginCall, type PreparedCall, prepareCall } from "../../../lib/core/prepare-call";
 import type { CallRecord } from "../../../lib/core/record";
+
+/** A fixed installation secret, so fingerprints are stable from test to test. */
+export const TEST_FINGERPRINTER = argsFingerprinter("test-install-secret");
 
 /** A fixed clock: every plan in these tests is taken at NOW unless a test moves it. */
 export const NOW = 1_700_000_000_000;
@@ -32,7 +36,7 @@ export const BASE_CALL: BeginCall = {
 };
 
 export function makeCall(overrides: Partial<BeginCall> = {}, policy: ToolPolicy = DEFAULT_POLICY): PreparedCall {
-  return prepareCall({ ...BASE_CALL, ...overrides }, policy);
+  return prepareCall({ ...BASE_CALL, ...overrides }, policy, TEST_FINGERPRINTER);
 }
 
 /**

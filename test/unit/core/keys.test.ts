@@ -4,6 +4,7 @@ import { canonicalize } from "../../../lib/core/canonical";
 import { deriveKey, KeyDerivationError, type KeyInput } from "../../../lib/core/keys";
 import { DEFAULT_POLICY, type KeyStrategy } from "../../../lib/core/policy";
 import { prepareCall } from "../../../lib/core/prepare-call";
+import { TEST_FINGERPRINTER } from "./fixtures";
 
 const BASE: KeyInput = {
   projectId: "proj-1",
@@ -186,8 +187,8 @@ describe("prepareCall — keys from real requests", () => {
   };
 
   it("step strategy without step or scope survives key reordering and volatile ids", () => {
-    const a = prepareCall(call, DEFAULT_POLICY);
-    const b = prepareCall({ ...call, toolCallId: "toolu_99", args: { request_id: "r-2", body: "hi", to: "a@x.io" } }, DEFAULT_POLICY);
+    const a = prepareCall(call, DEFAULT_POLICY, TEST_FINGERPRINTER);
+    const b = prepareCall({ ...call, toolCallId: "toolu_99", args: { request_id: "r-2", body: "hi", to: "a@x.io" } }, DEFAULT_POLICY, TEST_FINGERPRINTER);
     expect(b.key).toBe(a.key);
     expect(b.argsFingerprint).toBe(a.argsFingerprint);
     expect(a.strategy).toBe("step");
@@ -195,32 +196,32 @@ describe("prepareCall — keys from real requests", () => {
 
   it("the policy's ignoreFields feed the key as well as the fingerprint", () => {
     const policy = { ...DEFAULT_POLICY, keyStrategy: "args" as const, ignoreFields: ["body"] };
-    const a = prepareCall(call, policy);
-    const b = prepareCall({ ...call, args: { ...call.args, body: "hello" } }, policy);
+    const a = prepareCall(call, policy, TEST_FINGERPRINTER);
+    const b = prepareCall({ ...call, args: { ...call.args, body: "hello" } }, policy, TEST_FINGERPRINTER);
     expect(b.key).toBe(a.key);
     expect(b.argsFingerprint).toBe(a.argsFingerprint);
-    const c = prepareCall({ ...call, args: { ...call.args, to: "b@x.io" } }, policy);
+    const c = prepareCall({ ...call, args: { ...call.args, to: "b@x.io" } }, policy, TEST_FINGERPRINTER);
     expect(c.key).not.toBe(a.key);
     expect(c.argsFingerprint).not.toBe(a.argsFingerprint);
   });
 
   it("stepId key is stable across paraphrased args, but the fingerprint sees the change", () => {
-    const a = prepareCall({ ...call, stepId: "welcome-mail" }, DEFAULT_POLICY);
-    const b = prepareCall({ ...call, stepId: "welcome-mail", args: { to: "a@x.io", body: "Hello!" } }, DEFAULT_POLICY);
+    const a = prepareCall({ ...call, stepId: "welcome-mail" }, DEFAULT_POLICY, TEST_FINGERPRINTER);
+    const b = prepareCall({ ...call, stepId: "welcome-mail", args: { to: "a@x.io", body: "Hello!" } }, DEFAULT_POLICY, TEST_FINGERPRINTER);
     expect(b.key).toBe(a.key);
     expect(b.argsFingerprint).not.toBe(a.argsFingerprint);
   });
 
   it("redacts argsText but fingerprints the real args", () => {
     const policy = { ...DEFAULT_POLICY, redactFields: ["body"] };
-    const a = prepareCall(call, policy);
-    const b = prepareCall({ ...call, args: { ...call.args, body: "other" } }, policy);
+    const a = prepareCall(call, policy, TEST_FINGERPRINTER);
+    const b = prepareCall({ ...call, args: { ...call.args, body: "other" } }, policy, TEST_FINGERPRINTER);
     expect(a.argsText).toBe(JSON.stringify({ to: "a@x.io", body: "[REDACTED]", request_id: "r-1" }));
     expect(a.argsFingerprint).not.toBe(b.argsFingerprint);
-    expect(prepareCall({ ...call, args: undefined }, policy).argsText).toBeNull();
+    expect(prepareCall({ ...call, args: undefined }, policy, TEST_FINGERPRINTER).argsText).toBeNull();
   });
 
   it("propagates KeyDerivationError for a scope tool called without scope", () => {
-    expect(() => prepareCall(call, { ...DEFAULT_POLICY, keyStrategy: "scope" })).toThrow(KeyDerivationError);
+    expect(() => prepareCall(call, { ...DEFAULT_POLICY, keyStrategy: "scope" }, TEST_FINGERPRINTER)).toThrow(KeyDerivationError);
   });
 });

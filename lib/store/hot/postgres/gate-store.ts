@@ -109,6 +109,12 @@ export class PostgresGateStore implements GateStore {
     return rows.length === 1;
   }
 
+  async installSecret(name: string, candidate: string, now: number): Promise<string> {
+    await this.rows(SQL.insertInstallSecret, [name, candidate, now]);
+    const [row] = await this.rows(SQL.installSecret, [name]);
+    return String(row!.value);
+  }
+
   async createApiKey(key: ApiKeyRow): Promise<void> {
     await this.rows(SQL.insertApiKey, [key.id, key.projectId, key.name, key.prefix, key.hash, key.createdAt]);
   }

@@ -27,6 +27,8 @@ export const SQL = {
   insertApiKey: `INSERT INTO api_keys (id, project_id, name, prefix, hash, created_at) VALUES ($1, $2, $3, $4, $5, $6)`,
   apiKeyByHash: `SELECT id, project_id, name, prefix, hash, created_at, last_used_at, revoked_at FROM api_keys WHERE hash = $1`,
   touchApiKey: `UPDATE api_keys SET last_used_at = $2 WHERE id = $1`,
+  insertInstallSecret: `INSERT INTO install_secrets (name, value, created_at) VALUES ($1, $2, $3) ON CONFLICT (name) DO NOTHING`,
+  installSecret: `SELECT value FROM install_secrets WHERE name = $1`,
 };
 
 /** Postgres-only single-statement forms: the event is inserted only if the record change applied. */

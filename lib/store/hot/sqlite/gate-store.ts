@@ -113,6 +113,13 @@ export class SqliteGateStore implements GateStore {
     return this.write(() => this.sql.run(SQL.insertProject, [project.id, project.name, project.createdAt]).changes === 1);
   }
 
+  installSecret(name: string, candidate: string, now: number): Promise<string> {
+    return this.write(() => {
+      this.sql.run(SQL.insertInstallSecret, [name, candidate, now]);
+      return String(this.sql.get(SQL.installSecret, [name])!.value);
+    });
+  }
+
   createApiKey(key: ApiKeyRow): Promise<void> {
     return this.write(() => {
       this.sql.run(SQL.insertApiKey, [key.id, key.projectId, key.name, key.prefix, key.hash, key.createdAt]);

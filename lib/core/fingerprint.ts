@@ -1,0 +1,30 @@
+import { createHmac, randomBytes } from "node:crypto";
+import { sha256Hex } from "./canonical";
+
+/**
+ * Args fingerprints keyed with the installation's secret: HMAC-SHA256 over the SHA-256 of the
+ * canonical args. A reader of a fingerprint (viewers, agents) cannot test guesses of a redacted
+ * value against it without the secret. The inner SHA-256 is the fingerprint older versions
+ * stored, so a record written before the change is still recognised as the same args (sameArgs),
+ * and an old fingerprint maps to its keyed one without the args.
+ */
+export interface ArgsFingerprinter {
+  (canonicalArgs: string): { keyed: string; legacy: string };
+}
+
+export function argsFingerprinter(secret: string | Uint8Array): ArgsFingerprinter {
+  return (canonicalArgs) => {
+    const legacy = sha256Hex(canonicalArgs);
+    return { keyed: createHmac("sha256", secret).update(legacy).digest("hex"), legacy };
+  };
+}
+
+/** For fingerprints that are only ever compared with each other in one process (the simulator). */
+export function ephemeralFingerprinter(): ArgsFingerprinter {
+  return argsFingerprinter(randomBytes(32));
+}
+
+/** Same arguments: the stored fingerprint is this call's keyed one, or its unkeyed one from before the change. */
+export function sameArgs(stored: string, call: { argsFingerprint: string; legacyArgsFingerprint: string }): boolean {
+  return stored === call.argsFingerprint || stored === call.legacyArgsFingerprint;
+}

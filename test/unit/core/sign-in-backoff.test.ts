@@ -1,0 +1,15 @@
+import { describe, expect, it } from "vitest";
+import { FREE_FAILURES, MAX_DELAY_MS, signInDelayMs } from "../../../lib/core/sign-in-backoff";
+
+describe("sign-in backoff", () => {
+  it("lets a few typos pass, then doubles the wait per wrong password", () => {
+    expect(Array.from({ length: FREE_FAILURES }, (_, i) => signInDelayMs(i + 1))).toEqual(Array(FREE_FAILURES).fill(0));
+    const delays = [1, 2, 3, 4].map((n) => signInDelayMs(FREE_FAILURES + n));
+    expect(delays).toEqual([2_000, 4_000, 8_000, 16_000]);
+  });
+
+  it("never makes the owner wait more than five minutes, however long the guessing goes on", () => {
+    for (const failures of [20, 100, 10_000, Number.MAX_SAFE_INTEGER]) expect(signInDelayMs(failures)).toBe(MAX_DELAY_MS);
+    expect(MAX_DELAY_MS).toBe(5 * 60_000);
+  });
+});
