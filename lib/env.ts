@@ -65,6 +65,8 @@ const EnvSchema = z.object({
         return false;
       }
     }, "each entry must be an IP address, a CIDR, loopback, linklocal or uniquelocal"),
+  /** Absolute session lifetime: a session ends this long after sign-in, however active (sliding idle expiry: 8 h). */
+  IDEMGATE_SESSION_MAX_HOURS: z.coerce.number().min(0.001).max(720).default(24),
   /** Sign-in attempts per client IP and minute. */
   // Upstream secrets (lib/server/upstreams): base64 of 32 bytes, the same on every instance; unset, one is generated into IDEMGATE_DATA_DIR.
   IDEMGATE_SECRETS_KEY: z.string().regex(/^[A-Za-z0-9+/]{43}=$/, "base64 of 32 bytes").optional(),

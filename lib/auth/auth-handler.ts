@@ -1,5 +1,7 @@
+import { arrivedOverHttps, clientIp } from "../http/client-address";
 import { getOperators } from "../server/operator-context";
 import { AUTH_BASE_PATH } from "./auth";
+import { DEMO_LOCAL_ONLY_NOTICE, demoPasswordRefused } from "./demo-password";
 import { SignInFailures } from "./sign-in-failures";
 
 /**
@@ -18,9 +20,43 @@ export async function handleAuth(req: Request): Promise<Response> {
     );
   }
   const operators = getOperators();
-  if (path === "/sign-in/email" && req.method === "POST") return signInWithBackoff(req, operators.auth.handler, new SignInFailures(operators.db.auth.db));
-  return operators.auth.handler(req);
+  const https = arrivedOverHttps(req.headers);
+  if (path === "/change-password" && req.method === "POST") req = await revokingOtherSessions(req);
+  const res =
+    path === "/sign-in/email" && req.method === "POST"
+      ? await signInWithBackoff(req, operators.auth.handler, new SignInFailures(operators.db.auth.db))
+      : await operators.auth.handler(req);
+  return https ? withSecureCookies(res) : res;
 }
+
+/** A changed password ends every other session of the user, whatever the client asked for. */
+async function revokingOtherSessions(req: Request): Promise<Request> {
+  let body: unknown;
+  try {
+    body = await req.clone().json();
+  } catch {
+    return req; // better-auth answers the malformed body
+  }
+  if (typeof body !== "object" || body === null) return req;
+  const headers = new Headers(req.headers);
+  headers.delete("content-length");
+  return new Request(req.url, { method: "POST", headers, body: JSON.stringify({ ...body, revokeOtherSessions: true }) });
+}
+
+/**
+ * Cookies set over https (directly, or through a trusted proxy: client-address.ts) are Secure,
+ * whatever BETTER_AUTH_URL says, so a later plain-http request never carries the session.
+ */
+function withSecureCookies(res: Response): Response {
+  const cookies = res.headers.getSetCookie();
+  if (cookies.length === 0 || cookies.every(isSecure)) return res;
+  const headers = new Headers(res.headers);
+  headers.delete("set-cookie");
+  for (const cookie of cookies) headers.append("set-cookie", isSecure(cookie) ? cookie : `${cookie}; Secure`);
+  return new Response(res.body, { status: res.status, statusText: res.statusText, headers });
+}
+
+const isSecure = (cookie: string) => /;\s*secure\s*(;|$)/i.test(cookie);
 
 /**
  * Per-account backoff on top of better-auth's per-address limit, which a botnet spreads thin:
@@ -29,8 +65,11 @@ export async function handleAuth(req: Request): Promise<Response> {
  * right password after the delay signs in and resets the count.
  */
 async function signInWithBackoff(req: Request, handler: (req: Request) => Promise<Response>, failures: SignInFailures): Promise<Response> {
-  const email = await emailOf(req);
+  const { email, password } = await credentialsOf(req);
   if (email === null) return handler(req);
+  if (password !== null && demoPasswordRefused(email, password, clientIp(req.headers))) {
+    return Response.json({ code: "DEMO_PASSWORD_LOCAL_ONLY", message: DEMO_LOCAL_ONLY_NOTICE }, { status: 403, headers: { "cache-control": "no-store" } });
+  }
   const now = Date.now();
   const until = await failures.blockedUntil(email, now);
   if (until !== null) {
@@ -46,12 +85,15 @@ async function signInWithBackoff(req: Request, handler: (req: Request) => Promis
   return res;
 }
 
-async function emailOf(req: Request): Promise<string | null> {
+async function credentialsOf(req: Request): Promise<{ email: string | null; password: string | null }> {
   try {
     const body: unknown = await req.clone().json();
-    const email = typeof body === "object" && body !== null ? (body as { email?: unknown }).email : undefined;
-    return typeof email === "string" && email.length > 0 ? email : null;
+    const { email, password } = typeof body === "object" && body !== null ? (body as { email?: unknown; password?: unknown }) : {};
+    return {
+      email: typeof email === "string" && email.length > 0 ? email : null,
+      password: typeof password === "string" ? password : null,
+    };
   } catch {
-    return null;
+    return { email: null, password: null };
   }
 }

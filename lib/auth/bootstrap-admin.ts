@@ -5,12 +5,10 @@ import type { CreateUser } from "../server/operator-members";
 import { openOperatorDb } from "../store/connection/operator-db";
 import type { OperatorStore } from "../store/ports/operator-store";
 import { createAuth } from "./auth";
+import { DEMO_ADMIN_EMAIL, DEMO_ADMIN_PASSWORD, DEMO_LOCAL_ONLY_NOTICE, demoPasswordActive } from "./demo-password";
 import { resolveAuthSecret } from "./auth-secret";
 import { userCreator } from "./create-user";
 
-/** Documented demo credentials (README): used only when the demo is seeded and no ADMIN_EMAIL is set. */
-export const DEMO_ADMIN_EMAIL = "admin@idemgate.local";
-export const DEMO_ADMIN_PASSWORD = "idemgate-demo-admin";
 
 interface BootstrapDeps {
   store: OperatorStore;
@@ -35,6 +33,7 @@ export async function bootstrapOperators(config: Env): Promise<void> {
       { store: db.store, createUser: userCreator(auth) },
       { adminEmail: config.ADMIN_EMAIL, adminPassword: config.ADMIN_PASSWORD, seedDemo: config.IDEMGATE_SEED_DEMO },
     );
+    if (await demoPasswordActive(auth, db.store)) console.warn(`[idemgate] ${DEMO_LOCAL_ONLY_NOTICE}`);
   } finally {
     await db.close();
   }
@@ -73,6 +72,7 @@ export async function bootstrapAdmin(ops: BootstrapDeps, config: BootstrapConfig
       "  Idemgate: created the DEMO operator account — anyone who reads the README",
       "  can sign in with it. Set ADMIN_EMAIL and ADMIN_PASSWORD for real use.",
       `    sign in at /sign-in as ${DEMO_ADMIN_EMAIL} / ${DEMO_ADMIN_PASSWORD}`,
+      "  It works from this machine (localhost) only.",
       "  ************************************************************************",
       "",
     ].join("\n"),

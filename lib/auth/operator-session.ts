@@ -1,11 +1,22 @@
 import type { GateStore } from "../store/ports/gate-store";
 import type { MemberRole, OperatorStore, UserRow } from "../store/ports/operator-store";
+import { env } from "../env";
 import type { Auth } from "./auth";
 
-/** The signed-in operator behind a request's session cookie, or null. */
+const HOUR_MS = 60 * 60 * 1000;
+
+/**
+ * The signed-in operator behind a request's session cookie, or null. Sessions slide (better-auth:
+ * 8 h idle) but also end a fixed time after sign-in, however active: a stolen cookie or an
+ * unattended browser does not stay signed in forever.
+ */
 export async function sessionUser(auth: Auth, store: OperatorStore, headers: Headers): Promise<UserRow | null> {
   const session = await auth.api.getSession({ headers });
   if (!session) return null;
+  if (Date.now() - new Date(session.session.createdAt).getTime() > env().IDEMGATE_SESSION_MAX_HOURS * HOUR_MS) {
+    await (await auth.$context).internalAdapter.deleteSession(session.session.token);
+    return null;
+  }
   // Read the flag from our table, not the session's copy: granted or withdrawn, it applies at once.
   return store.findUserById(session.user.id);
 }

@@ -25,16 +25,27 @@ export class OperatorMembers {
     return this.store.listMembers(projectId);
   }
 
+  /**
+   * Adds an account by email. A project admin learns nothing about accounts outside the projects
+   * they share with them: such an email is handled exactly like one without an account (a
+   * password is asked for; given one, the account is added, and an existing account keeps its own
+   * password). Accounts they can already see (and everything, for an instance admin) get the
+   * plain answers.
+   */
   async add(projectId: string, input: AddMemberInput, actor: Actor): Promise<MemberRow> {
     const email = input.email.trim().toLowerCase();
     let user = await this.store.findUserByEmail(email);
-    if (user && input.password !== undefined) {
+    const visible = user !== null && (await this.canSee(user.id, actor));
+    if (visible && input.password !== undefined) {
       throw new AppError("already_exists", `an account for ${email} exists: omit the password to add it to this project`);
     }
+    if (!visible && input.password === undefined) {
+      throw new AppError("invalid_input", `give a password (and a name) to add ${email}: it is not an account of a project you share`);
+    }
     if (!user) {
-      if (input.password === undefined) throw new AppError("invalid_input", `no account for ${email}: give a password (and a name) to create one`);
-      const id = await this.createUser({ email, password: input.password, name: input.name ?? email });
-      await this.store.appendAudit(auditEntry(actor, projectId, "user.created", { type: "user", id }, { email }, this.clock()));
+      const id = await this.createUser({ email, password: input.password!, name: input.name ?? email });
+      // Instance-level, not in the project's log: a project's log must read the same whether or not the email had an account.
+      await this.store.appendAudit(auditEntry(actor, null, "user.created", { type: "user", id }, { email, projectId }, this.clock()));
       user = { id, email, name: input.name ?? email, instanceAdmin: false };
     }
     if (await this.store.findMember(projectId, user.id)) {
@@ -62,6 +73,15 @@ export class OperatorMembers {
     const detail = { email: member.email, role: member.role };
     await this.store.removeMember(projectId, userId, auditEntry(actor, projectId, "member.removed", { type: "member", id: userId }, detail, now));
     return member;
+  }
+
+  /** Whether the actor may know the account exists: an instance admin, or they share a project. */
+  private async canSee(userId: string, actor: Actor): Promise<boolean> {
+    if (actor.type !== "user" || actor.id === null) return false;
+    if ((await this.store.findUserById(actor.id))?.instanceAdmin) return true;
+    const [mine, theirs] = await Promise.all([this.store.listMemberships(actor.id), this.store.listMemberships(userId)]);
+    const shared = new Set(mine.map((membership) => membership.projectId));
+    return theirs.some((membership) => shared.has(membership.projectId));
   }
 
   private async getOrThrow(projectId: string, userId: string): Promise<MemberRow> {
