@@ -3,6 +3,7 @@
 import { usePathname, useRouter, useSearchParams } from "next/navigation";
 import { type FormEvent, useState } from "react";
 import { type CallFilters as Filters, activeFilterCount, filtersFromSearch, filtersToSearch } from "@/lib/dashboard/call-filters";
+import { projectApi } from "@/lib/dashboard/fetch-json";
 import { useCallsQuery } from "@/lib/dashboard/queries/use-calls-query";
 import { CallFilters } from "./CallFilters";
 import { CallsTable } from "./CallsTable";
@@ -32,7 +33,12 @@ export function CallsExplorer() {
     <div className="stack">
       <div className="row spread">
         <h1 style={{ margin: 0 }}>Calls</h1>
-        <OpenById projectId={projectId} />
+        <div className="row">
+          <OpenById projectId={projectId} />
+          <a href={`${projectApi(projectId).operator}/calls/export${searchKey ? `?${searchKey}` : ""}`} download className="button-link" data-testid="calls-export">
+            Export CSV
+          </a>
+        </div>
       </div>
       <CallFilters key={searchKey} value={filters} onApply={apply} tools={tools} />
       {calls.error && !calls.data ? (

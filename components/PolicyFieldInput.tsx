@@ -1,6 +1,7 @@
 "use client";
 
 import type { PolicyField } from "@/lib/dashboard/policy-form";
+import { policyLabel } from "@/lib/dashboard/policy-labels";
 
 interface Props {
   field: PolicyField;
@@ -15,16 +16,27 @@ interface Props {
 export function PolicyFieldInput({ field, value, inherited, error, disabled, onChange }: Props) {
   const id = `field-${field.path.replace(/\W/g, "-")}`;
   const own = value !== undefined;
+  const label = policyLabel(field.path, field.description);
+  const describedBy = [label.help ? `${id}-help` : "", error ? `${id}-error` : ""].filter(Boolean).join(" ") || undefined;
   return (
     <>
-      <label htmlFor={id}>
-        <code>{field.path}</code>
-        {field.description ? <div className="muted" style={{ fontSize: "0.85em" }}>{field.description}</div> : null}
-      </label>
+      <div>
+        <label htmlFor={id} style={{ fontWeight: 600 }}>
+          {label.label}
+        </label>
+        {label.help ? (
+          <div id={`${id}-help`} className="muted" style={{ fontSize: "0.85em" }}>
+            {label.help}
+          </div>
+        ) : null}
+        <div className="muted" style={{ fontSize: "0.75em" }}>
+          API field <code>{field.path}</code>
+        </div>
+      </div>
       <div className="stack" style={{ gap: 4 }}>
         <div className="row">
           {field.options ? (
-            <select id={id} value={own ? value : ""} disabled={disabled} onChange={(e) => onChange(e.target.value === "" ? undefined : e.target.value)}>
+            <select id={id} value={own ? value : ""} disabled={disabled} aria-describedby={describedBy} onChange={(e) => onChange(e.target.value === "" ? undefined : e.target.value)}>
               <option value="">inherit ({inherited.value})</option>
               {field.options.map((o) => (
                 <option key={o} value={o}>
@@ -40,7 +52,7 @@ export function PolicyFieldInput({ field, value, inherited, error, disabled, onC
               inputMode={field.kind === "number" ? "decimal" : undefined}
               disabled={disabled}
               aria-invalid={error ? true : undefined}
-              aria-describedby={error ? `${id}-error` : undefined}
+              aria-describedby={describedBy}
               onChange={(e) => onChange(e.target.value === "" ? undefined : e.target.value)}
             />
           )}

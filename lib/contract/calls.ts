@@ -115,7 +115,7 @@ export const LedgerEventSchema = z
     argsMismatch: z.boolean(),
     latencyUs: z.number().int(),
     policyVersion: z.number().int(),
-    detail: z.unknown().nullable().describe("Loop warnings, an operator's reason or note, a resend's generation"),
+    detail: z.unknown().nullable().describe("Loop warnings, an operator's reason or note, a resend's generation; for a begin with different args, the args it sent (`args`, redacted)"),
   })
   .meta({ id: "LedgerEvent" });
 

@@ -7,7 +7,12 @@ const note = z.string().trim().min(1).max(2_000);
 
 export const RoleSchema = z.enum(["viewer", "operator", "admin"]).meta({ id: "OperatorRole" });
 
-const Party = z.object({ type: z.string(), id: z.string().nullable(), label: z.string().nullable() });
+const Party = z.object({
+  type: z.string(),
+  id: z.string().nullable(),
+  label: z.string().nullable(),
+  name: z.string().nullable().optional().describe("A readable name: the API key's name for an agent (label is its id)"),
+});
 
 export const OperatorResendRequestSchema = ResendRequestSchema.omit({ bypassToken: true })
   .extend({
@@ -87,9 +92,21 @@ export const AuditEntrySchema = z
   })
   .meta({ id: "AuditEntry" });
 
-export const AuditQuerySchema = z
-  .object({ limit: z.coerce.number().int().min(1).max(500).default(100), before: z.string().max(200).optional() })
-  .strict();
+/** The audit log's filters, shared by the list and its CSV export. */
+export const AuditFilterSchema = z.object({
+  actor: z.string().trim().min(1).max(254).optional().describe("Entries whose actor's label (an email, an API key id) starts with this, or whose actor id it is"),
+  action: z.string().trim().min(1).max(100).optional().describe("Entries whose action starts with this: `policy.` or `resend.approved`"),
+  from: z.iso.datetime({ offset: true }).optional().describe("At or after (ISO 8601)"),
+  to: z.iso.datetime({ offset: true }).optional().describe("Before (ISO 8601)"),
+});
+
+const fromBeforeTo = (q: { from?: string; to?: string }) => !q.from || !q.to || Date.parse(q.from) < Date.parse(q.to);
+
+export const AuditQuerySchema = AuditFilterSchema.extend({ limit: z.coerce.number().int().min(1).max(500).default(100), before: z.string().max(200).optional() })
+  .strict()
+  .refine(fromBeforeTo, { message: "`from` must be before `to`", path: ["from"] });
+
+export const AuditExportQuerySchema = AuditFilterSchema.strict().refine(fromBeforeTo, { message: "`from` must be before `to`", path: ["from"] });
 
 export const AuditListSchema = z.object({ entries: z.array(AuditEntrySchema), nextBefore: z.string().nullable() });
 

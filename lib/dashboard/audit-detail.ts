@@ -48,3 +48,18 @@ export function auditDetailFields(detail: unknown): AuditDetailField[] {
   if (typeof detail !== "object" || Array.isArray(detail)) return [field("detail", detail)];
   return Object.entries(detail as Record<string, unknown>).map(([key, value]) => field(key, value));
 }
+
+export interface PolicyFieldChange {
+  path: string;
+  before: unknown;
+  after: unknown;
+}
+
+/** A policy entry's field diff (`changes`), apart from its other fields, for a list of its own. */
+export function splitPolicyChanges(detail: unknown): { changes: PolicyFieldChange[]; rest: unknown } {
+  if (detail === null || typeof detail !== "object" || Array.isArray(detail)) return { changes: [], rest: detail };
+  const { changes, ...rest } = detail as Record<string, unknown>;
+  if (!Array.isArray(changes)) return { changes: [], rest: detail };
+  const valid = changes.filter((c): c is PolicyFieldChange => typeof c === "object" && c !== null && typeof (c as { path?: unknown }).path === "string");
+  return { changes: valid, rest };
+}

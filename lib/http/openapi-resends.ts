@@ -104,5 +104,4 @@ export function registerResendPaths(registry: OpenAPIRegistry): void {
   op("post", `${p}/members`, "Add a member, creating the account when new (admin)", MemberSchema, ProjectParams, AddMemberSchema);
   op("put", `${p}/members/{userId}`, "Change a member's role (admin)", MemberSchema, ProjectUserParams, SetRoleSchema);
   op("delete", `${p}/members/{userId}`, "Remove a member (admin)", MemberSchema, ProjectUserParams);
-  op("get", `${p}/audit`, "The append-only audit log, newest first (viewer)", AuditListSchema, ProjectParams);
 }

@@ -9,6 +9,7 @@ import {
   HeartbeatResponseSchema,
 } from "../contract/v1";
 import { registerAdminPaths } from "./openapi-admin";
+import { registerAuditPaths } from "./openapi-audit";
 import { registerCallExplorerPaths } from "./openapi-calls";
 import { registerInsightPaths } from "./openapi-insights";
 import { registerOutboundPaths } from "./openapi-outbound";
@@ -74,6 +75,7 @@ export function buildOpenApiDocument() {
   registerInsightPaths(registry);
   registerResendPaths(registry);
   registerCallExplorerPaths(registry);
+  registerAuditPaths(registry);
   registerUpstreamPaths(registry);
   registerOutboundPaths(registry);
   registerSagaPaths(registry);

@@ -31,13 +31,16 @@ export function toWireResend(row: ResendRequestRow, now: number, token?: string)
   };
 }
 
-export function toOperatorResend(row: ResendRequestRow, now: number): OperatorResendRequest {
+/** API key ids → names, so an agent shows as "billing-agent", not as `key_0mwv…`. */
+export type KeyNames = ReadonlyMap<string, string>;
+
+export function toOperatorResend(row: ResendRequestRow, now: number, keyNames: KeyNames = new Map()): OperatorResendRequest {
   return {
     ...toWireResend(row, now),
     key: row.key,
     argsFingerprint: row.argsFingerprint,
     args: row.args === null ? null : JSON.parse(row.args),
-    requestedBy: { type: row.requesterType, id: row.requesterId, label: row.requesterLabel },
+    requestedBy: { type: row.requesterType, id: row.requesterId, label: row.requesterLabel, name: keyNameOf(row.requesterType, row.requesterId, keyNames) },
     decidedBy: row.deciderType ? { type: row.deciderType, id: row.deciderId, label: row.deciderLabel } : null,
     tokenIssuedAt: isoOrNull(row.tokenIssuedAt),
     usedAt: isoOrNull(row.usedAt),
@@ -60,11 +63,13 @@ export function toWireMember(row: MemberRow) {
   return { userId: row.userId, email: row.email, name: row.name, role: row.role, createdAt: iso(row.createdAt) };
 }
 
-export function toWireAudit(row: AuditEntryRow) {
+const keyNameOf = (type: string, id: string | null, keyNames: KeyNames): string | null => (type === "agent" && id !== null ? (keyNames.get(id) ?? null) : null);
+
+export function toWireAudit(row: AuditEntryRow, keyNames: KeyNames = new Map()) {
   return {
     id: row.id,
     at: iso(row.at),
-    actor: { type: row.actorType, id: row.actorId, label: row.actorLabel },
+    actor: { type: row.actorType, id: row.actorId, label: row.actorLabel, name: keyNameOf(row.actorType, row.actorId, keyNames) },
     action: row.action,
     target: { type: row.targetType, id: row.targetId },
     detail: row.detail === null ? null : JSON.parse(row.detail),

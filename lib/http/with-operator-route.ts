@@ -74,6 +74,11 @@ export function withOperatorRoute<B = undefined, P = Record<string, never>, Q = 
       const body = spec.body ? spec.body.parse(await readJsonBody(req)) : (undefined as B);
       const operator = { user, actor: userActor(user, clientInfo(req)), role } as Operator<N>;
       const data = await spec.handler({ req, body, params, query, operator, requestId });
+      // A download (CSV) answers with its own Response; everything else is JSON.
+      if (data instanceof Response) {
+        data.headers.set("x-request-id", requestId);
+        return data;
+      }
       return Response.json(data, { headers: { "x-request-id": requestId, "cache-control": "no-store" } });
     } catch (error) {
       return errorResponse(error, requestId);

@@ -85,7 +85,7 @@ export class CallExplorer {
       args: mask(record.args),
       result: record.state === "succeeded" ? mask(record.result) : null,
       redactFields: policy.redactFields,
-      events: events.length > CALL_EVENTS_LIMIT ? events.slice(1) : events,
+      events: (events.length > CALL_EVENTS_LIMIT ? events.slice(1) : events).map((event) => maskDetailArgs(event, policy.redactFields)),
       truncated: events.length > CALL_EVENTS_LIMIT,
     };
   }
@@ -114,4 +114,12 @@ function cursorOf(text: string | undefined): Cursor | undefined {
 function page<T>(rows: T[], limit: number, position: (row: T) => Cursor): Paged<T> {
   const items = rows.slice(0, limit);
   return { items, nextCursor: rows.length > limit ? encodeCursor(position(items[items.length - 1]!)) : null };
+}
+
+/** A mismatched begin keeps the args it sent in its detail: masked again under the current policy, like the record's. */
+function maskDetailArgs(event: GateEvent, redactFields: readonly string[]): GateEvent {
+  if (!event.argsMismatch || event.detail === null) return event;
+  const detail = parseJsonText(event.detail) as Record<string, unknown> | null;
+  if (!detail || typeof detail !== "object" || !("args" in detail)) return event;
+  return { ...event, detail: JSON.stringify({ ...detail, args: redact(detail.args, redactFields) }) };
 }

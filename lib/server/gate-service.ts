@@ -249,8 +249,13 @@ export class GateService {
 
   /** Null when a concurrent writer changed the record first: plan again from a fresh read. */
   private async apply(plan: BeginPlan, ctx: BeginContext): Promise<BeginDecision | null> {
-    const event = (record: CallRecord, argsMismatch: boolean) =>
-      beginEvent(record, ctx.call, { ...this.beginFields(ctx, plan.decision), argsMismatch });
+    const event = (record: CallRecord, argsMismatch: boolean) => {
+      const fields = this.beginFields(ctx, plan.decision);
+      // Same key, other args: keep what this call sent (redacted like the record's), so an operator
+      // can set both argument sets side by side. Only mismatches pay for it.
+      if (argsMismatch && ctx.call.argsText !== null) fields.detail = { ...fields.detail, args: JSON.parse(ctx.call.argsText) as unknown };
+      return beginEvent(record, ctx.call, { ...fields, argsMismatch });
+    };
     switch (plan.op) {
       case "insert":
         return (await this.store.insertRecord(plan.record, event(plan.record, false))) ? plan.decision : null;

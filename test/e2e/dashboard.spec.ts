@@ -101,11 +101,11 @@ test("tools & policies: list with traffic, edit a policy with inline validation,
   await page.getByRole("link", { name: "send_email" }).click();
   await expect(page.getByRole("heading", { name: /Policy/ })).toBeVisible();
   await expect(page.getByText("inherited from builtin").first()).toBeVisible();
-  const ttl = page.getByLabel(/^ttlSeconds/);
+  const ttl = page.getByLabel("Keep outcomes for (seconds)");
   await ttl.fill("0");
   await expect(page.locator("#field-ttlSeconds-error")).toBeVisible();
   await ttl.fill("3600");
-  await page.getByLabel(/^onDuplicate/).selectOption("refuse");
+  await page.getByLabel("On a duplicate").selectOption("refuse");
   // Before saving, the simulator replays the tool's latest calls through the draft: the six paraphrased
   // duplicates that were replays would now be refused, and the chart draws both sides.
   const simulation = page.getByTestId("policy-simulation");

@@ -119,3 +119,77 @@ test("overview: a preset and a custom range live in the URL and survive a reload
   await expect(page.getByTestId("decisions-chart")).toContainText("Calls per hour");
   await expect(page.getByTestId("decisions-chart")).toContainText("Date and time (UTC)");
 });
+
+test("approvals: the card names the API key, shows the run and agent, the original outcome and the args diff of a resend under other args", async () => {
+  const keys = (await (await page.request.get(`/api/v1/operator/projects/${PROJECT_ID}/api-keys`)).json()) as { keys: { id: string; name: string; prefix: string }[] };
+  const key = keys.keys.find((k) => demoKey().startsWith(k.prefix))!;
+  const invoice = { tool: `jr_invoice_${suffix}`, runId: `jr_inv_${suffix}`, agentId: "billing-agent", stepId: "invoice", args: { order: "order:7", amount: 1999 } };
+  const original = await runOnce(agent, invoice);
+  const asked = await agent.begin({ ...invoice, args: { order: "order:7", amount: 2099 }, bypass: { reason: "The customer changed the amount" } });
+  expect(asked.decision).toBe("approval_required");
+  const requestId = "requestId" in asked ? String(asked.requestId) : "";
+
+  await page.goto(`${PROJECT}/approvals`);
+  const card = page.locator(`[data-request-id="${requestId}"]`);
+  // The key's name, not its id (the id stays beside it, muted).
+  await expect(card.getByTestId("resend-asked-by").locator("strong")).toHaveText(key.name);
+  await expect(card.getByTestId("resend-run")).toContainText(invoice.runId);
+  await expect(card.getByTestId("resend-run")).toContainText("billing-agent");
+  await expect(card.getByTestId("resend-outcome")).toContainText("succeeded");
+  await expect(card.getByTestId("resend-result")).toContainText('"tool"');
+  const diff = card.getByTestId("resend-args-diff");
+  await expect(diff.getByTestId("resend-args-diff-before")).toContainText('"amount": 1999');
+  await expect(diff.getByTestId("resend-args-diff-after")).toContainText('"amount": 2099');
+  await expect(diff.locator('tr[data-kind="changed"]')).toHaveCount(1);
+  await expect(diff.locator('tr[data-kind="changed"]')).toContainText("amount");
+  await expectNoSeriousA11yViolations(page);
+
+  // The original call, replayed under other args, shows both argument sets on its page.
+  expect((await agent.begin({ ...invoice, args: { order: "order:7", amount: 2199 } })).decision).toBe("replay");
+  await page.goto(`${PROJECT}/calls/${original.callId}`);
+  const replay = page.getByTestId("replay-args-diff");
+  await expect(replay.getByTestId("replay-args-diff-before")).toContainText('"amount": 1999');
+  await expect(replay.getByTestId("replay-args-diff-after")).toContainText('"amount": 2199');
+  await expectNoSeriousA11yViolations(page);
+});
+
+test("policies: a save appears in the audit log with who, why and the field diff; Restore brings an old revision back", async () => {
+  const tool = TOOLS.main;
+  await page.goto(`${PROJECT}/tools/${tool}`);
+  // Labels and help in words, no raw field names as labels and no references to a missing DESIGN.md.
+  await expect(page.getByText("Keep outcomes for (seconds)")).toBeVisible();
+  await expect(page.getByText(/DESIGN\.md/)).toHaveCount(0);
+  await page.getByLabel("Keep outcomes for (seconds)").fill("7200");
+  await page.getByLabel("Reason for the change").fill("Two hours is enough for journeys");
+  await page.getByRole("button", { name: "Save policy" }).click();
+  await expect(page.getByRole("status").filter({ hasText: /Saved as revision/ })).toBeVisible();
+
+  await page.goto(`${PROJECT}/audit?action=policy.`);
+  const row = page.getByTestId("audit-row").filter({ hasText: "Two hours is enough for journeys" });
+  await expect(row).toBeVisible();
+  await expect(row).toContainText(ADMIN.email);
+  await expect(row).toContainText("policy.updated");
+  await expect(row.getByTestId("audit-changes")).toContainText("Keep outcomes for (seconds): inherited → 7200");
+  await expect(page.getByTestId("audit-row").filter({ hasNotText: /policy\./ })).toHaveCount(0);
+  // The export link carries the same filters.
+  await expect(page.getByTestId("audit-export")).toHaveAttribute("href", /\/audit\/export\?action=policy\.$/);
+  const csv = await (await page.request.get((await page.getByTestId("audit-export").getAttribute("href"))!)).text();
+  expect(csv.split("\n")[0]).toBe("at,actor_type,actor,actor_id,action,target_type,target_id,detail,ip,user_agent,id");
+  expect(csv).toContain("Two hours is enough for journeys");
+  await expectNoSeriousA11yViolations(page);
+
+  // Restore the revision before the save (loop detection off, TTL inherited).
+  await page.goto(`${PROJECT}/tools/${tool}`);
+  const revisions = page.getByTestId("policy-revision");
+  await expect(revisions.first()).toContainText("Two hours is enough for journeys");
+  const older = revisions.nth(1);
+  const version = await older.getAttribute("data-version");
+  await older.getByRole("button", { name: `Restore v${version}` }).click();
+  await older.getByLabel(`Why restore v${version}?`, { exact: false }).fill("Back to the default TTL");
+  await older.getByRole("button", { name: `Restore v${version} now` }).click();
+  await expect(page.getByRole("status").filter({ hasText: "Restored" })).toBeVisible();
+  await expect(revisions.first()).toContainText(`(restored v${version})`);
+  await expect(page.getByLabel("Keep outcomes for (seconds)")).toHaveValue("");
+  await page.goto(`${PROJECT}/audit?action=policy.restored`);
+  await expect(page.getByTestId("audit-row").filter({ hasText: "Back to the default TTL" })).toBeVisible();
+});

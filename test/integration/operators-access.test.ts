@@ -32,6 +32,8 @@ const ACCESS: Record<string, "signedIn" | Role> = {
   "PUT projects/[projectId]/members/[userId]": "admin",
   "DELETE projects/[projectId]/members/[userId]": "admin",
   "GET projects/[projectId]/audit": "viewer",
+  "GET projects/[projectId]/audit/export": "viewer",
+  "GET projects/[projectId]/calls/export": "viewer",
   "GET projects/[projectId]/calls": "viewer",
   "GET projects/[projectId]/calls/[callId]/events": "viewer",
   "GET projects/[projectId]/runs": "viewer",

@@ -17,7 +17,7 @@ export const queryKeys = {
   callEvents: (projectId: string, callId: string) => ["call-events", { projectId, callId }] as const,
   runs: (projectId: string) => ["runs", { projectId }] as const,
   run: (projectId: string, runId: string) => ["run", { projectId, runId }] as const,
-  audit: (projectId: string) => ["audit", { projectId }] as const,
+  audit: (projectId: string, filters: object = {}) => ["audit", { projectId, ...filters }] as const,
 };
 
 /** Dashboards poll; these intervals keep the server load small. */

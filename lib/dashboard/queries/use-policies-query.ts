@@ -48,6 +48,23 @@ export function useSavePolicyMutation(projectId: string, tool: string) {
       Promise.all([
         client.invalidateQueries({ queryKey: ["policy-history"] }),
         client.invalidateQueries({ queryKey: ["policies"] }),
+        client.invalidateQueries({ queryKey: ["audit"] }),
+      ]),
+  });
+}
+
+/** Make a past revision the tool's layer again (as a new revision, with a reason). */
+export function useRestorePolicyMutation(projectId: string, tool: string) {
+  const client = useQueryClient();
+  return useMutation({
+    mutationFn: ({ version, reason }: { version: number; reason: string }) =>
+      postJson(`${toolUrl(projectId, tool)}/revisions/${version}/restore`, PolicyChangeResponseSchema, { reason }),
+    onSuccess: (change) => client.setQueryData(queryKeys.policy(projectId, tool), change.effective),
+    onSettled: () =>
+      Promise.all([
+        client.invalidateQueries({ queryKey: ["policy-history"] }),
+        client.invalidateQueries({ queryKey: ["policies"] }),
+        client.invalidateQueries({ queryKey: ["audit"] }),
       ]),
   });
 }

@@ -83,6 +83,17 @@ export interface Page {
   before?: string;
 }
 
+/** The audit log's filters; absent means any. */
+export interface AuditFilter {
+  /** The actor's label (email, API key) starts with this, or it is the actor's id. */
+  actor?: string;
+  /** The action starts with this (`policy.` or `policy.updated`). */
+  action?: string;
+  /** Epoch ms: at or after / before. */
+  from?: number;
+  to?: number;
+}
+
 /**
  * Storage for operators, resend requests and the audit log: a store of its own beside GateStore,
  * on its own connection (shared with better-auth). Every state change is conditional and carries
@@ -119,7 +130,7 @@ export interface OperatorStore {
   setResendUsedCall(projectId: string, id: string, callId: string): Promise<void>;
 
   appendAudit(entry: AuditEntryRow): Promise<void>;
-  listAudit(projectId: string, page: Page): Promise<AuditEntryRow[]>;
+  listAudit(projectId: string, page: Page, filter?: AuditFilter): Promise<AuditEntryRow[]>;
 
   listApiKeys(projectId: string): Promise<ApiKeyRow[]>;
   createApiKey(row: ApiKeyRow, audit: AuditEntryRow): Promise<void>;

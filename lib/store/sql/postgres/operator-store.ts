@@ -1,5 +1,6 @@
 import type pg from "pg";
 import type { CallRecord } from "../../../core/record";
+import { auditListStatement } from "../shared/audit-list-statements";
 import { CallListReads } from "../shared/call-list-statements";
 import { eventValues, recordValues, rowToApiKey } from "../../hot/shared/columns";
 import {
@@ -18,6 +19,7 @@ import type {
   MemberRole,
   MemberRow,
   OperatorStore,
+  AuditFilter,
   Page,
   ResendDecision,
   ResendRequestRow,
@@ -141,8 +143,9 @@ export class PostgresOperatorStore extends CallListReads implements OperatorStor
     await this.rows(Q.insertAudit, auditValues(entry));
   }
 
-  async listAudit(projectId: string, page: Page): Promise<AuditEntryRow[]> {
-    return (await this.rows(Q.audit, [projectId, page.before ?? null, page.limit])).map(rowToAudit);
+  async listAudit(projectId: string, page: Page, filter?: AuditFilter): Promise<AuditEntryRow[]> {
+    const { sql, values } = auditListStatement(projectId, page, filter);
+    return (await this.rows(sql, values)).map(rowToAudit);
   }
 
   async listApiKeys(projectId: string): Promise<ApiKeyRow[]> {

@@ -54,7 +54,7 @@ export const AUDIT_COLUMNS: readonly Column<AuditEntryRow>[] = [
 
 const list = <T>(columns: readonly Column<T>[]) => columns.map(([c]) => `"${c}"`).join(", ");
 const RESEND_LIST = list(RESEND_COLUMNS);
-const AUDIT_LIST = list(AUDIT_COLUMNS);
+export const AUDIT_LIST = list(AUDIT_COLUMNS);
 const MEMBER_SELECT = `SELECT m.project_id, m.user_id, m.role, m.created_at, u.email, u.name FROM project_members m JOIN users u ON u.id = m.user_id`;
 const API_KEY_LIST = `id, project_id, name, prefix, hash, created_at, last_used_at, revoked_at`;
 /** Pending, or approved and not yet used: a request the same asker should be pointed back to. */
@@ -84,7 +84,6 @@ export const OPERATOR_SQL = {
   setUsedCall: `UPDATE resend_requests SET used_call_id = $3 WHERE project_id = $1 AND id = $2 AND used_call_id IS NULL`,
 
   insertAudit: `INSERT INTO audit_log (${AUDIT_LIST}) VALUES (${placeholders(AUDIT_COLUMNS, 1, false)})`,
-  audit: `SELECT ${AUDIT_LIST} FROM audit_log WHERE project_id = $1 AND (CAST($2 AS TEXT) IS NULL OR id < $2) ORDER BY id DESC LIMIT $3`,
 
   apiKeys: `SELECT ${API_KEY_LIST} FROM api_keys WHERE project_id = $1 ORDER BY created_at DESC, id DESC`,
   insertApiKey: SQL.insertApiKey,

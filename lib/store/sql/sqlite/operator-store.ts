@@ -1,5 +1,6 @@
 import type Database from "better-sqlite3";
 import type { CallRecord } from "../../../core/record";
+import { auditListStatement } from "../shared/audit-list-statements";
 import { CallListReads } from "../shared/call-list-statements";
 import { eventValues, recordValues, rowToApiKey } from "../../hot/shared/columns";
 import { OPERATOR_SQL as Q, auditValues, resendValues, rowToAudit, rowToMember, rowToResend, rowToUser } from "../shared/operator-statements";
@@ -8,6 +9,7 @@ import type {
   MemberRole,
   MemberRow,
   OperatorStore,
+  AuditFilter,
   Page,
   ResendDecision,
   ResendRequestRow,
@@ -146,8 +148,9 @@ export class SqliteOperatorStore extends CallListReads implements OperatorStore 
     return this.sql.guard(() => void this.run(Q.insertAudit, auditValues(entry)));
   }
 
-  listAudit(projectId: string, page: Page): Promise<AuditEntryRow[]> {
-    return this.sql.guard(() => this.sql.all(Q.audit, [projectId, page.before ?? null, page.limit]).map(rowToAudit));
+  listAudit(projectId: string, page: Page, filter?: AuditFilter): Promise<AuditEntryRow[]> {
+    const { sql, values } = auditListStatement(projectId, page, filter);
+    return this.sql.guard(() => this.sql.all(sql, values).map(rowToAudit));
   }
 
   listApiKeys(projectId: string): Promise<ApiKeyRow[]> {

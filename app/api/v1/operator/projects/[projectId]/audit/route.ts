@@ -1,8 +1,10 @@
-// GET /api/v1/operator/projects/{projectId}/audit — viewers: the project's append-only audit log, newest first.
+// GET /api/v1/operator/projects/{projectId}/audit — viewers: the project's append-only audit log, newest first, filtered by actor, action and time.
 import { AuditListSchema, AuditQuerySchema } from "@/lib/contract/operator";
+import { auditFilter } from "@/lib/http/audit-filter";
 import { toWireAudit } from "@/lib/http/operator-wire";
 import { ProjectParams } from "@/lib/http/params";
 import { withOperatorRoute } from "@/lib/http/with-operator-route";
+import { apiKeyNames } from "@/lib/server/api-key-names";
 import { getOperators } from "@/lib/server/operator-context";
 
 export const GET = withOperatorRoute({
@@ -11,7 +13,11 @@ export const GET = withOperatorRoute({
   query: AuditQuerySchema,
   response: AuditListSchema,
   handler: async ({ params, query }) => {
-    const entries = await getOperators().store.listAudit(params.projectId, { limit: query.limit, before: query.before });
-    return { entries: entries.map(toWireAudit), nextBefore: entries.length === query.limit ? entries[entries.length - 1]!.id : null };
+    const { store } = getOperators();
+    const [entries, keyNames] = await Promise.all([
+      store.listAudit(params.projectId, { limit: query.limit, before: query.before }, auditFilter(query)),
+      apiKeyNames(store, params.projectId),
+    ]);
+    return { entries: entries.map((row) => toWireAudit(row, keyNames)), nextBefore: entries.length === query.limit ? entries[entries.length - 1]!.id : null };
   },
 });

@@ -3,6 +3,7 @@ import { OperatorCreateResendSchema, OperatorResendRequestSchema, ResendListQuer
 import { toOperatorResend } from "@/lib/http/operator-wire";
 import { ProjectParams } from "@/lib/http/params";
 import { withOperatorRoute } from "@/lib/http/with-operator-route";
+import { apiKeyNames } from "@/lib/server/api-key-names";
 import { getOperators } from "@/lib/server/operator-context";
 
 export const GET = withOperatorRoute({
@@ -11,9 +12,13 @@ export const GET = withOperatorRoute({
   query: ResendListQuerySchema,
   response: ResendListSchema,
   handler: async ({ params, query }) => {
-    const rows = await getOperators().resends.list(params.projectId, query.status ?? null, { limit: query.limit, before: query.before });
+    const operators = getOperators();
+    const [rows, keyNames] = await Promise.all([
+      operators.resends.list(params.projectId, query.status ?? null, { limit: query.limit, before: query.before }),
+      apiKeyNames(operators.store, params.projectId),
+    ]);
     const now = Date.now();
-    return { requests: rows.map((row) => toOperatorResend(row, now)) };
+    return { requests: rows.map((row) => toOperatorResend(row, now, keyNames)) };
   },
 });
 

@@ -3,11 +3,16 @@ import { OperatorResendRequestSchema } from "@/lib/contract/operator";
 import { ProjectRequestParams } from "@/lib/http/operator-params";
 import { toOperatorResend } from "@/lib/http/operator-wire";
 import { withOperatorRoute } from "@/lib/http/with-operator-route";
+import { apiKeyNames } from "@/lib/server/api-key-names";
 import { getOperators } from "@/lib/server/operator-context";
 
 export const GET = withOperatorRoute({
   role: "viewer",
   params: ProjectRequestParams,
   response: OperatorResendRequestSchema,
-  handler: async ({ params }) => toOperatorResend(await getOperators().resends.getOrThrow(params.projectId, params.requestId), Date.now()),
+  handler: async ({ params }) => {
+    const operators = getOperators();
+    const [row, keyNames] = await Promise.all([operators.resends.getOrThrow(params.projectId, params.requestId), apiKeyNames(operators.store, params.projectId)]);
+    return toOperatorResend(row, Date.now(), keyNames);
+  },
 });

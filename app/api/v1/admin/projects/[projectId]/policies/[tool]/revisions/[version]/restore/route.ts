@@ -1,18 +1,22 @@
 // POST /api/v1/admin/projects/{projectId}/policies/{tool}/revisions/{version}/restore — admins (operator session with the admin role, or the admin token): make a past revision current again (as a new revision).
 import { PolicyChangeResponseSchema, PolicyRestoreRequestSchema } from "@/lib/contract/admin-policies";
+import { clientInfo } from "@/lib/http/client-info";
 import { RevisionParams } from "@/lib/http/params";
 import { toWireRevision } from "@/lib/http/policy-wire";
 import { withApiRoute } from "@/lib/http/with-api-route";
 import { getGate } from "@/lib/server/gate";
+import { getOperators } from "@/lib/server/operator-context";
+import { auditPolicyChange, policyActor } from "@/lib/server/policy-audit";
 
 export const POST = withApiRoute({
   auth: "admin",
   params: RevisionParams,
   body: PolicyRestoreRequestSchema,
   response: PolicyChangeResponseSchema,
-  handler: async ({ params, body, principal }) => {
+  handler: async ({ req, params, body, principal }) => {
     const author = principal.operator?.email ?? body.author;
     const result = await getGate().policies.restore(params.projectId, params.tool, params.version, { ...body, author });
+    await auditPolicyChange(getOperators().store, policyActor(principal.operator, clientInfo(req)), params.projectId, result.revision);
     return { revision: toWireRevision(result.revision), effective: result.effective };
   },
 });
