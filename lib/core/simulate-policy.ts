@@ -103,7 +103,7 @@ class LedgerReplay {
     const route = this.route(past, call);
     if (typeof route === "string") return verdict(route, warned);
 
-    const env = { now: past.at, policy: this.effective, newCallId: () => `sim-${++this.ids}`, newLeaseToken: () => `lease-${this.ids}`, generation: route.generation };
+    const env = { now: past.at, policy: this.effective, newCallId: () => `sim-${++this.ids}`, newLeaseToken: (id: string, attempt: number) => `lease-${id}-${attempt}`, generation: route.generation };
     const plan = planBegin(route.record, { ...call, key: route.key }, env);
     const decision: BeginDecision = plan.decision;
     if (plan.op === "insert" || plan.op === "update") this.records.set(plan.record.key, plan.record);

@@ -6,6 +6,7 @@ import { PROVIDERS, type TestDatabase, createTestDatabase } from "../helpers/dat
 import { createTestProject } from "../helpers/fixtures";
 import { expectDecision, uniqueRun } from "../helpers/policy-fixtures";
 import { type TestServer, startServer } from "../helpers/server";
+import { waitFor } from "../helpers/storm-scenario";
 
 /**
  * A stalled store must answer the retryable 503 while the stall lasts, not after it. Every request
@@ -44,14 +45,6 @@ async function lockRecords(url: string): Promise<{ release(): Promise<void>; wai
     waiting: async () =>
       Number((await locker.query("SELECT count(*) AS n FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock'")).rows[0].n),
   };
-}
-
-async function until(what: string, check: () => Promise<boolean>, budgetMs = 30_000): Promise<void> {
-  const deadline = Date.now() + budgetMs;
-  while (!(await check())) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 50));
-  }
 }
 
 describe.skipIf(!PROVIDERS.includes("postgres"))("postgres: a held lock or an exhausted pool answers 503 store_unavailable, not a stall", () => {
@@ -97,7 +90,7 @@ describe.skipIf(!PROVIDERS.includes("postgres"))("postgres: a held lock or an ex
     let pinned: Promise<unknown> | undefined;
     try {
       pinned = client.begin({ tool: "charge", runId, stepId: "pinned", args: { step: "pinned" } }).catch((error: unknown) => error);
-      await until("the gate's only connection to wait on the lock", async () => (await lock.waiting()) >= 1);
+      await waitFor(async () => (await lock.waiting()) >= 1, 60_000, "the gate's only connection to wait on the lock");
       expect(await answered(client, "POST", "/api/v1/calls/begin", { tool: "charge", runId, stepId: "next", args: { step: "next" } })).toMatchObject(unavailable);
       expect(await answered(client, "GET", `/api/v1/calls/${callId}`)).toMatchObject(unavailable);
     } finally {
