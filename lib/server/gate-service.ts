@@ -249,8 +249,12 @@ export class GateService {
 
   /** Null when a concurrent writer changed the record first: plan again from a fresh read. */
   private async apply(plan: BeginPlan, ctx: BeginContext): Promise<BeginDecision | null> {
+    // The same tool-call id sent again (an HTTP client's retry of one Idempotency-Key, an SDK's
+    // resend of a lost answer) is a transport retry, not the model deciding again: never a loop step.
+    const resent = (record: CallRecord) =>
+      (plan.op === "replay" || plan.op === "none") && record.toolCallId !== null && record.toolCallId === ctx.call.toolCallId;
     const event = (record: CallRecord, argsMismatch: boolean) => {
-      const fields = this.beginFields(ctx, plan.decision);
+      const fields = this.beginFields(ctx, plan.decision, undefined, resent(record));
       // Same key, other args: keep what this call sent (redacted like the record's), so an operator
       // can set both argument sets side by side. Only mismatches pay for it.
       if (argsMismatch && ctx.call.argsText !== null) fields.detail = { ...fields.detail, args: JSON.parse(ctx.call.argsText) as unknown };
@@ -273,14 +277,14 @@ export class GateService {
     }
   }
 
-  private beginFields(ctx: BeginContext, decision: BeginDecision, detail?: Record<string, unknown>): EventFields {
+  private beginFields(ctx: BeginContext, decision: BeginDecision, detail?: Record<string, unknown>, resent = false): EventFields {
     return {
       type: "begin",
       decision: decision.decision,
       startedAt: ctx.startedAt,
       at: this.clock(),
       policyVersion: ctx.policy.version,
-      loopStep: isLoopStep(decision, ctx.latched),
+      loopStep: isLoopStep(decision, ctx.latched || resent),
       detail: withBypass(detail ?? (ctx.warning ? { loopWarning: ctx.warning } : null), ctx.bypass),
     };
   }

@@ -42,6 +42,14 @@ describe.each(PROVIDERS)("%s: loop detection over HTTP", (provider) => {
     expectDecision(await client.begin(request), "blocked");
   });
 
+  it("the same tool-call id resent is a transport retry, not a loop step; a new tool-call id is", async () => {
+    const request = { tool: uniqueTool("refund"), runId: uniqueRun("resend"), stepId: "refund", toolCallId: "tc_1", args: { amount: 5 } };
+    await runOnce(client, request);
+    for (let i = 0; i < 5; i++) expectDecision(await client.begin(request), "replay");
+    expectDecision(await client.begin({ ...request, toolCallId: "tc_2" }), "replay");
+    expectDecision(await client.begin({ ...request, toolCallId: "tc_3" }), "blocked");
+  });
+
   it("a 2-cycle: A B A B A B — the 3rd repetition of the pair is blocked, through both servers", async () => {
     const runId = uniqueRun("two");
     const a = { tool: uniqueTool("open_page"), runId, stepId: "open", args: { url: "/a" } };

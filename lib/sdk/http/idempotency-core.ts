@@ -1,0 +1,217 @@
+import { createHash } from "node:crypto";
+import { ToolError } from "../errors";
+import type { Gate } from "../gate";
+import type { CallResult, CallSpec, ExecContext } from "../types";
+import { type HeaderReader, type KeySource, readKeySource } from "./key-source";
+import { type Problem, type ProblemKind, problem } from "./problem";
+import {
+  DEFAULT_MAX_STORED_BYTES,
+  type HttpReply,
+  type StoredResponse,
+  classifyStatus,
+  fromStored,
+  headerKeeper,
+  isStoredResponse,
+  toStored,
+} from "./stored-response";
+
+export interface IdempotencyOptions {
+  /** A gate client: createGate({ baseUrl, apiKey }) over HTTP, or createGate({ inProcess }) in the same process. */
+  gate: Gate;
+  /** Requests with these methods are gated; others pass straight through. Default POST and PATCH, as the draft. */
+  methods?: string[];
+  /** A gated request without a key is a 400 (default); false lets it through ungated. */
+  required?: boolean;
+  /** Wait this long for a concurrent request with the same key, then replay its response; 0 (default) answers 409 at once. */
+  latchMs?: number;
+  /** Response headers kept for replays (`x-*` matches a prefix). Default: content and caching headers, and `x-*`. */
+  keepHeaders?: string[];
+  /** Bodies larger than this are not stored: a replay gets the status and headers only. Default 1 MiB. */
+  maxStoredBytes?: number;
+  /** The request header carrying the key. Default Idempotency-Key. */
+  keyHeader?: string;
+}
+
+/** The request as the core needs it; adapters build it from their framework's request. */
+export interface IncomingHttp {
+  method: string;
+  /** The route pattern (`/v1/refunds/:id`): with the method it names the tool, e.g. `POST /v1/refunds/:id`. */
+  route: string;
+  /** Path and query of this request: part of the payload fingerprint. */
+  target: string;
+  header: HeaderReader;
+  /** The body: parsed JSON when it is JSON, else its bytes. */
+  body: unknown;
+}
+
+export interface HandlerContext {
+  /** The gate's key for this request: pass it downstream as your own idempotency key. */
+  idempotencyKey: string;
+  attempt: number;
+  signal: AbortSignal;
+}
+
+export type IdempotentAnswer =
+  /** The handler ran (now): send its live response. */
+  | { kind: "executed"; reply: HttpReply }
+  /** Not gated (method or no key with required: false): run the handler as usual. */
+  | { kind: "pass" }
+  /** Send this instead of running the handler: a replay or a problem. */
+  | { kind: "answer"; reply: HttpReply };
+
+export const REPLAYED_HEADER = "idempotent-replayed";
+const STORED_PREFIX = "idemgate-http:";
+const MAX_ERROR_MESSAGE = 10_000;
+
+export function toolName(method: string, route: string): string {
+  return `${method.toUpperCase()} ${route}`.slice(0, 200);
+}
+
+/** The payload fingerprint's input: the path and the body (JSON as values, other bodies by hash). */
+export function payloadArgs(target: string, body: unknown): unknown {
+  if (body instanceof Uint8Array) return { target, bodySha256: body.byteLength ? createHash("sha256").update(body).digest("hex") : null };
+  return { target, body: body ?? null };
+}
+
+export function problemReply(kind: ProblemKind, detail: string, headers: [string, string][] = []): HttpReply {
+  const body: Problem = problem(kind, detail);
+  return {
+    status: body.status,
+    headers: [["content-type", "application/problem+json"], ["content-language", "en"], ...headers],
+    body: new TextEncoder().encode(JSON.stringify(body)),
+  };
+}
+
+function specFor(source: Extract<KeySource, { kind: "key" | "run" }>, tool: string, args: unknown): CallSpec {
+  // Under the step (default), scope and toolCallId strategies the gate's key is then a function of
+  // (project, method and route, Idempotency-Key) only: the draft's key scope.
+  if (source.kind === "key") return { tool, runId: source.key, scope: source.key, toolCallId: source.key, args };
+  return {
+    tool,
+    runId: source.runId,
+    ...(source.stepId ? { step: source.stepId } : {}),
+    ...(source.scope ? { scope: source.scope } : {}),
+    ...(source.agentId ? { agentId: source.agentId } : {}),
+    args,
+  };
+}
+
+/** A permanent failure's response rides in the error message, so the gate replays it as the cached failure. */
+function permanentMessage(stored: StoredResponse): string {
+  const full = STORED_PREFIX + JSON.stringify(stored);
+  if (full.length <= MAX_ERROR_MESSAGE) return full;
+  return STORED_PREFIX + JSON.stringify({ ...stored, body: null, bodyOmitted: true });
+}
+
+function storedFromError(message: string): StoredResponse | null {
+  if (!message.startsWith(STORED_PREFIX)) return null;
+  try {
+    const parsed: unknown = JSON.parse(message.slice(STORED_PREFIX.length));
+    return isStoredResponse(parsed) ? parsed : null;
+  } catch {
+    return null;
+  }
+}
+
+function replay(stored: StoredResponse): HttpReply {
+  if (stored.bodyOmitted) {
+    return problemReply("alreadyDone", `already processed (HTTP ${stored.status}); the response was larger than the stored limit, so it cannot be replayed`);
+  }
+  const reply = fromStored(stored);
+  return { ...reply, headers: [...reply.headers, [REPLAYED_HEADER, "true"]] };
+}
+
+class HandlerFailed extends ToolError {
+  constructor(
+    readonly reply: HttpReply,
+    message: string,
+    retryable: boolean,
+  ) {
+    super(message, { retryable });
+  }
+}
+
+/**
+ * The middleware's one core, shared by every adapter: read the key, ask the gate, run the handler
+ * only when the gate says execute, keep its response (status, kept headers, body) as the call's
+ * outcome, and answer everything else per the draft: 400 no key, 409 concurrent, 422 payload
+ * mismatch, the stored response on a completed key.
+ */
+export async function runIdempotent(options: IdempotencyOptions, incoming: IncomingHttp, handler: (ctx: HandlerContext) => Promise<HttpReply>): Promise<IdempotentAnswer> {
+  const methods = (options.methods ?? ["POST", "PATCH"]).map((m) => m.toUpperCase());
+  if (!methods.includes(incoming.method.toUpperCase())) return { kind: "pass" };
+  const keyHeader = (options.keyHeader ?? "idempotency-key").toLowerCase();
+  const source = readKeySource(incoming.header, keyHeader);
+  if (source.kind === "invalid") return { kind: "answer", reply: problemReply("keyInvalid", source.detail) };
+  if (source.kind === "missing") {
+    if (options.required === false) return { kind: "pass" };
+    return { kind: "answer", reply: problemReply("keyMissing", `${incoming.method} ${incoming.route} needs an Idempotency-Key header (a unique string per intended operation)`) };
+  }
+
+  const keeps = headerKeeper(options.keepHeaders);
+  const maxBytes = options.maxStoredBytes ?? DEFAULT_MAX_STORED_BYTES;
+  let live: HttpReply | null = null;
+  let result: CallResult<StoredResponse>;
+  try {
+    result = await options.gate.call<StoredResponse>(
+      specFor(source, toolName(incoming.method, incoming.route), payloadArgs(incoming.target, incoming.body)),
+      async (ctx: ExecContext) => {
+        const reply = await handler({ idempotencyKey: ctx.idempotencyKey, attempt: ctx.attempt, signal: ctx.signal });
+        live = reply;
+        const verdict = classifyStatus(reply.status);
+        const stored = toStored(reply, keeps, maxBytes);
+        if (verdict === "retryable") throw new HandlerFailed(reply, `HTTP ${reply.status}`, true);
+        // Too large to keep: never recorded as a success a replay could not reproduce. A permanent
+        // failure marked not replayable, so a duplicate is told it ran instead of running again.
+        if (verdict === "permanent" || stored.bodyOmitted) throw new HandlerFailed(reply, permanentMessage(stored), false);
+        return stored;
+      },
+      { maxWaitMs: options.latchMs ?? 0, toolRetry: false, classifyError: classify },
+    );
+  } catch (error) {
+    // The gate is unreachable (its client already retried): nothing ran, so the caller may retry.
+    const detail = error instanceof Error ? error.message : String(error);
+    return { kind: "answer", reply: problemReply("gateUnavailable", `the idempotency gate did not answer: ${detail}`, [["retry-after", "1"]]) };
+  }
+  return answerFor(result, live);
+}
+
+function classify(error: unknown) {
+  if (error instanceof HandlerFailed) return { message: error.message, retryable: error.retryable };
+  // The handler threw instead of answering: a 500, released so that a retry runs it again.
+  return { message: error instanceof Error ? error.message.slice(0, 2_000) : "handler failed", retryable: true };
+}
+
+function answerFor(result: CallResult<StoredResponse>, live: HttpReply | null): IdempotentAnswer {
+  switch (result.status) {
+    case "executed":
+    case "verified":
+      return { kind: "executed", reply: live ?? fromStored(result.value) };
+    case "replayed":
+      if (result.argsMismatch) return { kind: "answer", reply: problemReply("mismatch", "this Idempotency-Key was used with a different request payload") };
+      return { kind: "answer", reply: replay(result.value) };
+    case "failed": {
+      if (!result.replayed && live) return { kind: "executed", reply: live };
+      const stored = storedFromError(result.error.message);
+      if (stored) return { kind: "answer", reply: replay(stored) };
+      // The handler threw instead of answering; the failure was released, so a retry runs it again.
+      return { kind: "executed", reply: problemReply("handlerFailed", "the handler failed; retry with the same Idempotency-Key") };
+    }
+    case "lease_lost":
+      // The handler ran but another attempt owns the key now: its effect stands, so answer it.
+      return live ? { kind: "executed", reply: live } : { kind: "answer", reply: problemReply("inProgress", "another attempt owns this key", [["retry-after", "1"]]) };
+    case "accepted":
+      // Only an operator or another client can put an HTTP route's call in `accepted`: not done yet.
+      return { kind: "answer", reply: problemReply("inProgress", `accepted as operation ${result.operationId}; not finished yet`, [["retry-after", "1"]]) };
+    case "in_progress":
+      return { kind: "answer", reply: problemReply("inProgress", "a request with this Idempotency-Key is still being processed; retry later", [["retry-after", "1"]]) };
+    case "conflict":
+      return { kind: "answer", reply: problemReply("mismatch", "this Idempotency-Key was used with a different request payload") };
+    case "refused":
+      return { kind: "answer", reply: problemReply("alreadyDone", `already processed (${result.original.status} at ${result.original.completedAt})`) };
+    case "approval_required":
+      return { kind: "answer", reply: problemReply("alreadyDone", `running it again needs approval (request ${result.requestId})`) };
+    case "blocked":
+      return { kind: "answer", reply: problemReply("blocked", `the same requests repeated ${result.repeats} times`) };
+  }
+}

@@ -1,0 +1,6 @@
+// Idempotency-Key for HTTP APIs you own (draft-ietf-httpapi-idempotency-key-header), backed by the gate.
+export { type IdempotencyOptions, type HandlerContext, REPLAYED_HEADER, toolName } from "./idempotency-core";
+export { withIdempotency, type FetchIdempotencyOptions } from "./fetch";
+export { idempotencyMiddleware, withIdempotencyNode, type NodeIdempotencyOptions } from "./node";
+export { type KeySource, RUN_HEADERS, parseIdempotencyKey, readKeySource } from "./key-source";
+export { type Problem, problem } from "./problem";

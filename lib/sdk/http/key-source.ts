@@ -1,0 +1,46 @@
+/** Where an HTTP request's idempotency comes from: the caller's key, or an agent runtime's run structure. */
+export type KeySource =
+  | { kind: "key"; key: string }
+  | { kind: "run"; runId: string; stepId?: string; scope?: string; agentId?: string }
+  | { kind: "missing" }
+  | { kind: "invalid"; detail: string };
+
+export type HeaderReader = (name: string) => string | null | undefined;
+
+export const RUN_HEADERS = { runId: "idemgate-run-id", stepId: "idemgate-step-id", scope: "idemgate-scope", agentId: "idemgate-agent-id" } as const;
+
+/** The gate's ids are at most 200 characters; a longer key could not be told apart from its prefix. */
+const MAX_KEY = 200;
+const PRINTABLE = /^[\x20-\x7e]+$/;
+
+/**
+ * The draft makes Idempotency-Key a Structured Field string (`"8e03978e-…"`); bare tokens, which
+ * many clients send, are accepted too.
+ */
+export function parseIdempotencyKey(raw: string): string | null {
+  const text = raw.trim();
+  const quoted = /^"((?:[^"\\]|\\["\\])*)"$/.exec(text);
+  const key = quoted ? quoted[1]!.replace(/\\(["\\])/g, "$1") : text;
+  if (key.length === 0 || key.length > MAX_KEY || !PRINTABLE.test(key)) return null;
+  return key;
+}
+
+function id(header: HeaderReader, name: string): string | undefined {
+  const value = header(name)?.trim();
+  return value ? value.slice(0, MAX_KEY) : undefined;
+}
+
+/** The caller's key wins; otherwise Idemgate-Run-Id (with optional step and scope) keys the request under the step strategy. */
+export function readKeySource(header: HeaderReader, keyHeader = "idempotency-key"): KeySource {
+  const raw = header(keyHeader);
+  if (raw !== null && raw !== undefined) {
+    const key = parseIdempotencyKey(raw);
+    return key ? { kind: "key", key } : { kind: "invalid", detail: `${keyHeader} must be a string of 1 to ${MAX_KEY} printable ASCII characters` };
+  }
+  const runId = id(header, RUN_HEADERS.runId);
+  if (!runId) return { kind: "missing" };
+  const stepId = id(header, RUN_HEADERS.stepId);
+  const scope = id(header, RUN_HEADERS.scope);
+  const agentId = id(header, RUN_HEADERS.agentId);
+  return { kind: "run", runId, ...(stepId ? { stepId } : {}), ...(scope ? { scope } : {}), ...(agentId ? { agentId } : {}) };
+}

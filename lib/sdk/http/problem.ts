@@ -1,0 +1,31 @@
+/** An RFC 9457 problem; the draft's error answers use them. */
+export interface Problem {
+  type: string;
+  title: string;
+  status: number;
+  detail: string;
+  [extension: string]: unknown;
+}
+
+export const PROBLEMS = {
+  keyMissing: { slug: "idempotency-key-missing", title: "Idempotency-Key is missing", status: 400 },
+  keyInvalid: { slug: "idempotency-key-invalid", title: "Idempotency-Key is malformed", status: 400 },
+  inProgress: { slug: "request-in-progress", title: "A request with this Idempotency-Key is being processed", status: 409 },
+  alreadyDone: { slug: "request-already-processed", title: "A request with this Idempotency-Key was already processed", status: 409 },
+  mismatch: { slug: "idempotency-key-reused", title: "Idempotency-Key reused with a different payload", status: 422 },
+  blocked: { slug: "loop-detected", title: "The run repeats the same requests", status: 429 },
+  handlerFailed: { slug: "handler-failed", title: "The request failed", status: 500 },
+  gateUnavailable: { slug: "idempotency-unavailable", title: "Idempotency could not be checked", status: 503 },
+  tooLarge: { slug: "request-too-large", title: "The request body is too large", status: 413 },
+  badPath: { slug: "bad-path", title: "The path cannot be forwarded", status: 400 },
+  unknownUpstream: { slug: "unknown-upstream", title: "No such upstream", status: 404 },
+  upstreamRefused: { slug: "upstream-refused", title: "The upstream is not allowed", status: 403 },
+  upstreamFailed: { slug: "upstream-unreachable", title: "The upstream could not be reached", status: 502 },
+} as const;
+
+export type ProblemKind = keyof typeof PROBLEMS;
+
+export function problem(kind: ProblemKind, detail: string, extensions: Record<string, unknown> = {}): Problem {
+  const { slug, title, status } = PROBLEMS[kind];
+  return { type: `urn:idemgate:problem:${slug}`, title, status, detail, ...extensions };
+}

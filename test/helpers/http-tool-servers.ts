@@ -1,0 +1,103 @@
+import http from "node:http";
+import type { AddressInfo } from "node:net";
+import { serve } from "@hono/node-server";
+import express from "express";
+import { Hono } from "hono";
+import { currentToolCall } from "../../lib/sdk/context";
+import type { Gate } from "../../lib/sdk/gate";
+import { idempotency } from "../../lib/sdk/http/hono";
+import { withIdempotency } from "../../lib/sdk/http/fetch";
+import { idempotencyMiddleware } from "../../lib/sdk/http/node";
+
+export type Framework = "express" | "hono" | "fetch";
+
+/**
+ * A refunds API that the tests own, mounted with the middleware in one framework. Every execution
+ * of the handler is counted per request id (the body's `id`): the side effect the gate must keep
+ * to one. The body steers it: `fail` answers that status on the first `failTimes` executions,
+ * `delayMs` keeps it busy (a concurrent duplicate arrives meanwhile).
+ */
+export interface ToolServer {
+  baseUrl: string;
+  executions: Map<string, number>;
+  close(): Promise<void>;
+}
+
+interface RefundBody {
+  id: string;
+  amount: number;
+  fail?: number;
+  failTimes?: number;
+  delayMs?: number;
+}
+
+async function refund(body: RefundBody, executions: Map<string, number>): Promise<{ status: number; headers: Record<string, string>; body: unknown }> {
+  const count = (executions.get(body.id) ?? 0) + 1;
+  executions.set(body.id, count);
+  if (body.delayMs) await new Promise((resolve) => setTimeout(resolve, body.delayMs));
+  const key = currentToolCall()?.idempotencyKey ?? null;
+  if (body.fail && count <= (body.failTimes ?? 1)) {
+    return { status: body.fail, headers: { "content-type": "application/json", "x-failure": `attempt-${count}` }, body: { error: `failed with ${body.fail}`, count } };
+  }
+  return {
+    status: 201,
+    headers: { "content-type": "application/json", "x-refund-id": `rf_${body.id}_${count}`, location: `/v1/refunds/rf_${body.id}`, "set-cookie": `seen=${count}` },
+    body: { refundId: `rf_${body.id}_${count}`, amount: body.amount, execution: count, key },
+  };
+}
+
+async function listen(server: http.Server): Promise<string> {
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  return `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+}
+
+const close = (server: http.Server) => () =>
+  new Promise<void>((resolve) => {
+    server.closeAllConnections();
+    server.close(() => resolve());
+  });
+
+/** `/v1/refunds` answers 409 to a concurrent duplicate; `/v1/latched` waits for it (latchMs) and replays. */
+export async function startToolServer(framework: Framework, gate: Gate): Promise<ToolServer> {
+  const executions = new Map<string, number>();
+  const latch = { gate, latchMs: 15_000 };
+  if (framework === "express") {
+    const app = express();
+    const handler: express.RequestHandler = async (req, res) => {
+      const out = await refund(req.body as RefundBody, executions);
+      res.status(out.status).set(out.headers).json(out.body);
+    };
+    app.post("/v1/refunds", express.json(), idempotencyMiddleware({ gate }), handler);
+    app.post("/v1/latched", express.json(), idempotencyMiddleware(latch), handler);
+    app.get("/v1/refunds", (_req, res) => void res.json({ list: [] }));
+    const server = http.createServer(app);
+    return { baseUrl: await listen(server), executions, close: close(server) };
+  }
+  const fetchHandler = async (request: Request) => {
+    const out = await refund((await request.json()) as RefundBody, executions);
+    const headers = new Headers(out.headers);
+    return new Response(JSON.stringify(out.body), { status: out.status, headers });
+  };
+  let fetchApp: (request: Request) => Promise<Response>;
+  if (framework === "hono") {
+    const app = new Hono();
+    app.post("/v1/refunds", idempotency({ gate }), (c) => fetchHandler(c.req.raw));
+    app.post("/v1/latched", idempotency(latch), (c) => fetchHandler(c.req.raw));
+    app.get("/v1/refunds", (c) => c.json({ list: [] }));
+    fetchApp = async (request) => app.fetch(request);
+  } else {
+    // A Next.js route module's exports, as `app/v1/refunds/route.ts` would have them.
+    const refunds = { POST: withIdempotency({ gate, route: "/v1/refunds" }, fetchHandler), GET: async () => Response.json({ list: [] }) };
+    const latched = { POST: withIdempotency({ ...latch, route: "/v1/latched" }, fetchHandler) };
+    fetchApp = async (request) => {
+      const { pathname } = new URL(request.url);
+      const route = pathname === "/v1/refunds" ? refunds : pathname === "/v1/latched" ? latched : null;
+      const method = request.method as "POST" | "GET";
+      const handler = route && (route as Record<string, ((r: Request) => Promise<Response>) | undefined>)[method];
+      return handler ? handler(request) : new Response("not found", { status: 404 });
+    };
+  }
+  const server = serve({ fetch: fetchApp, port: 0, hostname: "127.0.0.1" }) as http.Server;
+  await new Promise<void>((resolve) => (server.listening ? resolve() : server.once("listening", () => resolve())));
+  return { baseUrl: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, executions, close: close(server) };
+}

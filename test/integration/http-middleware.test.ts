@@ -1,0 +1,183 @@
+import { randomUUID } from "node:crypto";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { type Gate, createGate } from "../../lib/sdk";
+import { type TestDatabase, createTestDatabase } from "../helpers/databases";
+import { createTestProject } from "../helpers/fixtures";
+import { type Framework, type ToolServer, startToolServer } from "../helpers/http-tool-servers";
+import { type TestServer, startServer } from "../helpers/server";
+import { type TestGate, inProcessGate } from "../unit/sdk/helpers";
+
+type Backend = "in-process" | "http";
+
+interface Answer {
+  status: number;
+  headers: Headers;
+  body: Record<string, unknown>;
+}
+
+/**
+ * The draft's behaviour table (draft-ietf-httpapi-idempotency-key-header), run against the
+ * middleware mounted in Express, in Hono and as a Fetch route handler (a Next.js route module's
+ * export), each backed by the gate in process and over HTTP.
+ */
+describe.each<[Framework, Backend]>([
+  ["express", "in-process"],
+  ["hono", "in-process"],
+  ["fetch", "in-process"],
+  ["express", "http"],
+  ["hono", "http"],
+  ["fetch", "http"],
+])("Idempotency-Key middleware in %s, gate %s", (framework, backend) => {
+  let inProcess: TestGate | undefined;
+  let db: TestDatabase | undefined;
+  let gateServer: TestServer | undefined;
+  let tool: ToolServer;
+
+  beforeAll(async () => {
+    let gate: Gate;
+    if (backend === "in-process") {
+      inProcess = await inProcessGate();
+      gate = inProcess.gate;
+    } else {
+      db = await createTestDatabase("sqlite");
+      const project = await createTestProject(db.url);
+      gateServer = await startServer(db.url);
+      gate = createGate({ baseUrl: gateServer.baseUrl, apiKey: project.apiKey, waitMs: 2_000 });
+    }
+    tool = await startToolServer(framework, gate);
+  });
+
+  afterAll(async () => {
+    await tool?.close();
+    await inProcess?.close();
+    await gateServer?.stop();
+    await db?.drop();
+  });
+
+  async function post(path: string, body: unknown, headers: Record<string, string> = {}): Promise<Answer> {
+    const res = await fetch(`${tool.baseUrl}${path}`, { method: "POST", headers: { "content-type": "application/json", ...headers }, body: JSON.stringify(body) });
+    return { status: res.status, headers: res.headers, body: (await res.json()) as Record<string, unknown> };
+  }
+  const refund = (key: string | null, body: Record<string, unknown>, path = "/v1/refunds") => post(path, body, key === null ? {} : { "idempotency-key": key });
+  const newId = () => randomUUID().slice(0, 8);
+
+  it("400: a gated route without Idempotency-Key, as problem+json; nothing runs", async () => {
+    const id = newId();
+    const res = await refund(null, { id, amount: 5 });
+    expect(res.status).toBe(400);
+    expect(res.headers.get("content-type")).toBe("application/problem+json");
+    expect(res.body).toMatchObject({ type: "urn:idemgate:problem:idempotency-key-missing", title: "Idempotency-Key is missing", status: 400 });
+    expect((await refund('""', { id, amount: 5 })).status).toBe(400);
+    expect(tool.executions.get(id)).toBeUndefined();
+  });
+
+  it("a completed key replays status, kept headers and body; the handler ran once", async () => {
+    const id = newId();
+    const key = `"${randomUUID()}"`;
+    const first = await refund(key, { id, amount: 42 });
+    expect(first.status).toBe(201);
+    expect(first.headers.get("idempotent-replayed")).toBeNull();
+    const again = await refund(key, { amount: 42, id });
+    expect(again.status).toBe(201);
+    expect(again.body).toEqual(first.body);
+    expect(again.headers.get("x-refund-id")).toBe(first.headers.get("x-refund-id"));
+    expect(again.headers.get("location")).toBe(`/v1/refunds/rf_${id}`);
+    expect(again.headers.get("content-type")).toMatch(/^application\/json/);
+    expect(again.headers.get("idempotent-replayed")).toBe("true");
+    expect(again.headers.get("set-cookie")).toBeNull();
+    expect(tool.executions.get(id)).toBe(1);
+    expect(first.body.key).toEqual(expect.any(String));
+  });
+
+  it("422: the same key with a different payload", async () => {
+    const id = newId();
+    const key = randomUUID();
+    expect((await refund(key, { id, amount: 10 })).status).toBe(201);
+    const changed = await refund(key, { id, amount: 11 });
+    expect(changed.status).toBe(422);
+    expect(changed.headers.get("content-type")).toBe("application/problem+json");
+    expect(changed.body).toMatchObject({ type: "urn:idemgate:problem:idempotency-key-reused", status: 422 });
+    expect(tool.executions.get(id)).toBe(1);
+  });
+
+  it("409: a concurrent request with the same key while the first is processed", async () => {
+    const id = newId();
+    const key = randomUUID();
+    const slow = refund(key, { id, amount: 1, delayMs: 1_500 });
+    await expect.poll(() => tool.executions.get(id), { timeout: 30_000 }).toBe(1);
+    const concurrent = await refund(key, { id, amount: 1, delayMs: 1_500 });
+    expect(concurrent.status).toBe(409);
+    expect(concurrent.headers.get("content-type")).toBe("application/problem+json");
+    expect(concurrent.headers.get("retry-after")).toBe("1");
+    expect((await slow).status).toBe(201);
+    expect(tool.executions.get(id)).toBe(1);
+  });
+
+  it("50 concurrent duplicates on a latching route: one execution, fifty identical answers", async () => {
+    const id = newId();
+    const key = randomUUID();
+    const answers = await Promise.all(Array.from({ length: 50 }, () => refund(key, { id, amount: 7, delayMs: 300 }, "/v1/latched")));
+    expect(tool.executions.get(id)).toBe(1);
+    expect(new Set(answers.map((a) => a.status))).toEqual(new Set([201]));
+    expect(new Set(answers.map((a) => JSON.stringify(a.body))).size).toBe(1);
+    expect(answers.filter((a) => a.headers.get("idempotent-replayed") === "true")).toHaveLength(49);
+  });
+
+  it("a 5xx is released: the retry with the same key executes and its success is kept", async () => {
+    const id = newId();
+    const key = randomUUID();
+    const failed = await refund(key, { id, amount: 3, fail: 503 });
+    expect(failed.status).toBe(503);
+    expect(failed.headers.get("x-failure")).toBe("attempt-1");
+    const retried = await refund(key, { id, amount: 3, fail: 503 });
+    expect(retried.status).toBe(201);
+    expect(tool.executions.get(id)).toBe(2);
+    expect((await refund(key, { id, amount: 3, fail: 503 })).body).toEqual(retried.body);
+    expect(tool.executions.get(id)).toBe(2);
+  });
+
+  it.each([408, 409, 429])("a %i is released like a 5xx", async (status) => {
+    const id = newId();
+    const key = randomUUID();
+    expect((await refund(key, { id, amount: 3, fail: status })).status).toBe(status);
+    expect((await refund(key, { id, amount: 3, fail: status })).status).toBe(201);
+    expect(tool.executions.get(id)).toBe(2);
+  });
+
+  it("another 4xx is cached as permanent: replayed with its status, headers and body, not run again", async () => {
+    const id = newId();
+    const key = randomUUID();
+    const rejected = await refund(key, { id, amount: -1, fail: 400, failTimes: 99 });
+    expect(rejected.status).toBe(400);
+    const again = await refund(key, { id, amount: -1, fail: 400, failTimes: 99 });
+    expect(again.status).toBe(400);
+    expect(again.body).toEqual(rejected.body);
+    expect(again.headers.get("x-failure")).toBe("attempt-1");
+    expect(again.headers.get("idempotent-replayed")).toBe("true");
+    expect(tool.executions.get(id)).toBe(1);
+  });
+
+  it("the key is scoped to the route: the same key on another route is another request", async () => {
+    const id = newId();
+    const key = randomUUID();
+    expect((await refund(key, { id, amount: 2 })).status).toBe(201);
+    expect((await refund(key, { id, amount: 2 }, "/v1/latched")).status).toBe(201);
+    expect(tool.executions.get(id)).toBe(2);
+  });
+
+  it("an agent runtime's Idemgate-Run-Id and Idemgate-Step-Id key the request without Idempotency-Key", async () => {
+    const id = newId();
+    const run = { "idemgate-run-id": `run_${id}`, "idemgate-step-id": "refund the order" };
+    const first = await post("/v1/refunds", { id, amount: 9 }, run);
+    const second = await post("/v1/refunds", { id, amount: 9 }, run);
+    expect([first.status, second.status]).toEqual([201, 201]);
+    expect(second.headers.get("idempotent-replayed")).toBe("true");
+    expect(tool.executions.get(id)).toBe(1);
+  });
+
+  it("methods other than POST and PATCH pass through ungated", async () => {
+    const res = await fetch(`${tool.baseUrl}/v1/refunds`);
+    expect(res.status).toBe(200);
+    expect(await res.json()).toEqual({ list: [] });
+  });
+});
