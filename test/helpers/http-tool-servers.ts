@@ -19,7 +19,10 @@ export type Framework = "express" | "hono" | "fetch";
  */
 export interface ToolServer {
   baseUrl: string;
+  /** Handler runs per request id, failed ones included. */
   executions: Map<string, number>;
+  /** Refunds made (successful runs) per request id: the side effect. */
+  effects: Map<string, number>;
   close(): Promise<void>;
 }
 
@@ -31,7 +34,7 @@ interface RefundBody {
   delayMs?: number;
 }
 
-async function refund(body: RefundBody, executions: Map<string, number>): Promise<{ status: number; headers: Record<string, string>; body: unknown }> {
+async function refund(body: RefundBody, executions: Map<string, number>, effects: Map<string, number>): Promise<{ status: number; headers: Record<string, string>; body: unknown }> {
   const count = (executions.get(body.id) ?? 0) + 1;
   executions.set(body.id, count);
   if (body.delayMs) await new Promise((resolve) => setTimeout(resolve, body.delayMs));
@@ -39,6 +42,7 @@ async function refund(body: RefundBody, executions: Map<string, number>): Promis
   if (body.fail && count <= (body.failTimes ?? 1)) {
     return { status: body.fail, headers: { "content-type": "application/json", "x-failure": `attempt-${count}` }, body: { error: `failed with ${body.fail}`, count } };
   }
+  effects.set(body.id, (effects.get(body.id) ?? 0) + 1);
   return {
     status: 201,
     headers: { "content-type": "application/json", "x-refund-id": `rf_${body.id}_${count}`, location: `/v1/refunds/rf_${body.id}`, "set-cookie": `seen=${count}` },
@@ -60,21 +64,24 @@ const close = (server: http.Server) => () =>
 /** `/v1/refunds` answers 409 to a concurrent duplicate; `/v1/latched` waits for it (latchMs) and replays. */
 export async function startToolServer(framework: Framework, gate: Gate): Promise<ToolServer> {
   const executions = new Map<string, number>();
+  const effects = new Map<string, number>();
   const latch = { gate, latchMs: 15_000 };
   if (framework === "express") {
     const app = express();
     const handler: express.RequestHandler = async (req, res) => {
-      const out = await refund(req.body as RefundBody, executions);
+      const out = await refund(req.body as RefundBody, executions, effects);
       res.status(out.status).set(out.headers).json(out.body);
     };
     app.post("/v1/refunds", express.json(), idempotencyMiddleware({ gate }), handler);
     app.post("/v1/latched", express.json(), idempotencyMiddleware(latch), handler);
     app.get("/v1/refunds", (_req, res) => void res.json({ list: [] }));
+    // The same handler without the middleware: the baseline the benchmark compares with.
+    app.post("/v1/direct", express.json(), handler);
     const server = http.createServer(app);
-    return { baseUrl: await listen(server), executions, close: close(server) };
+    return { baseUrl: await listen(server), executions, effects, close: close(server) };
   }
   const fetchHandler = async (request: Request) => {
-    const out = await refund((await request.json()) as RefundBody, executions);
+    const out = await refund((await request.json()) as RefundBody, executions, effects);
     const headers = new Headers(out.headers);
     return new Response(JSON.stringify(out.body), { status: out.status, headers });
   };
@@ -99,5 +106,5 @@ export async function startToolServer(framework: Framework, gate: Gate): Promise
   }
   const server = serve({ fetch: fetchApp, port: 0, hostname: "127.0.0.1" }) as http.Server;
   await new Promise<void>((resolve) => (server.listening ? resolve() : server.once("listening", () => resolve())));
-  return { baseUrl: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, executions, close: close(server) };
+  return { baseUrl: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, executions, effects, close: close(server) };
 }

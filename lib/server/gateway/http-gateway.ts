@@ -1,0 +1,130 @@
+import type { Gate } from "../../sdk/gate";
+import { createGate } from "../../sdk/gate";
+import { bodyValue, responseFromReply } from "../../sdk/http/fetch-reply";
+import { type IdempotencyOptions, problemReply, runIdempotent } from "../../sdk/http/idempotency-core";
+import type { HttpReply } from "../../sdk/http/stored-response";
+import { withHttpClientSpan } from "../../telemetry/http-client-span";
+import type { GateService } from "../gate-service";
+import type { OutboundInit } from "../outbound/outbound-fetch";
+import { OutboundRefusedError } from "../outbound/outbound-refused";
+import type { ResolvedUpstream } from "../upstreams/upstream-service";
+import { forwardedRequestHeaders, returnedResponseHeaders, upstreamUrl } from "./forward-headers";
+import { readLimited } from "./read-limited";
+
+/** What the gateway needs from the upstream registry and the outbound guard: swapped in tests. */
+export interface GatewayDeps {
+  service: GateService;
+  resolveUpstream(projectId: string, name: string): Promise<ResolvedUpstream>;
+  outbound: {
+    assertAllowed(projectId: string, url: URL): Promise<unknown>;
+    fetch(projectId: string, url: URL, init: OutboundInit): Promise<Response>;
+  };
+}
+
+export interface GatewaySettings {
+  /** Responses up to this size are stored and replayed; larger ones pass through, not replayable. */
+  maxStoredBytes: number;
+  /** The header carrying the gate's key to the upstream (providers like Stripe dedupe on it too). */
+  keyHeader: string;
+  /** Longest a forwarded request may take. */
+  timeoutMs: number;
+  /** Largest request body forwarded. */
+  maxRequestBytes: number;
+}
+
+export const DEFAULT_GATEWAY_SETTINGS: GatewaySettings = {
+  maxStoredBytes: 1024 * 1024,
+  keyHeader: "idempotency-key",
+  timeoutMs: 60_000,
+  maxRequestBytes: 10 * 1024 * 1024,
+};
+
+export interface GatewayRequest {
+  projectId: string;
+  upstream: string;
+  path: string[];
+  req: Request;
+}
+
+/**
+ * `/gw/{upstream}/…`: HTTP tools you don't own, behind the same gate as agent calls. POST and
+ * PATCH are gated on the caller's Idempotency-Key (or Idemgate-Run-Id / Step-Id / Scope) exactly
+ * like the middleware, the gate's key is forwarded upstream, and every upstream request goes
+ * through the project's outbound allowlist. Other methods are forwarded ungated and streamed.
+ */
+export class HttpGateway {
+  private readonly gates = new Map<string, Gate>();
+
+  constructor(
+    private readonly deps: GatewayDeps,
+    private readonly settings: GatewaySettings = DEFAULT_GATEWAY_SETTINGS,
+  ) {}
+
+  async handle({ projectId, upstream, path, req }: GatewayRequest): Promise<Response> {
+    const resolved = await this.deps.resolveUpstream(projectId, upstream);
+    const source = new URL(req.url);
+    const target = upstreamUrl(resolved.row.url!, path, source.search);
+    if (!target) return responseFromReply(problemReply("badPath", "path segments `.`, `..` and empty ones are not forwarded"));
+    try {
+      await this.deps.outbound.assertAllowed(projectId, target);
+    } catch (error) {
+      if (error instanceof OutboundRefusedError) return responseFromReply(refused(error));
+      throw error;
+    }
+
+    const bytes = req.body ? new Uint8Array(await req.arrayBuffer()) : new Uint8Array();
+    if (bytes.byteLength > this.settings.maxRequestBytes) {
+      return responseFromReply(problemReply("tooLarge", `request bodies are forwarded up to ${this.settings.maxRequestBytes} bytes`));
+    }
+    const options: IdempotencyOptions = { gate: this.gateFor(projectId), maxStoredBytes: this.settings.maxStoredBytes, keyHeader: this.settings.keyHeader };
+    const incoming = {
+      method: req.method,
+      route: `/gw/${upstream}/${path.join("/")}`,
+      target: source.pathname + source.search,
+      header: (name: string) => req.headers.get(name),
+      body: bodyValue(bytes, req.headers.get("content-type")),
+    };
+    const forward = (key: string | null, signal?: AbortSignal) => this.forward(projectId, resolved, target, req, bytes, key, signal);
+    const answer = await runIdempotent(options, incoming, (ctx) => forward(ctx.idempotencyKey, ctx.signal));
+    if (answer.kind === "pass") return responseFromReply(await forward(null));
+    return responseFromReply(answer.reply);
+  }
+
+  private gateFor(projectId: string): Gate {
+    let gate = this.gates.get(projectId);
+    if (!gate) {
+      gate = createGate({ inProcess: { projectId, service: this.deps.service }, waitMs: 5_000 });
+      this.gates.set(projectId, gate);
+    }
+    return gate;
+  }
+
+  /** One upstream request; failures become replies so the core records them (5xx released, 4xx kept). */
+  private async forward(projectId: string, upstream: ResolvedUpstream, url: URL, req: Request, bytes: Uint8Array, key: string | null, signal?: AbortSignal): Promise<HttpReply> {
+    const headers = { ...forwardedRequestHeaders(req.headers, this.settings.keyHeader), ...upstream.headers, ...(key ? { [this.settings.keyHeader]: key } : {}) };
+    const timeout = AbortSignal.timeout(this.settings.timeoutMs);
+    const method = req.method.toUpperCase();
+    let response: Response;
+    try {
+      response = await withHttpClientSpan(method, url, (trace) =>
+        this.deps.outbound.fetch(projectId, url, {
+          method,
+          headers: { ...headers, ...trace },
+          body: bytes.byteLength && method !== "GET" && method !== "HEAD" ? bytes : null,
+          signal: signal ? AbortSignal.any([signal, timeout]) : timeout,
+        }),
+      );
+    } catch (error) {
+      if (error instanceof OutboundRefusedError) return refused(error);
+      // Nothing came back: a 502, released, so the caller's retry forwards it again under the same key.
+      return problemReply("upstreamFailed", `${upstream.row.name} did not answer: ${(error as Error).message}`);
+    }
+    const body = await readLimited(response.body, this.settings.maxStoredBytes);
+    const base = { status: response.status, headers: returnedResponseHeaders(response.headers) };
+    return "bytes" in body ? { ...base, body: body.bytes.byteLength ? body.bytes : null } : { ...base, body: null, stream: body.stream };
+  }
+}
+
+function refused(error: OutboundRefusedError): HttpReply {
+  return problemReply("upstreamRefused", `${error.message} (${error.reason})`);
+}

@@ -1,0 +1,80 @@
+import http from "node:http";
+import type { AddressInfo } from "node:net";
+import { Readable } from "node:stream";
+
+/**
+ * A payments API the gateway sits in front of, counting its side effects. Like Stripe, it
+ * dedupes on the Idempotency-Key it is sent (the same key again gets the first answer, or a 409
+ * while the first is still running); without a key every charge is a new one.
+ */
+export interface ChargeUpstream {
+  url: string;
+  port: number;
+  /** Charges made: the side effects. */
+  charges: { id: string; amount: number; key: string | null }[];
+  /** Every request received, keyed or not. */
+  requests: { path: string; key: string | null; authorization: string | null }[];
+  close(): Promise<void>;
+}
+
+const CHUNK = Buffer.alloc(64 * 1024, 0x61);
+
+export async function startChargeUpstream(): Promise<ChargeUpstream> {
+  const charges: ChargeUpstream["charges"] = [];
+  const requests: ChargeUpstream["requests"] = [];
+  const byKey = new Map<string, { done: boolean; body: string }>();
+  const server = http.createServer(async (req, res) => {
+    let raw = "";
+    for await (const chunk of req) raw += chunk;
+    const url = new URL(req.url!, "http://upstream");
+    const key = (req.headers["idempotency-key"] as string | undefined) ?? null;
+    requests.push({ path: url.pathname, key, authorization: req.headers.authorization ?? null });
+    if (url.pathname === "/v1/redirect-to-metadata") {
+      res.writeHead(302, { location: "http://169.254.169.254/latest/meta-data/iam/security-credentials/" }).end();
+      return;
+    }
+    if (url.pathname === "/v1/export") {
+      // Generated as it is sent, with backpressure: the test server never holds the body either.
+      const total = Number(url.searchParams.get("bytes") ?? 1024 ** 3);
+      res.writeHead(200, { "content-type": "application/octet-stream", "content-length": String(total) });
+      let sent = 0;
+      Readable.from(
+        (function* () {
+          while (sent < total) {
+            const size = Math.min(CHUNK.length, total - sent);
+            sent += size;
+            yield size === CHUNK.length ? CHUNK : CHUNK.subarray(0, size);
+          }
+        })(),
+      ).pipe(res);
+      return;
+    }
+    if (url.pathname !== "/v1/charges" || req.method !== "POST") return void res.writeHead(404).end();
+    const input = JSON.parse(raw || "{}") as { amount?: number; delayMs?: number };
+    if (key) {
+      const seen = byKey.get(key);
+      if (seen && !seen.done) return void res.writeHead(409, { "content-type": "application/json" }).end('{"error":"a request with this key is in progress"}');
+      if (seen) return void res.writeHead(200, { "content-type": "application/json", "idempotent-replayed": "true" }).end(seen.body);
+      byKey.set(key, { done: false, body: "" });
+    }
+    const charge = { id: `ch_${charges.length + 1}`, amount: input.amount ?? 0, key };
+    charges.push(charge);
+    if (input.delayMs) await new Promise((resolve) => setTimeout(resolve, input.delayMs));
+    const body = JSON.stringify({ chargeId: charge.id, amount: charge.amount });
+    if (key) byKey.set(key, { done: true, body });
+    res.writeHead(200, { "content-type": "application/json", "x-charge-id": charge.id }).end(body);
+  });
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  const port = (server.address() as AddressInfo).port;
+  return {
+    url: `http://127.0.0.1:${port}`,
+    port,
+    charges,
+    requests,
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
+  };
+}

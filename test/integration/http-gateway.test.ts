@@ -1,0 +1,165 @@
+import { randomUUID } from "node:crypto";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { CallListSchema } from "../../lib/contract/calls";
+import { PROVIDERS } from "../helpers/databases";
+import { type GatewayWorld, startGatewayWorld } from "../helpers/gateway-world";
+
+/** Sends until an answer that is not a 409 (in progress), a 5xx or a transport failure: what a retrying client does. */
+async function untilAnswered(send: () => Promise<Response>, budgetMs = 60_000): Promise<Response> {
+  const deadline = Date.now() + budgetMs;
+  for (;;) {
+    const res = await send().catch(() => null);
+    if (res && res.status !== 409 && res.status < 500) return res;
+    await res?.body?.cancel();
+    if (Date.now() > deadline) throw new Error("no answer within the budget");
+    await new Promise((resolve) => setTimeout(resolve, 200));
+  }
+}
+
+async function callsOfRun(world: GatewayWorld, runId: string) {
+  const res = await world.root.raw("GET", `/api/v1/operator/projects/${world.projectId}/calls?runId=${encodeURIComponent(runId)}`);
+  return CallListSchema.parse(await res.json()).calls;
+}
+
+/** The gateway in front of a real upstream that counts its charges, on one gate instance. */
+describe("HTTP gateway /gw/{upstream}", () => {
+  let world: GatewayWorld;
+
+  beforeAll(async () => {
+    world = await startGatewayWorld("sqlite");
+  });
+
+  afterAll(async () => {
+    await world?.stop();
+  });
+
+  it("forwards once with the gate's key and the upstream's secret; the same Idempotency-Key replays", async () => {
+    const key = randomUUID();
+    const first = await world.gw("v1/charges", { key, body: { amount: 42 } });
+    expect(first.status).toBe(200);
+    const charge = await first.json();
+    const again = await world.gw("v1/charges", { key, body: { amount: 42 } });
+    expect(again.status).toBe(200);
+    expect(await again.json()).toEqual(charge);
+    expect(again.headers.get("idempotent-replayed")).toBe("true");
+    expect(again.headers.get("x-charge-id")).toBe(charge.chargeId);
+    const seen = world.upstream.requests.filter((r) => r.path === "/v1/charges" && r.key && world.upstream.charges.find((c) => c.key === r.key && c.id === charge.chargeId));
+    expect(seen).toHaveLength(1);
+    // The gate's key (project-scoped), never the caller's; the upstream's secret, never the gate's API key.
+    expect(seen[0]!.key).toMatch(/^[0-9a-f]{64}$/);
+    expect(seen[0]!.authorization).toBe("Bearer sk_test_upstream");
+    const [call] = await callsOfRun(world, key);
+    expect(call).toMatchObject({ tool: "POST /gw/pay/v1/charges", status: "succeeded", replays: 1 });
+  });
+
+  it("400 without a key, 401 without the API key, 422 for another payload; the upstream is not called", async () => {
+    const before = world.upstream.requests.length;
+    const missing = await world.gw("v1/charges", { body: { amount: 1 } });
+    expect(missing.status).toBe(400);
+    expect(missing.headers.get("content-type")).toBe("application/problem+json");
+    const anonymous = await fetch(`${world.servers[0]!.baseUrl}/gw/pay/v1/charges`, { method: "POST", body: "{}" });
+    expect(anonymous.status).toBe(401);
+    expect(anonymous.headers.get("content-type")).toBe("application/problem+json");
+    expect(world.upstream.requests.length).toBe(before);
+
+    const key = randomUUID();
+    expect((await world.gw("v1/charges", { key, body: { amount: 5 } })).status).toBe(200);
+    expect((await world.gw("v1/charges", { key, body: { amount: 6 } })).status).toBe(422);
+  });
+
+  it("client timeouts and retries of one intended charge: exactly one upstream effect", async () => {
+    const key = randomUUID();
+    const effects = () => world.upstream.charges.filter((c) => c.amount === 777).length;
+    const attempts: (number | "timeout")[] = [];
+    const final = await untilAnswered(async () => {
+      try {
+        const res = await world.gw("v1/charges", { key, body: { amount: 777, delayMs: 1_500 }, signal: AbortSignal.timeout(300) });
+        attempts.push(res.status);
+        return res;
+      } catch (error) {
+        attempts.push("timeout");
+        throw error;
+      }
+    });
+    expect(final.status).toBe(200);
+    expect(attempts).toContain("timeout");
+    expect(effects()).toBe(1);
+  });
+
+  it("GET is forwarded ungated", async () => {
+    const res = await world.gw("v1/nothing-here", { method: "GET" });
+    expect(res.status).toBe(404);
+  });
+
+  it("an upstream outside the allowlist is refused before anything is recorded or sent", async () => {
+    const base = `/api/v1/operator/projects/${world.projectId}/upstreams`;
+    expect((await world.root.raw("POST", base, { kind: "http", name: "elsewhere", url: `http://127.0.0.1:${world.upstream.port + 1}/` })).ok).toBe(true);
+    const key = randomUUID();
+    const res = await world.gw("v1/charges", { key, body: { amount: 1 }, upstream: "elsewhere" });
+    expect(res.status).toBe(403);
+    expect(res.headers.get("content-type")).toBe("application/problem+json");
+    expect(await res.json()).toMatchObject({ type: "urn:idemgate:problem:upstream-refused" });
+    expect(await callsOfRun(world, key)).toEqual([]);
+  });
+
+  it("a redirect to a metadata address is refused, and not stored as a success", async () => {
+    const key = randomUUID();
+    const res = await world.gw("v1/redirect-to-metadata", { key, body: {} });
+    expect(res.status).toBe(403);
+    expect(await res.json()).toMatchObject({ type: "urn:idemgate:problem:upstream-refused" });
+    const [call] = await callsOfRun(world, key);
+    expect(call!.status).toBe("failed");
+  });
+
+  it("a 1 GiB response streams through unbuffered; it is recorded not replayable, never as a success", async () => {
+    const key = randomUUID();
+    const res = await world.gw("v1/export", { key, body: {} });
+    expect(res.status).toBe(200);
+    let received = 0;
+    const reader = res.body!.getReader();
+    for (let chunk = await reader.read(); !chunk.done; chunk = await reader.read()) received += chunk.value.byteLength;
+    expect(received).toBe(1024 ** 3);
+    const [call] = await callsOfRun(world, key);
+    expect(call!.status).toBe("failed");
+    const again = await world.gw("v1/export", { key, body: {} });
+    expect(again.status).toBe(409);
+    expect(await again.json()).toMatchObject({ type: "urn:idemgate:problem:request-already-processed" });
+  }, 300_000);
+});
+
+/** Two gate instances on one database, one of them killed mid-request: one upstream effect per intended charge. */
+describe.each(PROVIDERS.filter((p) => p === "postgres"))("%s: HTTP gateway on two instances", (provider) => {
+  let world: GatewayWorld;
+
+  beforeAll(async () => {
+    world = await startGatewayWorld(provider, 2);
+    // A killed instance's lease lapses quickly, so the retry through the other one takes over soon.
+    await world.policies.put("*", { leaseSeconds: 2 });
+  });
+
+  afterAll(async () => {
+    await world?.stop();
+  });
+
+  it("duplicates spread over both instances: one charge per key", async () => {
+    const keys = Array.from({ length: 10 }, () => randomUUID());
+    const answers = await Promise.all(
+      keys.flatMap((key, k) => [0, 1, 2, 3].map((i) => untilAnswered(() => world.gw("v1/charges", { key, body: { amount: 1000 + k, delayMs: 200 }, via: i % 2 })))),
+    );
+    expect(answers.every((res) => res.status === 200)).toBe(true);
+    for (let k = 0; k < keys.length; k++) expect(world.upstream.charges.filter((c) => c.amount === 1000 + k)).toHaveLength(1);
+  });
+
+  it("SIGKILL of the instance forwarding a charge: the retry through the other instance forwards the same key, and the upstream charges once", async () => {
+    const key = randomUUID();
+    const inFlight = world.gw("v1/charges", { key, body: { amount: 4242, delayMs: 1_500 }, via: 0 }).catch(() => null);
+    await expect.poll(() => world.upstream.charges.filter((c) => c.amount === 4242).length, { timeout: 30_000 }).toBe(1);
+    await world.servers[0]!.kill();
+    expect(await inFlight).toBeNull();
+    const final = await untilAnswered(() => world.gw("v1/charges", { key, body: { amount: 4242, delayMs: 1_500 }, via: 1 }));
+    expect(final.status).toBe(200);
+    expect(world.upstream.charges.filter((c) => c.amount === 4242)).toHaveLength(1);
+    const forwardedKeys = new Set(world.upstream.requests.filter((r) => r.key && world.upstream.charges.some((c) => c.amount === 4242 && c.key === r.key)).map((r) => r.key));
+    expect(forwardedKeys.size).toBe(1);
+  });
+});
