@@ -12,6 +12,7 @@ import { registerAdminPaths } from "./openapi-admin";
 import { registerAuditPaths } from "./openapi-audit";
 import { registerCallExplorerPaths } from "./openapi-calls";
 import { registerInsightPaths } from "./openapi-insights";
+import { registerGatewayPaths } from "./openapi-gateway";
 import { registerOutboundPaths } from "./openapi-outbound";
 import { BYPASS_BEGIN_ERRORS, registerResendPaths } from "./openapi-resends";
 import { registerSagaPaths } from "./openapi-sagas";
@@ -78,6 +79,7 @@ export function buildOpenApiDocument() {
   registerAuditPaths(registry);
   registerUpstreamPaths(registry);
   registerOutboundPaths(registry);
+  registerGatewayPaths(registry);
   registerSagaPaths(registry);
 
   return new OpenApiGeneratorV31(registry.definitions).generateDocument({

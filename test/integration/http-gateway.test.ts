@@ -86,6 +86,13 @@ describe("HTTP gateway /gw/{upstream}", () => {
     expect(effects()).toBe(1);
   });
 
+  it("is in the OpenAPI document, with its headers and problem answers", async () => {
+    const doc = (await (await fetch(`${world.servers[0]!.baseUrl}/api/v1/openapi.json`)).json()) as { paths: Record<string, Record<string, { parameters?: { name: string; in: string }[]; responses: Record<string, unknown> }>> };
+    const post = doc.paths["/gw/{upstream}/{path}"]!.post!;
+    expect(post.parameters!.filter((p) => p.in === "header").map((p) => p.name)).toEqual(expect.arrayContaining(["idempotency-key", "idemgate-run-id", "idemgate-step-id", "idemgate-scope"]));
+    expect(Object.keys(post.responses)).toEqual(expect.arrayContaining(["400", "403", "409", "422", "502"]));
+  });
+
   it("GET is forwarded ungated", async () => {
     const res = await world.gw("v1/nothing-here", { method: "GET" });
     expect(res.status).toBe(404);
