@@ -1,5 +1,6 @@
 import { z } from "zod";
 import type { PolicyOverrides, ToolPolicy } from "../core/policy";
+import { JSON_POINTER } from "../core/scope-from";
 
 /**
  * The policy model (DESIGN.md, "Policies"): the one zod schema that validates operator input,
@@ -37,6 +38,10 @@ const scalarFields = {
   onPermanentFailure: z
     .enum(["none", "compensate"])
     .describe("compensate: a permanent failure of this tool aborts the run, which runs its compensation plan"),
+  scopeFrom: z
+    .array(z.string().max(200).regex(JSON_POINTER, "a JSON pointer such as /orderId"))
+    .max(10)
+    .describe("JSON pointers into the args (e.g. /orderId) whose values become the call's scope when it names none: re-plans of the same order dedupe"),
 };
 
 const retryFields = {

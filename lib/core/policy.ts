@@ -45,6 +45,8 @@ export interface ToolPolicy {
   redactFields: string[];
   /** Sagas: `compensate` aborts the run (and so undoes its compensable steps) when this tool fails permanently. */
   onPermanentFailure: "none" | "compensate";
+  /** JSON pointers into the args whose values are the call's scope when the caller names none. */
+  scopeFrom: string[];
 }
 
 /**
@@ -88,6 +90,7 @@ export const DEFAULT_POLICY: Readonly<ToolPolicy> = Object.freeze<ToolPolicy>({
   storm: { windowSeconds: 60, minHits: 20, factor: 5 },
   redactFields: [],
   onPermanentFailure: "none",
+  scopeFrom: [],
 });
 
 export const DEFAULT_EFFECTIVE_POLICY: EffectivePolicy = { policy: DEFAULT_POLICY, version: 0 };

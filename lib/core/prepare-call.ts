@@ -3,6 +3,7 @@ import type { ArgsFingerprinter } from "./fingerprint";
 import { deriveKey } from "./keys";
 import type { ToolPolicy, KeyStrategy } from "./policy";
 import { redact } from "./redact";
+import { scopeFromArgs } from "./scope-from";
 
 /** A begin request as the gate sees it, after the wire format has been validated. */
 export interface BeginCall {
@@ -33,7 +34,9 @@ export interface PreparedCall extends BeginCall {
 export function prepareCall(call: BeginCall, policy: ToolPolicy, fingerprint: ArgsFingerprinter): PreparedCall {
   const canonicalArgs = canonicalize(call.args ?? {}, policy.ignoreFields);
   const { keyed: argsFingerprint, legacy: legacyArgsFingerprint } = fingerprint(canonicalArgs);
-  const key = call.derivedKey ?? deriveKey(policy.keyStrategy, { ...call, canonicalArgs });
+  // A scope the caller names wins; otherwise the policy may derive one from the args.
+  const scope = call.scope ?? scopeFromArgs(call.args, policy.scopeFrom);
+  const key = call.derivedKey ?? deriveKey(policy.keyStrategy, { ...call, scope, canonicalArgs });
   const argsText = call.args === undefined ? null : JSON.stringify(redact(call.args, policy.redactFields));
-  return { ...call, key, strategy: policy.keyStrategy, argsFingerprint, legacyArgsFingerprint, argsText };
+  return { ...call, scope, key, strategy: policy.keyStrategy, argsFingerprint, legacyArgsFingerprint, argsText };
 }

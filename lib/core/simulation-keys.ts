@@ -2,6 +2,7 @@ import { canonicalize, sha256Hex } from "./canonical";
 import { KeyDerivationError, deriveKey } from "./keys";
 import type { ToolPolicy } from "./policy";
 import type { PastBegin } from "./simulation-ledger";
+import { scopeFromArgs } from "./scope-from";
 
 /** Why a past call cannot be keyed under a draft: the wording is shown to operators. */
 export const UNREPLAYABLE = {
@@ -25,7 +26,24 @@ function sameList(a: readonly string[], b: readonly string[]): boolean {
 
 /** Whether the draft derives keys and fingerprints exactly as the policy in force did. */
 export function keysUnchanged(draft: ToolPolicy, inForce: ToolPolicy): boolean {
-  return draft.keyStrategy === inForce.keyStrategy && sameList(draft.ignoreFields, inForce.ignoreFields);
+  return draft.keyStrategy === inForce.keyStrategy && sameList(draft.ignoreFields, inForce.ignoreFields) && sameOrder(draft.scopeFrom, inForce.scopeFrom);
+}
+
+function sameOrder(a: readonly string[], b: readonly string[]): boolean {
+  return a.length === b.length && a.every((item, i) => item === b[i]);
+}
+
+/**
+ * The scope a past call has under the draft: the one its caller named, else what the draft's
+ * `scopeFrom` derives from its args. A recorded scope equal to what the policy in force derived
+ * was not named by the caller. undefined: not knowable from what the ledger kept.
+ */
+function draftScope(identity: PastBegin["identity"], draft: ToolPolicy, inForce: ToolPolicy): string | null | undefined {
+  if (identity.scope === undefined) return undefined;
+  const derivedInForce = identity.argsKnown ? scopeFromArgs(identity.args, inForce.scopeFrom) : null;
+  const named = inForce.scopeFrom.length > 0 && identity.scope !== null && identity.scope === derivedInForce ? null : identity.scope;
+  if (named !== null || draft.scopeFrom.length === 0) return named;
+  return identity.argsKnown ? scopeFromArgs(identity.args, draft.scopeFrom) : undefined;
 }
 
 /**
@@ -41,7 +59,8 @@ export function draftKey(begin: PastBegin, draft: ToolPolicy, inForce: ToolPolic
   if (canonicalArgs !== null) argsFingerprint = sha256Hex(canonicalArgs);
   else if (sameList(draft.ignoreFields, inForce.ignoreFields)) argsFingerprint = begin.argsFingerprint;
   else return { kind: "unknown", reason: UNREPLAYABLE.argsLost };
-  const needs = fieldsNeeded(draft.keyStrategy, identity);
+  const scope = draftScope(identity, draft, inForce);
+  const needs = fieldsNeeded(draft.keyStrategy, { ...identity, scope });
   if (needs === "identity") return { kind: "unknown", reason: UNREPLAYABLE.identityLost };
   if (needs === "args" && canonicalArgs === null) return { kind: "unknown", reason: UNREPLAYABLE.argsLost };
   try {
@@ -50,7 +69,7 @@ export function draftKey(begin: PastBegin, draft: ToolPolicy, inForce: ToolPolic
       tool: begin.tool,
       runId: begin.runId,
       stepId: identity.stepId ?? null,
-      scope: identity.scope ?? null,
+      scope: scope ?? null,
       toolCallId: begin.toolCallId,
       canonicalArgs: canonicalArgs ?? "",
     });

@@ -27,8 +27,9 @@ export function instruments(): Instruments {
       }),
       beginDuration: meter.createHistogram("idemgate.begin.duration", {
         description: "Time to decide a begin",
-        unit: "ms",
-        advice: { explicitBucketBoundaries: [0.25, 0.5, 1, 2, 5, 10, 25, 50, 100, 250, 1000, 5000, 10000] },
+        // Seconds, the conventions' base unit (Prometheus: idemgate_begin_duration_seconds).
+        unit: "s",
+        advice: { explicitBucketBoundaries: [0.00025, 0.0005, 0.001, 0.002, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 1, 5, 10] },
       }),
       stormsOpened: meter.createCounter("idemgate.storms.opened", {
         description: "Retry storms opened",

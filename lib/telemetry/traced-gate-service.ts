@@ -27,7 +27,7 @@ export class TracedGateService extends GateService {
         span.setAttribute("idemgate.decision", decision.decision);
         const { decisions, beginDuration } = instruments();
         decisions.add(1, { tool: input.tool, decision: decision.decision });
-        beginDuration.record(performance.now() - started, { tool: input.tool, decision: decision.decision });
+        beginDuration.record((performance.now() - started) / 1000, { tool: input.tool, decision: decision.decision });
         return decision;
       },
     );

@@ -2,8 +2,14 @@ import path from "node:path";
 import { mkdtempSync } from "node:fs";
 import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
-import { PROVIDERS } from "../helpers/databases";
-import { decisionOf, gatewayClient, registerMcpUpstream } from "../helpers/mcp-clients";
+import { EffectivePolicyResponseSchema, PolicyChangeResponseSchema } from "../../lib/contract/admin-policies";
+import { PROVIDERS, type TestDatabase, createTestDatabase } from "../helpers/databases";
+import { createTestProject } from "../helpers/fixtures";
+import { OPERATOR_ENV, OperatorClient, ROOT } from "../helpers/operator-client";
+import { type TestServer, startServer } from "../helpers/server";
+import { Client as SdkClient } from "@modelcontextprotocol/sdk/client/index.js";
+import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
+import { allowOutbound, decisionOf, gatewayClient, registerMcpUpstream, spawnAgent } from "../helpers/mcp-clients";
 import { type RunningUpstream, startUpstream } from "../helpers/mcp-upstream";
 import { sql } from "../helpers/sql";
 import { type TwoProjects, startTwoProjects } from "../helpers/two-projects";
@@ -21,6 +27,7 @@ describe.each(PROVIDERS)("%s: MCP gateway over Streamable HTTP", (provider) => {
     const dir = mkdtempSync(path.join(inject("tmpRoot"), "mcp-"));
     upstream = await startUpstream(path.join(dir, "effects.jsonl"));
     world = await startTwoProjects(provider);
+    await allowOutbound(world.root, world.projectA, "127.0.0.1");
     await registerMcpUpstream(world.root, world.projectA, "shop", upstream.url);
     client = await gatewayClient(world.server.baseUrl, "shop", world.agentA.apiKey);
   });
@@ -55,7 +62,7 @@ describe.each(PROVIDERS)("%s: MCP gateway over Streamable HTTP", (provider) => {
   it("20 concurrent identical calls: one execution, 19 latched replays", async () => {
     // Slow enough that every duplicate arrives while the first runs: they latch onto it (a resend
     // after it finished would be a step of its own, and three in a row trip the loop detector).
-    const args = { orderId: "o-burst", amount: 7, slowMs: 2_000 };
+    const args = { orderId: "o-burst", amount: 7, slowMs: 5_000 };
     const results = (await Promise.all(Array.from({ length: 20 }, () => client.callTool({ name: "refund_order", arguments: args })))) as Result[];
     expect(effectsFor("refund_order", "o-burst")).toHaveLength(1);
     expect(results.filter((result) => decisionOf(result) === "execute")).toHaveLength(1);
@@ -72,12 +79,45 @@ describe.each(PROVIDERS)("%s: MCP gateway over Streamable HTTP", (provider) => {
     expect(effectsFor("refund_order", "o-timeout")).toHaveLength(1);
   });
 
-  it("a paraphrased re-plan under the same scope replays; the read-only tool is never deduped", async () => {
+  it("a paraphrased re-plan of the same order replays: by a named scope, and by the policy's scopeFrom", async () => {
     const meta = { "idemgate/scope": "order:o-plan" };
     const first = (await client.callTool({ name: "refund_order", arguments: { orderId: "o-plan", amount: 10, note: "customer asked" }, _meta: meta })) as Result;
     const replanned = (await client.callTool({ name: "refund_order", arguments: { orderId: "o-plan", amount: 10.0, note: "refund as requested by the customer" }, _meta: meta })) as Result;
     expect([decisionOf(first), decisionOf(replanned)]).toEqual(["execute", "replay"]);
     expect(effectsFor("refund_order", "o-plan")).toHaveLength(1);
+
+    await world.root.call(PolicyChangeResponseSchema, "PUT", `/api/v1/admin/projects/${world.projectA}/policies/shop__refund_order`, {
+      policy: { scopeFrom: ["/orderId"] },
+      reason: "refunds are per order",
+    });
+    const byOrder = (await client.callTool({ name: "refund_order", arguments: { orderId: "o-scope", amount: 5, note: "late delivery" } })) as Result;
+    const paraphrased = (await client.callTool({ name: "refund_order", arguments: { orderId: "o-scope", amount: "5.00", note: "refund: parcel arrived late" } })) as Result;
+    const otherOrder = (await client.callTool({ name: "refund_order", arguments: { orderId: "o-scope-2", amount: 5, note: "late delivery" } })) as Result;
+    expect([decisionOf(byOrder), decisionOf(paraphrased), decisionOf(otherOrder)]).toEqual(["execute", "replay", "execute"]);
+    expect(effectsFor("refund_order", "o-scope")).toHaveLength(1);
+    expect(effectsFor("refund_order", "o-scope-2")).toHaveLength(1);
+  });
+
+  it("policies seeded from annotations: the read-only tool is never deduped; an explicit policy wins", async () => {
+    const seeded = await world.root.call(EffectivePolicyResponseSchema, "GET", `/api/v1/admin/projects/${world.projectA}/policies/shop__get_order`);
+    expect(seeded.policy.effect).toBe("read");
+    const reads = (await Promise.all([1, 2, 3].map(() => client.callTool({ name: "get_order", arguments: { orderId: "o-read" } })))) as Result[];
+    expect(reads.map(decisionOf)).toEqual(["execute", "execute", "execute"]);
+    expect(effectsFor("get_order", "o-read")).toHaveLength(3);
+
+    // A second upstream whose read-only tool an admin declared a write before anyone listed it.
+    await registerMcpUpstream(world.root, world.projectA, "shop2", upstream.url);
+    await world.root.call(PolicyChangeResponseSchema, "PUT", `/api/v1/admin/projects/${world.projectA}/policies/shop2__get_order`, { policy: { effect: "write" }, reason: "reads are billed" });
+    const shop2 = await gatewayClient(world.server.baseUrl, "shop2", world.agentA.apiKey);
+    try {
+      await shop2.listTools();
+      const first = (await shop2.callTool({ name: "get_order", arguments: { orderId: "o-billed" } })) as Result;
+      const second = (await shop2.callTool({ name: "get_order", arguments: { orderId: "o-billed" } })) as Result;
+      expect([decisionOf(first), decisionOf(second)]).toEqual(["execute", "replay"]);
+      expect(effectsFor("get_order", "o-billed")).toHaveLength(1);
+    } finally {
+      await shop2.close();
+    }
   });
 
   it("an isError result is a recorded failure that replays as one; a malformed reply is never a success", async () => {
@@ -112,6 +152,146 @@ describe.each(PROVIDERS)("%s: MCP gateway over Streamable HTTP", (provider) => {
       expect(rows.map((row) => row.state)).not.toContain("succeeded");
     } finally {
       await flaky.close();
+    }
+  });
+  it("an upstream URL outside the allowlist (a metadata address): a clear error, nothing stored", async () => {
+    await registerMcpUpstream(world.root, world.projectA, "metadata", "http://169.254.169.254/mcp");
+    const outside = await gatewayClient(world.server.baseUrl, "metadata", world.agentA.apiKey);
+    try {
+      const result = (await outside.callTool({ name: "refund_order", arguments: { orderId: "o-meta" } })) as Result;
+      expect(result.isError).toBe(true);
+      expect(JSON.stringify(result.content)).toMatch(/allowlist/);
+      const rows = await sql(world.databaseUrl, "SELECT id FROM call_records WHERE project_id = $1 AND tool = $2", [world.projectA, "metadata__refund_order"]);
+      expect(rows).toHaveLength(0);
+    } finally {
+      await outside.close();
+    }
+  });
+
+  it("a client process SIGKILLed mid-call and restarted on the same session: one refund, and the restart gets it", async () => {
+    const args = JSON.stringify({ orderId: "o-kill", amount: 9, slowMs: 3_000 });
+    const common = { url: world.server.baseUrl, upstream: "shop", key: world.agentA.apiKey, args };
+    const first = spawnAgent(common);
+    const { sessionId } = (await first.waitFor("sessionId")) as { sessionId: string };
+    await first.waitFor("calling");
+    // Killed once the gate has claimed the call, so the crash really is mid-call.
+    for (let tries = 0; ; tries++) {
+      const rows = await sql(world.databaseUrl, "SELECT id FROM call_records WHERE project_id = $1 AND run_id = $2", [world.projectA, `mcp:${sessionId}`]);
+      if (rows.length > 0) break;
+      if (tries > 600) throw new Error("the gate never saw the call");
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+    first.child.kill("SIGKILL");
+    const second = spawnAgent({ ...common, session: sessionId });
+    const { result } = (await second.waitFor("result")) as { result: Result };
+    expect(result.isError ?? false).toBe(false);
+    expect(decisionOf(result)).toBe("replay");
+    expect(effectsFor("refund_order", "o-kill")).toHaveLength(1);
+  });
+});
+
+describe("MCP gateway over stdio (idemgate mcp --upstream, speaking the 2026-07-28 revision to the gate)", () => {
+  let world: TwoProjects;
+  let upstream: RunningUpstream;
+  let client: SdkClient;
+  const effectsFor = (orderId: string) => upstream.effects().filter((effect) => effect.args.orderId === orderId);
+  const cli = path.resolve(import.meta.dirname, "../../scripts/idemgate-cli.mjs");
+
+  beforeAll(async () => {
+    upstream = await startUpstream(path.join(mkdtempSync(path.join(inject("tmpRoot"), "mcp-stdio-")), "effects.jsonl"));
+    world = await startTwoProjects("sqlite");
+    await allowOutbound(world.root, world.projectA, "127.0.0.1");
+    await registerMcpUpstream(world.root, world.projectA, "shop", upstream.url);
+    client = new SdkClient({ name: "stdio-test-client", version: "1.0.0" });
+    await client.connect(
+      new StdioClientTransport({
+        command: process.execPath,
+        args: [cli, "mcp", "--upstream", "shop"],
+        env: { ...process.env, IDEMGATE_URL: world.server.baseUrl, IDEMGATE_API_KEY: world.agentA.apiKey } as Record<string, string>,
+        stderr: "inherit",
+      }),
+    );
+  });
+  afterAll(async () => {
+    await client?.close();
+    await world?.stop();
+    await upstream?.stop();
+  });
+
+  it("lists tools with annotations; a duplicate replays; 20 concurrent identical calls refund once", async () => {
+    const { tools } = await client.listTools();
+    expect(tools.find((tool) => tool.name === "get_order")!.annotations).toMatchObject({ readOnlyHint: true });
+    const first = (await client.callTool({ name: "refund_order", arguments: { orderId: "s-dup", amount: 1 } })) as Result;
+    const second = (await client.callTool({ name: "refund_order", arguments: { orderId: "s-dup", amount: 1 } })) as Result;
+    expect([decisionOf(first), decisionOf(second)]).toEqual(["execute", "replay"]);
+    expect(second.content).toEqual(first.content);
+    const burst = (await Promise.all(Array.from({ length: 20 }, () => client.callTool({ name: "refund_order", arguments: { orderId: "s-burst", slowMs: 2_000 } })))) as Result[];
+    expect(burst.filter((result) => decisionOf(result) === "execute")).toHaveLength(1);
+    expect(burst.filter((result) => decisionOf(result) === "replay")).toHaveLength(19);
+    expect(effectsFor("s-dup")).toHaveLength(1);
+    expect(effectsFor("s-burst")).toHaveLength(1);
+  });
+
+  it("the client SIGKILLed mid-call and restarted on the same run (IDEMGATE_RUN_ID): one refund, the restart gets it", async () => {
+    const common = { transport: "stdio", url: world.server.baseUrl, upstream: "shop", key: world.agentA.apiKey, run: "run-stdio-crash", args: JSON.stringify({ orderId: "s-kill", slowMs: 3_000 }) };
+    const first = spawnAgent(common);
+    await first.waitFor("calling");
+    for (let tries = 0; ; tries++) {
+      const rows = await sql(world.databaseUrl, "SELECT id FROM call_records WHERE project_id = $1 AND run_id = $2", [world.projectA, "run-stdio-crash"]);
+      if (rows.length > 0) break;
+      if (tries > 600) throw new Error("the gate never saw the call");
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+    first.child.kill("SIGKILL");
+    const second = spawnAgent(common);
+    const { result } = (await second.waitFor("result")) as { result: Result };
+    expect(decisionOf(result)).toBe("replay");
+    expect(effectsFor("s-kill")).toHaveLength(1);
+  });
+});
+
+describe.skipIf(!PROVIDERS.includes("postgres"))("MCP gateway: two instances on one Postgres", () => {
+  let db: TestDatabase;
+  let servers: TestServer[] = [];
+  let upstream: RunningUpstream;
+  let apiKey: string;
+
+  beforeAll(async () => {
+    upstream = await startUpstream(path.join(mkdtempSync(path.join(inject("tmpRoot"), "mcp-pg2-")), "effects.jsonl"));
+    db = await createTestDatabase("postgres");
+    const project = await createTestProject(db.url, "two instances");
+    apiKey = project.apiKey;
+    // Both instances must decrypt what either stored: one secrets key for the cluster.
+    const env = { ...OPERATOR_ENV, IDEMGATE_SECRETS_KEY: Buffer.alloc(32, 7).toString("base64") };
+    servers = [await startServer(db.url, env), await startServer(db.url, env)];
+    const root = await OperatorClient.signIn(servers[0]!.baseUrl, ROOT.email, ROOT.password);
+    await allowOutbound(root, project.projectId, "127.0.0.1");
+    await registerMcpUpstream(root, project.projectId, "shop", upstream.url);
+  });
+  afterAll(async () => {
+    for (const server of servers) await server.stop();
+    await db?.drop();
+    await upstream?.stop();
+  });
+
+  it("concurrent identical calls split across the instances refund once; a session issued by one is served by the other", async () => {
+    const [a, b] = [await gatewayClient(servers[0]!.baseUrl, "shop", apiKey), await gatewayClient(servers[1]!.baseUrl, "shop", apiKey)];
+    try {
+      const args = { orderId: "pg-split", amount: 1, slowMs: 2_000 };
+      const results = (await Promise.all(Array.from({ length: 10 }, (_, i) => (i % 2 === 0 ? a : b).callTool({ name: "refund_order", arguments: args, _meta: { "idemgate/runId": "run-split" } })))) as Result[];
+      expect(upstream.effects().filter((effect) => effect.args.orderId === "pg-split")).toHaveLength(1);
+      expect(results.filter((result) => decisionOf(result) === "execute")).toHaveLength(1);
+      expect(results.filter((result) => decisionOf(result) === "replay")).toHaveLength(9);
+
+      const sessionId = (a.transport as { sessionId?: string }).sessionId!;
+      const onB = await gatewayClient(servers[1]!.baseUrl, "shop", apiKey, { sessionId });
+      const replayed = (await onB.callTool({ name: "refund_order", arguments: { orderId: "pg-session", amount: 2 } })) as Result;
+      const again = (await a.callTool({ name: "refund_order", arguments: { orderId: "pg-session", amount: 2 } })) as Result;
+      expect([decisionOf(replayed), decisionOf(again)]).toEqual(["execute", "replay"]);
+      expect(upstream.effects().filter((effect) => effect.args.orderId === "pg-session")).toHaveLength(1);
+    } finally {
+      await a.close();
+      await b.close();
     }
   });
 });

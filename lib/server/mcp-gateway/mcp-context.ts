@@ -1,6 +1,7 @@
 import { type McpHttpHandler, createMcpHandler } from "@modelcontextprotocol/server";
 import { McpSessionRepository } from "../../store/prisma/mcp-session-repository";
 import { getGate } from "../gate";
+import { assertOutboundAllowed, outboundFetch } from "../outbound";
 import { getUpstreams } from "../upstreams/upstream-context";
 import { McpGateway } from "./mcp-gateway";
 import { mcpServerFactory } from "./mcp-server-factory";
@@ -19,10 +20,11 @@ const holder = globalThis as unknown as { __idemgateMcp?: Mcp };
 export function getMcp(): Mcp {
   if (!holder.__idemgateMcp) {
     const upstreams = getUpstreams();
-    // Swapped for the project's outbound allowlist (lib/server/outbound) once it lands: one line each.
-    const fetchFor = () => fetch;
-    const checkOutbound = async () => undefined;
-    const gateway = new McpGateway(getGate().service, upstreams.service, new UpstreamConnector(fetchFor), checkOutbound);
+    // Every upstream request goes through the project's outbound allowlist.
+    const fetchFor = (projectId: string) => (url: string | URL, init?: RequestInit) =>
+      outboundFetch(projectId, url, { method: init?.method, headers: init?.headers, body: init?.body as string | null | undefined, signal: init?.signal ?? undefined });
+    const checkOutbound = async (projectId: string, url: string) => void (await assertOutboundAllowed(projectId, url));
+    const gateway = new McpGateway(getGate().service, upstreams.service, new UpstreamConnector(fetchFor), checkOutbound, getGate().policies);
     holder.__idemgateMcp = {
       gateway,
       sessions: new McpSessions(new McpSessionRepository(upstreams.prisma)),

@@ -2,8 +2,11 @@ import type { Client } from "@modelcontextprotocol/client";
 import type { BeginDecision } from "../../core/record";
 import { AppError } from "../app-error";
 import type { GateService } from "../gate-service";
+import type { PolicyService } from "../policy-service";
+import { SEED_AUTHOR, type ToolAnnotations, seedFromAnnotations } from "./annotation-policies";
 import type { ResolvedUpstream, UpstreamService } from "../upstreams/upstream-service";
-import { type McpCallIdentity, identifyCall } from "./call-identity";
+import { withMcpServerSpan, withUpstreamCallSpan } from "../../telemetry/mcp-telemetry";
+import { META, type McpCallIdentity, identifyCall } from "./call-identity";
 import { type ToolResult, gateError, isToolResult, refusalResult, replayResult, resultText, withGateMeta } from "./decision-results";
 import type { UpstreamConnector } from "./upstream-connector";
 import { type UpstreamFailure, classifyUpstreamFailure } from "./upstream-errors";
@@ -51,7 +54,11 @@ export class McpGateway {
     private readonly upstreams: UpstreamService,
     private readonly connector: UpstreamConnector,
     private readonly checkOutbound: (projectId: string, url: string) => Promise<void>,
+    private readonly policies: PolicyService,
   ) {}
+
+  /** Tools this process has already seeded (or found a policy for): a hint, so each is tried once. */
+  private readonly seen = new Set<string>();
 
   resolve(projectId: string, name: string): Promise<ResolvedUpstream> {
     return this.upstreams.resolve(projectId, name, "mcp");
@@ -62,6 +69,7 @@ export class McpGateway {
     const client = await this.connector.client(upstream);
     try {
       const { tools } = await client.listTools(undefined, { signal });
+      await this.seedPolicies(upstream, tools);
       return { tools };
     } catch (error) {
       this.connector.forget(upstream, client);
@@ -69,12 +77,29 @@ export class McpGateway {
     }
   }
 
-  async callTool(caller: McpCaller, upstream: ResolvedUpstream, params: ToolCallParams, io: CallIo): Promise<ToolResult> {
+  callTool(caller: McpCaller, upstream: ResolvedUpstream, params: ToolCallParams, io: CallIo): Promise<ToolResult> {
+    const gateTool = gateToolName(upstream.row.name, params.name);
+    const call = { tool: params.name, gateTool, sessionId: caller.sessionId, upstream: upstream.row.name, meta: params._meta };
+    return withMcpServerSpan(call, async (span) => {
+      const result = await this.gatedCall(caller, upstream, params, io);
+      const meta = result._meta ?? {};
+      span.setAttribute("idemgate.decision", String(meta[META.decision]));
+      if (typeof meta[META.callId] === "string") span.setAttribute("gen_ai.tool.call.id", meta[META.callId] as string);
+      if (result.isError) span.setAttribute("error.type", "tool_error");
+      return result;
+    });
+  }
+
+  private async gatedCall(caller: McpCaller, upstream: ResolvedUpstream, params: ToolCallParams, io: CallIo): Promise<ToolResult> {
     const tool = gateToolName(upstream.row.name, params.name);
     try {
       await this.assertReachable(upstream);
     } catch (error) {
       return gateError(`${tool} was not run: ${error instanceof Error ? error.message : String(error)}. Retrying will not help until an admin changes the upstream or the allowlist.`, { decision: "refused_outbound" }, { "idemgate/retryable": false });
+    }
+    if (!this.seen.has(`${caller.projectId}\u0000${tool}`)) {
+      // First sight in this process of a tool the client never listed: seed from its annotations.
+      await this.listTools(upstream, io.signal).catch(() => undefined);
     }
     const identity = identifyCall({ meta: params._meta, idempotencyKey: params.idempotencyKey, runHeader: caller.runHeader, sessionId: caller.sessionId, apiKeyId: caller.apiKeyId });
     let decision: BeginDecision;
@@ -97,13 +122,16 @@ export class McpGateway {
     let client: Client | null = null;
     try {
       client = await this.connector.client(upstream);
-      const result = await client.callTool(
-        // The key travels downstream as the upstream's own idempotency key.
-        { name: params.name, arguments: params.arguments, _meta: { ...downstreamMeta(params._meta), "idemgate/key": decision.key, "idemgate/runId": identity.runId } },
-        // Not the client's signal: a client that gives up (a timeout, a crash) must not leave the
-        // outcome unknown. The upstream finishes, the outcome is recorded, and the client's retry
-        // latches onto it and replays it.
-        { onprogress: io.onProgress, resetTimeoutOnProgress: true },
+      const upstreamClient = client;
+      const result = await withUpstreamCallSpan(params.name, upstream.row.name, (traceMeta) =>
+        upstreamClient.callTool(
+          // The key travels downstream as the upstream's own idempotency key.
+          { name: params.name, arguments: params.arguments, _meta: { ...downstreamMeta(params._meta), ...traceMeta, "idemgate/key": decision.key, "idemgate/runId": identity.runId } },
+          // Not the client's signal: a client that gives up (a timeout, a crash) must not leave the
+          // outcome unknown. The upstream finishes, the outcome is recorded, and the client's retry
+          // latches onto it and replays it.
+          { onprogress: io.onProgress, resetTimeoutOnProgress: true },
+        ),
       );
       if (!isToolResult(result)) throw new Error("not a tool result");
       stopHeartbeat();
@@ -158,6 +186,28 @@ export class McpGateway {
     return () => clearInterval(timer);
   }
 
+  /**
+   * On first sight of a tool, a policy layer from its annotations — only where the tool has no
+   * layer yet (expectedVersion 0), so an explicit policy always wins, even one written meanwhile.
+   */
+  private async seedPolicies(upstream: ResolvedUpstream, tools: { name: string; annotations?: ToolAnnotations }[]): Promise<void> {
+    const projectId = upstream.row.projectId;
+    for (const tool of tools) {
+      const name = gateToolName(upstream.row.name, tool.name);
+      const seenKey = `${projectId}\u0000${name}`;
+      if (this.seen.has(seenKey)) continue;
+      const overrides = seedFromAnnotations(tool.annotations);
+      if (overrides) {
+        try {
+          await this.policies.update(projectId, name, overrides, { author: SEED_AUTHOR, reason: `seeded from the MCP tool annotations of ${upstream.row.name}/${tool.name}`, expectedVersion: 0 });
+        } catch (error) {
+          if (!(error instanceof AppError && error.code === "version_conflict")) throw error;
+        }
+      }
+      this.seen.add(seenKey);
+    }
+  }
+
   private async assertReachable(upstream: ResolvedUpstream): Promise<void> {
     if (upstream.row.transport === "streamable_http") await this.checkOutbound(upstream.row.projectId, upstream.row.url!);
   }
@@ -165,7 +215,7 @@ export class McpGateway {
 
 /** The client's `_meta` minus the gate's own keys, which the gateway sets itself. */
 function downstreamMeta(meta: Record<string, unknown> | undefined): Record<string, unknown> {
-  return Object.fromEntries(Object.entries(meta ?? {}).filter(([key]) => !key.startsWith("idemgate/") && key !== "progressToken"));
+  return Object.fromEntries(Object.entries(meta ?? {}).filter(([key]) => !key.startsWith("idemgate/") && !["progressToken", "traceparent", "tracestate"].includes(key)));
 }
 
 function stripGateMeta(result: ToolResult): ToolResult {

@@ -1,0 +1,31 @@
+/**
+ * The business scope a policy derives from argument fields (`scopeFrom: ["/orderId"]`, RFC 6901
+ * JSON pointers), so "refund order 42" keys on the order however the model words the rest. Null
+ * when a pointer finds nothing usable: the key then falls back to the args, never to a partial scope.
+ */
+export function scopeFromArgs(args: unknown, pointers: readonly string[]): string | null {
+  if (pointers.length === 0) return null;
+  const parts: string[] = [];
+  for (const pointer of pointers) {
+    const value = resolvePointer(args, pointer);
+    if (typeof value === "string" && value.length > 0) parts.push(`${pointer}=${value.normalize("NFC")}`);
+    else if (typeof value === "number" && Number.isFinite(value)) parts.push(`${pointer}=${value}`);
+    else if (typeof value === "boolean") parts.push(`${pointer}=${value}`);
+    else return null;
+  }
+  return parts.join("&");
+}
+
+export const JSON_POINTER = /^(\/([^~/]|~[01])*)+$/;
+
+export function resolvePointer(document: unknown, pointer: string): unknown {
+  if (!JSON_POINTER.test(pointer)) return undefined;
+  let current = document;
+  for (const raw of pointer.slice(1).split("/")) {
+    const token = raw.replace(/~1/g, "/").replace(/~0/g, "~");
+    if (Array.isArray(current) && /^(0|[1-9]\d*)$/.test(token)) current = current[Number(token)];
+    else if (current !== null && typeof current === "object" && !Array.isArray(current) && Object.hasOwn(current, token)) current = (current as Record<string, unknown>)[token];
+    else return undefined;
+  }
+  return current;
+}

@@ -1,0 +1,53 @@
+#!/usr/bin/env node
+// `idemgate mcp --upstream <name>`: an MCP server on stdio for local clients (Claude Desktop,
+// Cursor, …) that forwards every request to the gate's Streamable HTTP endpoint /mcp/<name>, so
+// each tools/call goes through the gate. Configuration from the environment:
+//   IDEMGATE_URL      the gate (default http://localhost:3000)
+//   IDEMGATE_API_KEY  the project API key (required)
+//   IDEMGATE_RUN_ID   the run the calls belong to (default: one per process); set it to keep
+//                     deduplicating across restarts of the client
+import { randomUUID } from "node:crypto";
+import { parseArgs } from "node:util";
+import { Client, StreamableHTTPClientTransport } from "@modelcontextprotocol/client";
+import { Server } from "@modelcontextprotocol/server";
+import { serveStdio } from "@modelcontextprotocol/server/stdio";
+
+function usage(message) {
+  process.stderr.write(`${message}\nusage: IDEMGATE_API_KEY=ig_… [IDEMGATE_URL=http://localhost:3000] idemgate mcp --upstream <name>\n`);
+  process.exit(2);
+}
+
+const { positionals, values } = parseArgs({ allowPositionals: true, options: { upstream: { type: "string" } } });
+if (positionals[0] !== "mcp") usage("unknown command");
+if (!values.upstream || !/^[a-z0-9][a-z0-9_-]{0,62}$/.test(values.upstream)) usage("--upstream <name> is required");
+const apiKey = process.env.IDEMGATE_API_KEY;
+if (!apiKey) usage("IDEMGATE_API_KEY is not set");
+const base = (process.env.IDEMGATE_URL ?? "http://localhost:3000").replace(/\/+$/, "");
+const runId = process.env.IDEMGATE_RUN_ID || `stdio:${randomUUID()}`;
+
+// One HTTP client for the process's lifetime; the 2026-07-28 revision when the gate offers it.
+const gate = new Client({ name: "idemgate-stdio", version: "0.1.0" }, { versionNegotiation: { mode: "auto" } });
+await gate.connect(
+  new StreamableHTTPClientTransport(new URL(`${base}/mcp/${values.upstream}`), {
+    requestInit: { headers: { authorization: `Bearer ${apiKey}`, "idemgate-run-id": runId } },
+  }),
+);
+
+serveStdio(() => {
+  const server = new Server({ name: `idemgate/${values.upstream}`, version: "0.1.0" }, { capabilities: { tools: {} } });
+  server.setRequestHandler("tools/list", async (request) => gate.listTools(request.params));
+  server.setRequestHandler("tools/call", async (request, context) => {
+    const progressToken = context.mcpReq._meta?.progressToken;
+    return gate.callTool(
+      { ...request.params, _meta: context.mcpReq._meta },
+      {
+        // The gate waits up to 10 s for a duplicate's outcome before it answers: never time out first.
+        timeout: 10 * 60_000,
+        resetTimeoutOnProgress: true,
+        onprogress:
+          progressToken === undefined ? undefined : (progress) => void context.mcpReq.notify({ method: "notifications/progress", params: { progressToken, ...progress } }),
+      },
+    );
+  });
+  return server;
+}, { onerror: (error) => process.stderr.write(`[idemgate] ${error.message}\n`) });
