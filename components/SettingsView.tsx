@@ -5,6 +5,7 @@ import { MembersPanel } from "./MembersPanel";
 import { OutboundAllowlistPanel } from "./OutboundAllowlistPanel";
 import { useProject } from "./ProjectContext";
 import { EmptyState } from "./StateViews";
+import { UpstreamsPanel } from "./UpstreamsPanel";
 
 /** Project settings: API keys and members for admins; everyone else sees their access and who to ask. */
 export function SettingsView() {
@@ -20,6 +21,7 @@ export function SettingsView() {
           <ApiKeysPanel projectId={projectId} />
           <MembersPanel projectId={projectId} />
           <OutboundAllowlistPanel projectId={projectId} />
+          <UpstreamsPanel projectId={projectId} />
         </>
       ) : (
         <EmptyState title="API keys and members are managed by project admins">

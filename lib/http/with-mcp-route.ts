@@ -2,7 +2,9 @@ import { AppError } from "../server/app-error";
 import { getGate } from "../server/gate";
 import { getMcp } from "../server/mcp-gateway/mcp-context";
 import { bindScope } from "../server/mcp-gateway/mcp-server-factory";
+import { agentActor } from "../server/operator-audit";
 import { bearerToken } from "./bearer-token";
+import { clientInfo } from "./client-info";
 import { MAX_BODY_BYTES } from "./read-json-body";
 import { withIncomingTrace } from "../telemetry/spans";
 
@@ -55,7 +57,8 @@ export function mcpRoute() {
         if (Number(req.headers.get("content-length") ?? "0") > MAX_BODY_BYTES) return rpcError(413, -32600, "the request body is larger than 1 MiB");
         parsedBody = await req.clone().json().catch(() => undefined);
       }
-      bindScope(req, { caller: { projectId: principal.projectId, apiKeyId: principal.apiKeyId, sessionId, runHeader: req.headers.get("idemgate-run-id") }, upstream });
+      const actor = agentActor(principal, clientInfo(req));
+      bindScope(req, { caller: { projectId: principal.projectId, apiKeyId: principal.apiKeyId, actor, sessionId, runHeader: req.headers.get("idemgate-run-id") }, upstream });
       const response = await withIncomingTrace(req.headers, () => mcp.handler.fetch(req, parsedBody === undefined ? undefined : { parsedBody }));
       if (!isInitialize(parsedBody) || !response.ok || sessionId) return response;
 

@@ -101,9 +101,10 @@ describe.each(PROVIDERS)("%s: MCP gateway over Streamable HTTP", (provider) => {
   it("policies seeded from annotations: the read-only tool is never deduped; an explicit policy wins", async () => {
     const seeded = await world.root.call(EffectivePolicyResponseSchema, "GET", `/api/v1/admin/projects/${world.projectA}/policies/shop__get_order`);
     expect(seeded.policy.effect).toBe("read");
-    const reads = (await Promise.all([1, 2, 3].map(() => client.callTool({ name: "get_order", arguments: { orderId: "o-read" } })))) as Result[];
-    expect(reads.map(decisionOf)).toEqual(["execute", "execute", "execute"]);
-    expect(effectsFor("get_order", "o-read")).toHaveLength(3);
+    // The same read twice in one run: a write would replay the second; a read runs both times.
+    const reads = [(await client.callTool({ name: "get_order", arguments: { orderId: "o-read" } })) as Result, (await client.callTool({ name: "get_order", arguments: { orderId: "o-read" } })) as Result];
+    expect(reads.map(decisionOf)).toEqual(["execute", "execute"]);
+    expect(effectsFor("get_order", "o-read")).toHaveLength(2);
 
     // A second upstream whose read-only tool an admin declared a write before anyone listed it.
     await registerMcpUpstream(world.root, world.projectA, "shop2", upstream.url);
@@ -118,6 +119,34 @@ describe.each(PROVIDERS)("%s: MCP gateway over Streamable HTTP", (provider) => {
     } finally {
       await shop2.close();
     }
+  });
+
+  it("a destructive tool: a resend asks an operator (approval_required); once approved, the next call runs once", async () => {
+    // Deleting a customer is keyed by the customer, whatever run asks (each call below is its own run).
+    await world.root.call(PolicyChangeResponseSchema, "PUT", `/api/v1/admin/projects/${world.projectA}/policies/shop__delete_customer`, {
+      policy: { keyStrategy: "scope", scopeFrom: ["/customerId"], bypass: "approval" },
+      reason: "one deletion per customer",
+    });
+    let run = 0;
+    const del = (resend?: string) =>
+      client.callTool({ name: "delete_customer", arguments: { customerId: "c-1" }, _meta: { "idemgate/runId": `run-del-${run++}`, ...(resend ? { "idemgate/resend": resend } : {}) } }) as Promise<Result>;
+    expect(decisionOf(await del())).toBe("execute");
+    expect(decisionOf(await del())).toBe("replay");
+    const asked = await del("the customer signed up again and asked to be deleted again");
+    expect(asked.isError).toBe(true);
+    expect(decisionOf(asked)).toBe("approval_required");
+    expect(JSON.stringify(asked.content)).toMatch(/operator's approval/);
+    const requestId = asked._meta?.["idemgate/requestId"] as string;
+    const pending = await del("the customer signed up again and asked to be deleted again");
+    expect([decisionOf(pending), pending._meta?.["idemgate/requestId"]]).toEqual(["approval_required", requestId]);
+    expect(upstream.effects().filter((effect) => effect.tool === "delete_customer")).toHaveLength(1);
+
+    await world.root.approve(world.projectA, requestId, "confirmed with the customer");
+    const resent = await del("the customer signed up again and asked to be deleted again");
+    expect(decisionOf(resent)).toBe("execute");
+    expect(resent._meta?.["idemgate/key"]).toMatch(/:g2$/);
+    expect(decisionOf(await del())).toBe("replay");
+    expect(upstream.effects().filter((effect) => effect.tool === "delete_customer")).toHaveLength(2);
   });
 
   it("an isError result is a recorded failure that replays as one; a malformed reply is never a success", async () => {

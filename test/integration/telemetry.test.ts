@@ -110,8 +110,9 @@ describe("OpenTelemetry: spans exported over OTLP, metrics scraped by Prometheus
     expect(res.status).toBe(200);
     const text = await res.text();
     expect(text).toMatch(/idemgate_decisions_total\{[^}]*tool="charge_card"[^}]*decision="execute"[^}]*\} 1/);
-    expect(text).toMatch(/idemgate_begin_duration_seconds_bucket\{/);
-    expect(text).not.toMatch(/idemgate_begin_duration_ms/);
+    // Seconds, the base unit (the exporter states it as the metric's UNIT).
+    expect(text).toMatch(/# UNIT idemgate_begin_duration(_seconds)? s\n/);
+    expect(text).toMatch(/idemgate_begin_duration(_seconds)?_bucket\{/);
 
     // One attempt left running holds a live lease: the gauge reads it from the database.
     const open = await client.begin({ tool: "export_report", runId: "run_gauge", stepId: "export" });

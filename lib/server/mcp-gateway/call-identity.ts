@@ -4,6 +4,8 @@ export const META = {
   stepId: "idemgate/stepId",
   scope: "idemgate/scope",
   agentId: "idemgate/agentId",
+  /** A reason: asks to run a completed call once more (an operator approves it, then it runs). */
+  resend: "idemgate/resend",
   decision: "idemgate/decision",
   callId: "idemgate/callId",
   key: "idemgate/key",
@@ -15,6 +17,7 @@ export interface McpCallIdentity {
   scope: string | null;
   agentId: string | null;
   toolCallId: string | null;
+  resendReason: string | null;
 }
 
 export interface IdentitySources {
@@ -47,5 +50,6 @@ export function identifyCall(sources: IdentitySources): McpCallIdentity {
     scope: text(meta[META.scope]),
     agentId: text(meta[META.agentId]),
     toolCallId: text(sources.idempotencyKey) ?? text(meta.idempotencyKey),
+    resendReason: text(meta[META.resend]),
   };
 }

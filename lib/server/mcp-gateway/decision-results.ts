@@ -73,7 +73,7 @@ export function refusalResult(decision: BeginDecision, tool: string): ToolResult
       );
     case "approval_required":
       return gateError(
-        `Running ${tool} again needs an operator's approval (resend request ${decision.requestId}). It was not run. Tell the user it is waiting for approval; call it again after an operator approves it in Idemgate.`,
+        `Running ${tool} again needs an operator's approval (resend request ${decision.requestId}). It was not run. Tell the user it is waiting for an operator's approval in Idemgate; once approved, call it again the same way and it runs once.`,
         decision,
         { "idemgate/requestId": decision.requestId },
       );

@@ -1,6 +1,7 @@
 import { type McpHttpHandler, createMcpHandler } from "@modelcontextprotocol/server";
 import { McpSessionRepository } from "../../store/prisma/mcp-session-repository";
 import { getGate } from "../gate";
+import { getOperators } from "../operator-context";
 import { assertOutboundAllowed, outboundFetch } from "../outbound";
 import { getUpstreams } from "../upstreams/upstream-context";
 import { McpGateway } from "./mcp-gateway";
@@ -24,7 +25,7 @@ export function getMcp(): Mcp {
     const fetchFor = (projectId: string) => (url: string | URL, init?: RequestInit) =>
       outboundFetch(projectId, url, { method: init?.method, headers: init?.headers, body: init?.body as string | null | undefined, signal: init?.signal ?? undefined });
     const checkOutbound = async (projectId: string, url: string) => void (await assertOutboundAllowed(projectId, url));
-    const gateway = new McpGateway(getGate().service, upstreams.service, new UpstreamConnector(fetchFor), checkOutbound, getGate().policies);
+    const gateway = new McpGateway(getGate().service, upstreams.service, new UpstreamConnector(fetchFor), checkOutbound, getGate().policies, () => getOperators().resends);
     holder.__idemgateMcp = {
       gateway,
       sessions: new McpSessions(new McpSessionRepository(upstreams.prisma)),

@@ -2,7 +2,10 @@ import type { Client } from "@modelcontextprotocol/client";
 import type { BeginDecision } from "../../core/record";
 import { AppError } from "../app-error";
 import type { GateService } from "../gate-service";
+import type { Actor } from "../operator-audit";
 import type { PolicyService } from "../policy-service";
+import type { BypassAsk } from "../resend-bypass";
+import type { ResendService } from "../resend-service";
 import { SEED_AUTHOR, type ToolAnnotations, seedFromAnnotations } from "./annotation-policies";
 import type { ResolvedUpstream, UpstreamService } from "../upstreams/upstream-service";
 import { withMcpServerSpan, withUpstreamCallSpan } from "../../telemetry/mcp-telemetry";
@@ -24,6 +27,8 @@ export function gateToolName(upstream: string, tool: string): string {
 export interface McpCaller {
   projectId: string;
   apiKeyId: string;
+  /** For the audit log, when the call asks for a resend. */
+  actor: Actor;
   sessionId: string | null;
   runHeader: string | null;
 }
@@ -55,6 +60,7 @@ export class McpGateway {
     private readonly connector: UpstreamConnector,
     private readonly checkOutbound: (projectId: string, url: string) => Promise<void>,
     private readonly policies: PolicyService,
+    private readonly resends: () => ResendService,
   ) {}
 
   /** Tools this process has already seeded (or found a policy for): a hint, so each is tried once. */
@@ -101,11 +107,21 @@ export class McpGateway {
       // First sight in this process of a tool the client never listed: seed from its annotations.
       await this.listTools(upstream, io.signal).catch(() => undefined);
     }
-    const identity = identifyCall({ meta: params._meta, idempotencyKey: params.idempotencyKey, runHeader: caller.runHeader, sessionId: caller.sessionId, apiKeyId: caller.apiKeyId });
+    const { resendReason, ...identity } = identifyCall({ meta: params._meta, idempotencyKey: params.idempotencyKey, runHeader: caller.runHeader, sessionId: caller.sessionId, apiKeyId: caller.apiKeyId });
+    const begin = (bypass?: BypassAsk) => this.gate.begin(caller.projectId, { tool, ...identity, args: params.arguments ?? {}, waitMs: LATCH_WAIT_MS, bypass });
     let decision: BeginDecision;
     try {
-      decision = await this.gate.begin(caller.projectId, { tool, ...identity, args: params.arguments ?? {}, waitMs: LATCH_WAIT_MS });
+      decision = await begin(resendReason ? { reason: resendReason, actor: caller.actor } : undefined);
+      if (decision.decision === "approval_required") {
+        // Asked again after an operator approved: the approved request's single-use token runs it
+        // once, under the key's next generation. Pending, it stays approval_required.
+        const { token } = await this.resends().readByAgent(caller.projectId, decision.requestId, caller.apiKeyId, caller.actor);
+        if (token) decision = await begin({ token, actor: caller.actor });
+      }
     } catch (error) {
+      if (error instanceof AppError && error.code === "bypass_forbidden") {
+        return gateError(`${tool} cannot be run again: its policy never allows a resend. Do not retry.`, { decision: "refused" }, { "idemgate/retryable": false });
+      }
       if (error instanceof AppError && (error.code === "store_unavailable" || error.code === "contention")) {
         return gateError(`${tool} was not run: the gate is unavailable for a moment. Nothing happened; call it again with the same arguments.`, { decision: "unavailable" }, { "idemgate/retryable": true });
       }
@@ -116,7 +132,7 @@ export class McpGateway {
     return refusalResult(decision, tool);
   }
 
-  private async execute(caller: McpCaller, upstream: ResolvedUpstream, params: ToolCallParams, identity: McpCallIdentity, decision: Execute, io: CallIo): Promise<ToolResult> {
+  private async execute(caller: McpCaller, upstream: ResolvedUpstream, params: ToolCallParams, identity: Pick<McpCallIdentity, "runId">, decision: Execute, io: CallIo): Promise<ToolResult> {
     const tool = gateToolName(upstream.row.name, params.name);
     const stopHeartbeat = this.keepLease(caller.projectId, decision);
     let client: Client | null = null;

@@ -1,0 +1,87 @@
+import { mkdtempSync } from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
+import { type Page, expect, test } from "@playwright/test";
+import { type RunningUpstream, startUpstream } from "../helpers/mcp-upstream";
+import { demoKey } from "./agent";
+import { ADMIN, SHOTS, expectNoSeriousA11yViolations, signIn } from "./dashboard-helpers";
+
+const PROJECT = "/projects/proj_demo";
+const NAME = `crm${Date.now().toString(36)}`;
+
+test.describe.configure({ mode: "serial" });
+
+let page: Page;
+let upstream: RunningUpstream;
+let client: Client;
+
+type Result = { isError?: boolean; content: unknown; _meta?: Record<string, unknown> };
+
+test.beforeAll(async ({ browser }) => {
+  upstream = await startUpstream(path.join(mkdtempSync(path.join(os.tmpdir(), "idemgate-e2e-mcp-")), "effects.jsonl"));
+  page = await signIn(browser, ADMIN);
+});
+
+test.afterAll(async () => {
+  await client?.close();
+  await upstream?.stop();
+});
+
+test("settings: an admin allows the upstream's address and adds it as an MCP upstream with a write-only secret", async ({ baseURL }) => {
+  await page.goto(`${PROJECT}/settings`);
+  const allowlist = page.getByTestId("outbound-allowlist-panel");
+  if ((await allowlist.getByTestId("outbound-entry-row").filter({ hasText: "127.0.0.1" }).count()) === 0) {
+    await allowlist.getByLabel("Host, IP or CIDR").fill("127.0.0.1");
+    await allowlist.getByRole("button", { name: "Add" }).click();
+    await expect(allowlist.getByTestId("outbound-entry-row").filter({ hasText: "127.0.0.1" })).toBeVisible();
+  }
+  const panel = page.getByTestId("upstreams-panel");
+  await panel.getByLabel("Name").fill(NAME);
+  await panel.getByLabel("URL").fill(upstream.url);
+  await panel.getByLabel("Secret (write-only)").fill("sk_e2e_never_shown");
+  await panel.getByRole("button", { name: "Add" }).click();
+  const row = panel.getByTestId("upstream-row").filter({ hasText: NAME });
+  await expect(row).toContainText("MCP · Streamable HTTP");
+  await expect(row).toContainText("set");
+  await expect(page.locator("body")).not.toContainText("sk_e2e_never_shown");
+  await page.screenshot({ path: `${SHOTS}/settings-upstreams.png`, fullPage: true });
+  await expectNoSeriousA11yViolations(page);
+
+  client = new Client({ name: "e2e-mcp-client", version: "1.0.0" });
+  await client.connect(new StreamableHTTPClientTransport(new URL(`${baseURL}/mcp/${NAME}`), { requestInit: { headers: { authorization: `Bearer ${demoKey()}` } } }));
+  expect((await client.listTools()).tools.map((tool) => tool.name)).toContain("delete_customer");
+});
+
+test("a destructive MCP tool's resend waits for approval; an operator approves it in the UI; the next call runs once", async ({ baseURL }) => {
+  // One deletion per customer, whichever run asks: each call below is its own run, as separate chats would be.
+  const policy = await page.request.put(`/api/v1/admin/projects/proj_demo/policies/${NAME}__delete_customer`, {
+    headers: { origin: baseURL! },
+    data: { policy: { keyStrategy: "scope", scopeFrom: ["/customerId"], bypass: "approval" }, reason: "one deletion per customer" },
+  });
+  expect(policy.status()).toBe(200);
+  let run = 0;
+  const call = (resend?: string) =>
+    client.callTool({ name: "delete_customer", arguments: { customerId: "e2e-1" }, _meta: { "idemgate/runId": `e2e-del-${run++}`, ...(resend ? { "idemgate/resend": resend } : {}) } }) as Promise<Result>;
+  expect((await call())._meta?.["idemgate/decision"]).toBe("execute");
+  const asked = await call("the customer asked again");
+  expect(asked._meta?.["idemgate/decision"]).toBe("approval_required");
+  const requestId = asked._meta?.["idemgate/requestId"] as string;
+  const deletions = () => upstream.effects().filter((effect) => effect.tool === "delete_customer").length;
+  expect(deletions()).toBe(1);
+
+  await page.goto(`${PROJECT}/approvals`);
+  const card = page.locator(`[data-request-id="${requestId}"]`);
+  await expect(card).toBeVisible();
+  await card.getByLabel(/Note/).fill("Confirmed with the customer by phone");
+  await card.getByRole("button", { name: "Approve" }).click();
+  await expect(page.locator(`[data-request-id="${requestId}"] .badge.approved`)).toBeVisible();
+
+  const resent = await call("the customer asked again");
+  expect(resent.isError ?? false).toBe(false);
+  expect(resent._meta?.["idemgate/decision"]).toBe("execute");
+  expect(deletions()).toBe(2);
+  expect((await call())._meta?.["idemgate/decision"]).toBe("replay");
+  expect(deletions()).toBe(2);
+});
