@@ -26,8 +26,29 @@ export interface McpServerCall {
   meta: Record<string, unknown> | undefined;
 }
 
+/** One span of the gateway's: an exception marks it (`error.type`); `record` gets its seconds. */
+function spanned<T>(name: string, kind: SpanKind, attributes: Attributes, record: (seconds: number, errorType: string | undefined) => void, work: (span: Span) => Promise<T>): Promise<T> {
+  const started = performance.now();
+  return tracer().startActiveSpan(name, { kind, attributes }, async (span) => {
+    let errorType: string | undefined;
+    try {
+      return await work(span);
+    } catch (error) {
+      errorType = (error as Error).name || "Error";
+      span.recordException(error as Error);
+      span.setAttribute("error.type", errorType);
+      throw error;
+    } finally {
+      span.end();
+      record((performance.now() - started) / 1000, errorType);
+    }
+  });
+}
+
+const metricAttributes = (tool: string, errorType: string | undefined) => ({ "mcp.method.name": "tools/call", "gen_ai.tool.name": tool, ...(errorType ? { "error.type": errorType } : {}) });
+
 /** The server span of one tools/call; `work` names the decision on it once it is known. */
-export async function withMcpServerSpan<T>(call: McpServerCall, work: (span: Span) => Promise<T>): Promise<T> {
+export function withMcpServerSpan<T>(call: McpServerCall, work: (span: Span) => Promise<T>): Promise<T> {
   const carrier: Record<string, string> = {};
   for (const key of ["traceparent", "tracestate"] as const) {
     const value = call.meta?.[key];
@@ -42,50 +63,21 @@ export async function withMcpServerSpan<T>(call: McpServerCall, work: (span: Spa
     "idemgate.tool": call.gateTool,
     ...(call.sessionId ? { "mcp.session.id": call.sessionId } : {}),
   };
-  const started = performance.now();
-  return context.with(parent, () =>
-    tracer().startActiveSpan(`tools/call ${call.tool}`, { kind: SpanKind.SERVER, attributes }, async (span) => {
-      let errorType: string | undefined;
-      try {
-        return await work(span);
-      } catch (error) {
-        errorType = (error as Error).name || "Error";
-        span.recordException(error as Error);
-        span.setAttribute("error.type", errorType);
-        throw error;
-      } finally {
-        span.end();
-        histograms().server.record((performance.now() - started) / 1000, { "mcp.method.name": "tools/call", "gen_ai.tool.name": call.tool, ...(errorType ? { "error.type": errorType } : {}) });
-      }
-    }),
-  );
+  const record = (seconds: number, errorType: string | undefined) => histograms().server.record(seconds, metricAttributes(call.tool, errorType));
+  return context.with(parent, () => spanned(`tools/call ${call.tool}`, SpanKind.SERVER, attributes, record, work));
 }
 
 /** The client span around the upstream's tools/call; `work` gets the `_meta` carrying its context. */
-export async function withUpstreamCallSpan<T>(tool: string, upstream: string, work: (traceMeta: Record<string, string>) => Promise<T>): Promise<T> {
-  const started = performance.now();
-  return tracer().startActiveSpan(
-    `tools/call ${tool}`,
-    { kind: SpanKind.CLIENT, attributes: { "mcp.method.name": "tools/call", "gen_ai.operation.name": "execute_tool", "gen_ai.tool.name": tool, "idemgate.upstream": upstream } },
-    async (span) => {
-      let errorType: string | undefined;
-      try {
-        const traceMeta: Record<string, string> = {};
-        propagation.inject(context.active(), traceMeta);
-        return await work(traceMeta);
-      } catch (error) {
-        errorType = (error as Error).name || "Error";
-        span.recordException(error as Error);
-        span.setAttribute("error.type", errorType);
-        throw error;
-      } finally {
-        span.end();
-        const seconds = (performance.now() - started) / 1000;
-        const attributes = { "mcp.method.name": "tools/call", "gen_ai.tool.name": tool, ...(errorType ? { "error.type": errorType } : {}) };
-        const { client, tool: execute } = histograms();
-        client.record(seconds, attributes);
-        execute.record(seconds, attributes);
-      }
-    },
-  );
+export function withUpstreamCallSpan<T>(tool: string, upstream: string, work: (traceMeta: Record<string, string>) => Promise<T>): Promise<T> {
+  const attributes = { "mcp.method.name": "tools/call", "gen_ai.operation.name": "execute_tool", "gen_ai.tool.name": tool, "idemgate.upstream": upstream };
+  const record = (seconds: number, errorType: string | undefined) => {
+    const { client, tool: execute } = histograms();
+    client.record(seconds, metricAttributes(tool, errorType));
+    execute.record(seconds, metricAttributes(tool, errorType));
+  };
+  return spanned(`tools/call ${tool}`, SpanKind.CLIENT, attributes, record, () => {
+    const traceMeta: Record<string, string> = {};
+    propagation.inject(context.active(), traceMeta);
+    return work(traceMeta);
+  });
 }
