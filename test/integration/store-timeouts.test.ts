@@ -83,6 +83,7 @@ describe.skipIf(!PROVIDERS.includes("postgres"))("postgres: a held lock or an ex
     // One connection, and lock waits longer than the test: the first begin pins the pool.
     const { client, runId, callId, url } = await setup({
       IDEMGATE_PG_POOL_SIZE: "1",
+      IDEMGATE_PG_CONNECT_TIMEOUT_MS: "3000",
       IDEMGATE_PG_LOCK_TIMEOUT_MS: "120000",
       IDEMGATE_PG_STATEMENT_TIMEOUT_MS: "120000",
     });
