@@ -15,7 +15,7 @@ const SEED = Number(process.env.IDEMGATE_CHAOS_SEED ?? 20261122);
  * key, until it gets a final answer.
  */
 interface ClientScript {
-  /** How long the client waits for an answer before giving up on that attempt. */
+  /** How long the client waits for its first answer before giving up on that attempt (doubling per retry). */
   timeoutMs(rng: Rng): number;
   /** The refund as sent: how slow the handler is, whether its first run fails. */
   body(rng: Rng, id: string): Record<string, unknown>;
@@ -69,9 +69,12 @@ async function intendedRefund(url: string, scenario: HttpScenario, index: number
   const key = `key-${id}`;
   const body = scenario.script.body(rng, id);
   let attempts = 0;
+  const firstTimeout = scenario.script.timeoutMs(rng);
   const attempt = async (): Promise<number | "timeout"> => {
+    // Like real clients, each retry waits longer than the last (a loaded machine answers slowly).
+    const timeout = Math.min(5_000, firstTimeout * 2 ** Math.min(attempts, 10));
     attempts++;
-    return send(url, key, body, scenario.script.timeoutMs(rng));
+    return send(url, key, body, timeout);
   };
   const first = await Promise.all(Array.from({ length: scenario.script.copies }, attempt));
   let final = first.find((status) => status !== "timeout" && status < 300 && status !== 409);
