@@ -70,6 +70,13 @@ describe.each(PROVIDERS)("%s: MCP gateway over Streamable HTTP", (provider) => {
     for (const result of results) expect(result.isError ?? false).toBe(false);
   });
 
+  it("progress notifications from the upstream reach the client", async () => {
+    const progress: number[] = [];
+    const result = (await client.callTool({ name: "refund_order", arguments: { orderId: "o-progress", slowMs: 500 } }, undefined, { onprogress: (p) => progress.push(p.progress) })) as Result;
+    expect(decisionOf(result)).toBe("execute");
+    expect(progress.length).toBeGreaterThan(0);
+  });
+
   it("a client-side timeout, then the same call again: one refund, and the retry gets its result", async () => {
     const args = { orderId: "o-timeout", amount: 3, slowMs: 1_500 };
     await expect(client.callTool({ name: "refund_order", arguments: args }, undefined, { timeout: 200 })).rejects.toThrow();
