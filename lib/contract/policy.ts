@@ -42,6 +42,9 @@ const scalarFields = {
     .array(z.string().max(200).regex(JSON_POINTER, "a JSON pointer such as /orderId"))
     .max(10)
     .describe("JSON pointers into the args (e.g. /orderId) whose values become the call's scope when it names none: re-plans of the same order dedupe"),
+  preview: z
+    .enum(["none", "required", "approve"])
+    .describe("required: a first execution needs a preview token (POST /api/v1/calls/preview); approve: and an operator's approval of that preview"),
 };
 
 const retryFields = {

@@ -50,6 +50,7 @@ export const BeginRequestSchema = z
     args: z.unknown().optional().describe("The tool's arguments (fingerprinted, never trusted as the key)"),
     waitMs: z.number().int().min(0).max(10_000).optional().describe("Wait up to this long for a live attempt's outcome"),
     bypassToken: z.string().min(1).max(500).optional().describe("Single-use token from an approved resend request"),
+    previewToken: z.string().min(1).max(500).optional().describe("Single-use token from POST /api/v1/calls/preview, for tools under `preview: required|approve`"),
     bypass: z
       .object({ reason: z.string().trim().min(1).max(2_000) })
       .strict()
@@ -133,6 +134,18 @@ export const ApprovalRequiredDecisionSchema = z
   .object({ decision: z.literal("approval_required"), requestId: z.string() })
   .meta({ id: "ApprovalRequiredDecision" });
 
+export const PreviewRequiredDecisionSchema = z
+  .object({
+    decision: z.literal("preview_required"),
+    key: z.string(),
+    mode: z.enum(["required", "approve"]).describe("approve: an operator must approve the preview before its token is released"),
+    argsFingerprint: z.string().describe("The preview must be of exactly these args"),
+  })
+  .meta({
+    id: "PreviewRequiredDecision",
+    description: "Run the tool's dry run, POST its summary and affected resources to /api/v1/calls/preview with the same call, then begin again with the previewToken",
+  });
+
 export const BlockedDecisionSchema = z
   .object({
     decision: z.literal("blocked"),
@@ -152,6 +165,7 @@ export const BeginResponseSchema = z
     ConflictDecisionSchema,
     ApprovalRequiredDecisionSchema,
     BlockedDecisionSchema,
+    PreviewRequiredDecisionSchema,
   ])
   .meta({ id: "BeginResponse" });
 
@@ -246,6 +260,10 @@ export const ERROR_CODES = [
   "bypass_token_mismatch",
   "bypass_token_used",
   "bypass_token_expired",
+  "preview_token_invalid",
+  "preview_token_mismatch",
+  "preview_token_used",
+  "preview_token_expired",
   "bypass_forbidden",
   "self_approval",
   "already_decided",

@@ -58,6 +58,7 @@ export function isLoopStep(decision: BeginDecision, latched: boolean): boolean {
     case "in_progress":
     case "verify":
     case "approval_required":
+    case "preview_required":
       return false;
   }
 }

@@ -47,6 +47,8 @@ export interface ToolPolicy {
   onPermanentFailure: "none" | "compensate";
   /** JSON pointers into the args whose values are the call's scope when the caller names none. */
   scopeFrom: string[];
+  /** Previews: `required` wants a dry run's preview token before a first execution; `approve` also a human's approval. */
+  preview: "none" | "required" | "approve";
 }
 
 /**
@@ -91,6 +93,7 @@ export const DEFAULT_POLICY: Readonly<ToolPolicy> = Object.freeze<ToolPolicy>({
   redactFields: [],
   onPermanentFailure: "none",
   scopeFrom: [],
+  preview: "none",
 });
 
 export const DEFAULT_EFFECTIVE_POLICY: EffectivePolicy = { policy: DEFAULT_POLICY, version: 0 };

@@ -70,6 +70,7 @@ export type BeginDecisionName =
   | "refused"
   | "conflict"
   | "approval_required"
+  | "preview_required"
   | "blocked";
 
 /** Set when the run's loop detector tripped under `loop.action: warn`: the decision stands, flagged. */
@@ -118,6 +119,8 @@ export type BeginDecision =
     } & Flagged)
   | ({ decision: "conflict"; callId: string; key: string } & Flagged)
   | { decision: "approval_required"; requestId: string }
+  /** Previews: the tool's policy wants its dry run (and, under `approve`, a human) before it first runs. */
+  | { decision: "preview_required"; key: string; mode: "required" | "approve"; argsFingerprint: string }
   | { decision: "blocked"; reason: "loop_detected"; pattern: string[]; repeats: number };
 
 export function parseJsonText(text: string | null): unknown {

@@ -35,6 +35,8 @@ const BUCKET: Record<SimulatedDecision, keyof DecisionTally> = {
   conflict: "conflicts",
   blocked: "blocked",
   approval_required: "approvalRequired",
+  // A preview waits for a dry run (and maybe a human) like a resend waits for its approval.
+  preview_required: "approvalRequired",
   rejected: "rejected",
 };
 

@@ -27,13 +27,6 @@ import { type Schema, errorResponse, json } from "./openapi-pieces";
 
 const error = errorResponse;
 
-/** What `begin` adds when it carries `bypassToken` or `bypass` (merged into its documented responses). */
-export const BYPASS_BEGIN_ERRORS = {
-  403: error("bypass_token_invalid (unknown token), bypass_token_mismatch (other key or args), bypass_forbidden (policy bypass: never)"),
-  409: error("bypass_token_used: the token already ran once"),
-  410: error("bypass_token_expired: ask for a new resend"),
-};
-
 const operatorErrors = {
   400: error("Invalid input"),
   401: error("No operator session (an API key is not one)"),

@@ -14,7 +14,8 @@ import { registerCallExplorerPaths } from "./openapi-calls";
 import { registerInsightPaths } from "./openapi-insights";
 import { registerGatewayPaths } from "./openapi-gateway";
 import { registerOutboundPaths } from "./openapi-outbound";
-import { BYPASS_BEGIN_ERRORS, registerResendPaths } from "./openapi-resends";
+import { TOKEN_BEGIN_ERRORS, registerPreviewPaths } from "./openapi-previews";
+import { registerResendPaths } from "./openapi-resends";
 import { registerSagaPaths } from "./openapi-sagas";
 import { registerUpstreamPaths } from "./openapi-upstreams";
 import { CallIdParams } from "./params";
@@ -41,7 +42,7 @@ export function buildOpenApiDocument() {
     summary: "Ask before running a side-effecting tool",
     security,
     request: { body: { content: { "application/json": { schema: BeginRequestSchema } } } },
-    responses: { 200: json(BeginResponseSchema, "The decision"), ...errors, ...BYPASS_BEGIN_ERRORS },
+    responses: { 200: json(BeginResponseSchema, "The decision"), ...errors, ...TOKEN_BEGIN_ERRORS },
   });
   registry.registerPath({
     method: "post",
@@ -81,6 +82,7 @@ export function buildOpenApiDocument() {
   registerOutboundPaths(registry);
   registerGatewayPaths(registry);
   registerSagaPaths(registry);
+  registerPreviewPaths(registry);
 
   return new OpenApiGeneratorV31(registry.definitions).generateDocument({
     openapi: "3.1.0",

@@ -15,3 +15,5 @@ export const UpstreamParams = ProjectParams.extend({ upstreamId: z.string().min(
 export const RunIdParams = z.object({ runId: z.string().min(1).max(200) });
 export const RunCallParams = RunIdParams.extend({ callId: z.string().min(1).max(200) });
 export const ProjectRunCallParams = ProjectParams.extend({ runId: z.string().min(1).max(200), callId: z.string().min(1).max(200) });
+export const PreviewIdParams = z.object({ previewId: z.string().min(1).max(200) });
+export const ProjectPreviewParams = ProjectParams.extend({ previewId: z.string().min(1).max(200) });

@@ -64,6 +64,7 @@ export function toBeginInput(body: BeginRequest): BeginInput {
     agentId: body.agentId ?? null,
     args: body.args,
     waitMs: body.waitMs,
+    ...(body.previewToken !== undefined ? { previewToken: body.previewToken } : {}),
   };
 }
 

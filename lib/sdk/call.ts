@@ -4,6 +4,7 @@ import { type AcceptedOperation, isAccepted } from "./accepted";
 import { runWithToolCall } from "./context";
 import { GateError, LeaseLostError, type ToolErrorInfo } from "./errors";
 import { startHeartbeat } from "./heartbeat";
+import { exchangePreview, isPreviewTransport } from "./preview";
 import { asStored, loopWarningOf, resultFromDecision } from "./results";
 import { DEFAULT_TOOL_RETRY, backoffDelay, sleep, withBackoff, withGateRetry } from "./retry";
 import type { Backoff, BeginRequest, CallOptions, CallResult, CompensationSpec, CompleteRequest, Exec, ExecContext, GateTransport } from "./types";
@@ -31,7 +32,9 @@ export interface CallDeps {
  * failures go round again as a new attempt on the same key. Everything but an unreachable gate or an
  * abort ends in a typed CallResult.
  */
-export async function runCall<T>(deps: CallDeps, request: BeginRequest, exec: Exec<T>, options: CallOptions<T> = {}): Promise<CallResult<T>> {
+export async function runCall<T>(deps: CallDeps, callRequest: BeginRequest, exec: Exec<T>, options: CallOptions<T> = {}): Promise<CallResult<T>> {
+  let request = callRequest;
+  let previewed = false;
   const started = Date.now();
   const maxWaitMs = options.maxWaitMs ?? deps.maxWaitMs;
   let advice: Backoff = DEFAULT_TOOL_RETRY;
@@ -57,9 +60,22 @@ export async function runCall<T>(deps: CallDeps, request: BeginRequest, exec: Ex
       await sleep(Math.min(pause, maxWaitMs - waited), options.signal);
       continue;
     }
+    if (decision.decision === "preview_required" && options.preview && !previewed && isPreviewTransport(deps.transport)) {
+      previewed = true;
+      const exchanged = await exchangePreview(deps, deps.transport, request, options);
+      if (!exchanged.ok) return exchanged.result;
+      if (exchanged.token !== null) request = { ...request, previewToken: exchanged.token };
+      continue;
+    }
     if (decision.decision !== "execute" && decision.decision !== "verify") return resultFromDecision<T>(decision);
 
     if (decision.decision === "execute") advice = decision.retry;
+    if (request.previewToken !== undefined) {
+      // Spent on this attempt: a retry after a transient failure previews afresh.
+      const { previewToken: _spent, ...rest } = request;
+      request = rest;
+      previewed = false;
+    }
     const attempt = await runAttempt(deps, decision, exec, options);
     if (attempt.kind === "done") return attempt.result;
 

@@ -5,10 +5,11 @@ import {
   ErrorResponseSchema,
   HeartbeatResponseSchema,
 } from "../contract/v1";
+import { PreviewSchema } from "../contract/previews";
 import { RunCompensationSchema } from "../contract/sagas";
 import { GateError } from "./errors";
 import { traceHeaders } from "./tracing";
-import type { BeginRequest, CompleteRequest, GateTransport, HeartbeatRequest, SagaTransport } from "./types";
+import type { BeginRequest, CompleteRequest, GateTransport, HeartbeatRequest, PreviewTransport, SagaTransport, CreatePreviewRequest } from "./types";
 
 export interface HttpTransportOptions {
   baseUrl: string;
@@ -22,7 +23,7 @@ export interface HttpTransportOptions {
 const DEFAULT_REQUEST_TIMEOUT_MS = 15_000;
 
 /** The gate's agent API over fetch. Responses are parsed with the contract's own schemas. */
-export class HttpTransport implements GateTransport, SagaTransport {
+export class HttpTransport implements GateTransport, SagaTransport, PreviewTransport {
   private readonly baseUrl: string;
   private readonly fetchImpl: typeof fetch;
   private readonly timeoutMs: number;
@@ -47,6 +48,14 @@ export class HttpTransport implements GateTransport, SagaTransport {
 
   status(callId: string) {
     return this.send("GET", `/api/v1/calls/${encodeURIComponent(callId)}`, undefined, CallStatusSchema);
+  }
+
+  createPreview(request: CreatePreviewRequest, signal?: AbortSignal) {
+    return this.send("POST", "/api/v1/calls/preview", request, PreviewSchema, this.timeoutMs, signal);
+  }
+
+  readPreview(previewId: string, signal?: AbortSignal) {
+    return this.send("GET", `/api/v1/previews/${encodeURIComponent(previewId)}`, undefined, PreviewSchema, this.timeoutMs, signal);
   }
 
   abortRun(runId: string, reason: string) {

@@ -46,6 +46,8 @@ export function resultFromDecision<T>(decision: Terminal): CallResult<T> {
       return { ok: false, status: "conflict", callId: decision.callId, key: decision.key, ...flagged };
     case "approval_required":
       return { ok: false, status: "approval_required", requestId: decision.requestId };
+    case "preview_required":
+      return { ok: false, status: "preview_required", key: decision.key, mode: decision.mode };
     case "blocked":
       return { ok: false, status: "blocked", reason: decision.reason, pattern: decision.pattern, repeats: decision.repeats };
   }
@@ -73,6 +75,12 @@ export function describeForModel(result: CallResult<unknown>): string {
       return "This step was already performed with different arguments. Do not repeat it; ask the user if a change is needed.";
     case "lease_lost":
       return "This attempt lost its claim on the action to another attempt. Do not repeat it; check its status.";
+    case "preview_required":
+      return "This action needs a preview of its effect before it runs. Preview it first.";
+    case "preview_denied":
+      return `A human denied this action after seeing its preview${result.note ? `: ${result.note}` : ""}. Do not do it.`;
+    case "preview_pending":
+      return "This action waits for a human to approve its preview. Do not retry it now; check back later.";
     case "approval_required":
       return `Repeating this action needs human approval (request ${result.requestId}). Wait for it.`;
     case "blocked":

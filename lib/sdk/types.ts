@@ -1,3 +1,4 @@
+import type { z } from "zod";
 import type {
   BeginRequest,
   BeginResponse,
@@ -6,10 +7,12 @@ import type {
   HeartbeatRequest,
   HeartbeatResponse,
 } from "../contract/v1";
+import type { CreatePreviewRequestSchema, PreviewWire } from "../contract/previews";
 import type { RunCompensation } from "../contract/sagas";
 import type { ToolErrorInfo } from "./errors";
 
-export type { BeginRequest, BeginResponse, CallStatus, CompleteRequest, HeartbeatRequest, HeartbeatResponse, RunCompensation };
+export type { BeginRequest, BeginResponse, CallStatus, CompleteRequest, HeartbeatRequest, HeartbeatResponse, PreviewWire, RunCompensation };
+export type CreatePreviewRequest = z.input<typeof CreatePreviewRequestSchema>;
 
 /**
  * How the SDK talks to a gate: over HTTP or to an in-process GateService. Both speak the wire
@@ -27,6 +30,12 @@ export interface SagaTransport {
   abortRun(runId: string, reason: string): Promise<RunCompensation>;
   compensationPlan(runId: string): Promise<RunCompensation>;
   beginCompensation(runId: string, callId: string, waitMs?: number, signal?: AbortSignal): Promise<BeginResponse>;
+}
+
+/** Previews over the wire (the HTTP transport has them): post a dry run, read it back for its token. */
+export interface PreviewTransport {
+  createPreview(request: CreatePreviewRequest, signal?: AbortSignal): Promise<PreviewWire>;
+  readPreview(previewId: string, signal?: AbortSignal): Promise<PreviewWire>;
 }
 
 export interface Backoff {
@@ -77,6 +86,13 @@ export interface CompensationSpec {
 
 export interface CallOptions<T> {
   verify?: Verify<T>;
+  /**
+   * Previews: the tool's dry run, for tools under `preview: required|approve`. The SDK posts it, waits
+   * for an operator's approval if the policy asks for one, and runs the tool with the token.
+   */
+  preview?: (args: unknown) => Promise<PreviewOf> | PreviewOf;
+  /** How long to wait for a preview's approval before answering `preview_pending`. Default 300 000. */
+  previewTimeoutMs?: number;
   /** Sagas: registered with the successful complete; `gate.compensate(runId)` runs it if the run aborts. */
   compensate?: (result: T) => CompensationSpec;
   signal?: AbortSignal;
@@ -88,6 +104,12 @@ export interface CallOptions<T> {
   toolRetry?: Partial<Backoff> | false;
   /** Overrides the default retryable/permanent classification of thrown errors. */
   classifyError?: (error: unknown) => ToolErrorInfo;
+}
+
+/** What a dry run says a call would do. */
+export interface PreviewOf {
+  summary: string;
+  affected: string[];
 }
 
 /** The gate's loop detector flagged this call (policy `loop.action: warn`): it went ahead anyway. */
@@ -140,6 +162,11 @@ export type CallResult<T> =
   | (CallRef & { ok: false; status: "conflict" })
   | (CallRef & { ok: false; status: "lease_lost"; executed: boolean; value?: T; error?: ToolErrorInfo })
   | { ok: false; status: "approval_required"; requestId: string }
+  /** The tool needs a preview (policy `preview`) and the call gave no `preview` dry run. */
+  | { ok: false; status: "preview_required"; key: string; mode: "required" | "approve" }
+  | { ok: false; status: "preview_denied"; previewId: string; note: string | null }
+  /** Still waiting for an operator's approval when `previewTimeoutMs` ran out: call again later. */
+  | { ok: false; status: "preview_pending"; previewId: string }
   | { ok: false; status: "blocked"; reason: "loop_detected"; pattern: string[]; repeats: number };
 
 export type CallStatusName = CallResult<unknown>["status"];

@@ -15,6 +15,7 @@ import { newId, newSecret } from "./ids";
 import { LeaseTokens } from "./lease-tokens";
 import { OutcomeWaiters } from "./outcome-waiters";
 import type { PolicyLookup, PolicySource } from "./policy-source";
+import type { PreviewGate } from "./previews/preview-service";
 import type { BypassAsk, BypassGate } from "./resend-bypass";
 import { type KeyRoute, KeyRouter } from "./resend-routing";
 
@@ -22,6 +23,8 @@ export interface BeginInput extends Omit<BeginCall, "projectId"> {
   waitMs?: number;
   /** A resend: an approved request's bypass token, or an ask for one (resend-bypass.ts). */
   bypass?: BypassAsk;
+  /** A preview's single-use token (previews/preview-service.ts). */
+  previewToken?: string;
 }
 
 /** How many times a write may lose a compare-and-set race before the caller is told to retry. */
@@ -44,6 +47,8 @@ export interface GateServiceOptions {
    * abort a run here, so a lost answer to the first try cannot lose the abort.
    */
   afterComplete?: (record: CallRecord, policy: EffectivePolicy, repeated: boolean) => Promise<void>;
+  /** Spends preview tokens for tools under `preview: required|approve`; without it such tools never execute. */
+  previews?: PreviewGate;
 }
 
 /** What a begin reads before it plans. */
@@ -92,7 +97,10 @@ export class GateService {
     this.router = new KeyRouter(store, options.bypass ?? null);
     this.leases = options.leaseTokens ?? new LeaseTokens();
     this.afterComplete = options.afterComplete ?? null;
+    this.previews = options.previews ?? null;
   }
+
+  private readonly previews: PreviewGate | null;
 
   private readonly afterComplete: GateServiceOptions["afterComplete"] | null;
 
@@ -121,6 +129,7 @@ export class GateService {
     if (routed && "decision" in routed) return (await this.apply({ op: "none", record: routed.record, decision: routed.decision, argsMismatch: false }, ctx))!;
     let route: KeyRoute | null = routed;
     let existing: CallRecord | null = route ? route.record : null;
+    let previewSpent = false;
     for (let races = 0; races < MAX_WRITE_RACES; ) {
       const now = this.clock();
       const planned = route ? route.call : call;
@@ -137,6 +146,12 @@ export class GateService {
         await this.waiters.wait(waitKey(projectId, planned.key), Math.min(pollMs, deadline - now));
         pollMs = Math.min(pollMs * 2, LATCH_POLL_MAX_MS);
       } else {
+        // A first execution of a previewed tool spends its token first; a resend's approval stands in for it.
+        if (plan.decision.decision === "execute" && policy.policy.preview !== "none" && !previewSpent && input.bypass?.token === undefined) {
+          if (input.previewToken === undefined || !this.previews) return this.askForPreview(ctx, existing, policy.policy.preview, planned);
+          await this.previews.redeem(projectId, input.previewToken, planned);
+          previewSpent = true;
+        }
         const applied = await this.apply(plan, ctx);
         if (applied) {
           if (route) this.router.claimed(route, applied);
@@ -213,6 +228,12 @@ export class GateService {
     }
   }
 
+  private async askForPreview(ctx: BeginContext, record: CallRecord | null, mode: "required" | "approve", call: PreparedCall): Promise<BeginDecision> {
+    const decision: BeginDecision = { decision: "preview_required", key: call.key, mode, argsFingerprint: call.argsFingerprint };
+    await this.store.appendEvent(beginEvent(record, ctx.call, this.beginFields(ctx, decision)));
+    return decision;
+  }
+
   private async block(ctx: BeginContext, found: LoopWarning): Promise<BeginDecision> {
     const decision: BeginDecision = { decision: "blocked", ...found };
     await this.store.appendEvent(beginEvent(null, ctx.call, this.beginFields(ctx, decision, { loop: found })));
@@ -232,6 +253,14 @@ export class GateService {
       },
     );
     return this.fingerprintLoad;
+  }
+
+  /** The key and fingerprint a begin of this call would have, under the tool's policy in force (previews). */
+  async prepareFor(projectId: string, raw: Omit<BeginCall, "projectId">): Promise<{ policy: EffectivePolicy; call: PreparedCall }> {
+    const input = normalizeCallIds(raw);
+    const fingerprint = this.fingerprint ?? (await this.loadFingerprinter());
+    const policy = await this.policies.forTool(projectId, input.tool);
+    return { policy, call: this.prepare({ ...input, projectId }, policy, fingerprint) };
   }
 
   private prepare(call: BeginCall, policy: EffectivePolicy, fingerprint: ArgsFingerprinter): PreparedCall {

@@ -10,6 +10,7 @@ import { pgTimeoutsFrom } from "./pg-timeouts";
 import { StorePolicySource } from "./policy-source";
 import { PolicyService } from "./policy-service";
 import { lazyBypassGate } from "./resend-bypass-lazy";
+import { lazyPreviewGate } from "./previews/preview-lazy";
 import { lazyAfterComplete } from "./sagas/saga-lazy";
 
 export interface Gate {
@@ -37,6 +38,7 @@ export function getGate(): Gate {
       service: new TracedGateService(store, new StorePolicySource(store), {
         bypass: lazyBypassGate,
         afterComplete: lazyAfterComplete,
+        previews: lazyPreviewGate,
         // Shared by every instance on the database, so one instance recognises another's earlier leases.
         leaseTokens: new LeaseTokens(resolveAuthSecret(config.BETTER_AUTH_SECRET, config.IDEMGATE_DATA_DIR)),
       }),
