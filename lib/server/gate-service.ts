@@ -15,7 +15,7 @@ import { newId, newSecret } from "./ids";
 import { LeaseTokens } from "./lease-tokens";
 import { OutcomeWaiters } from "./outcome-waiters";
 import type { PolicyLookup, PolicySource } from "./policy-source";
-import type { PreviewGate } from "./previews/preview-service";
+import type { PreviewGate } from "./previews/preview-gate";
 import type { BypassAsk, BypassGate } from "./resend-bypass";
 import { type KeyRoute, KeyRouter } from "./resend-routing";
 

@@ -1,4 +1,4 @@
-import type { PreviewGate } from "./preview-service";
+import type { PreviewGate } from "./preview-gate";
 
 /** The gate's preview check, resolved on first use (the preview service is built from the gate). */
 export const lazyPreviewGate: PreviewGate = {

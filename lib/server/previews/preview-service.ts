@@ -4,6 +4,7 @@ import type { BeginCall } from "../../core/prepare-call";
 import type { PreviewRepository, PreviewRow } from "../../store/prisma/preview-repository";
 import { AppError } from "../app-error";
 import type { GateService } from "../gate-service";
+import type { PreviewGate } from "./preview-gate";
 import { newId, newSecret } from "../ids";
 import { type Actor, auditEntry } from "../operator-audit";
 
@@ -24,10 +25,6 @@ export interface PreviewView {
   token: string | null;
 }
 
-/** The begin side: a token found, checked against the call, and spent. */
-export interface PreviewGate {
-  redeem(projectId: string, token: string, call: { key: string; argsFingerprint: string }): Promise<void>;
-}
 
 /**
  * Previews of destructive calls: stores the dry run's summary, releases a single-use token bound to
