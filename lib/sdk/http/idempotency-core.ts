@@ -213,5 +213,10 @@ function answerFor(result: CallResult<StoredResponse>, live: HttpReply | null): 
       return { kind: "answer", reply: problemReply("alreadyDone", `running it again needs approval (request ${result.requestId})`) };
     case "blocked":
       return { kind: "answer", reply: problemReply("blocked", `the same requests repeated ${result.repeats} times`) };
+    case "preview_required":
+    case "preview_pending":
+    case "preview_denied":
+      // The route's policy asks for a preview (policy `preview`): an HTTP request carries none.
+      return { kind: "answer", reply: problemReply("previewRequired", `the gate answered ${result.status}: preview this call through the agent API`) };
   }
 }
