@@ -51,6 +51,14 @@ export function startBackgroundJobs(): void {
       },
     });
   }
+  if (config.IDEMGATE_COLLECTOR_INTERVAL_MS > 0) {
+    startLoop({
+      name: "MCP session purge",
+      intervalMs: config.IDEMGATE_COLLECTOR_INTERVAL_MS,
+      // Loaded on first run, so a server that never serves MCP does not load the MCP SDK at boot.
+      run: async () => (await import("./mcp-gateway/mcp-context")).getMcp().sessions.purgeExpired(),
+    });
+  }
   if (config.IDEMGATE_STORM_INTERVAL_MS > 0) {
     startLoop({ name: "storm detector", intervalMs: config.IDEMGATE_STORM_INTERVAL_MS, run: () => getInsights().storms.tick() });
   }

@@ -37,4 +37,9 @@ export class McpSessions {
   end(projectId: string, id: string): Promise<boolean> {
     return this.repository.delete(projectId, id);
   }
+
+  /** Forgets sessions idle past their TTL (the collector's interval runs it on every instance). */
+  purgeExpired(): Promise<number> {
+    return this.repository.purgeExpired(this.clock());
+  }
 }
