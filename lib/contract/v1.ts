@@ -172,6 +172,10 @@ export const BeginResponseSchema = z
 const leaseToken = z.string().min(1).max(200);
 /** A final outcome names its lease, or (finishing an accepted operation) the operation. */
 const finalCredential = {
+  check: z
+    .enum(["found", "not_found"])
+    .optional()
+    .describe("Status checks: after verify, what the tool's checker found downstream (found: this outcome was found, not run; not_found: the tool ran). Kept on the ledger"),
   leaseToken: leaseToken.optional().describe("The attempt's lease; may be left out when `operationId` finishes an accepted operation"),
   operationId: operationId.optional().describe("Finishes the accepted operation with this id (no lease needed)"),
 };

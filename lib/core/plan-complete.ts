@@ -2,10 +2,13 @@ import type { EffectivePolicy } from "./policy";
 import { type AcceptedOperation, type CallRecord, type Compensation, type ErrorInfo, parseAccepted } from "./record";
 import { redact } from "./redact";
 
+/** Status checks: what a checker found downstream after `verify` (recorded on the ledger). */
+export type CheckOutcome = "found" | "not_found";
+
 /** A final outcome may name the operation it finishes instead of holding the lease (async operations). */
 export type CompleteOutcome =
-  | { outcome: "succeeded"; result?: unknown; operationId?: string; compensation?: Compensation }
-  | { outcome: "failed"; error: ErrorInfo; operationId?: string }
+  | { outcome: "succeeded"; result?: unknown; operationId?: string; compensation?: Compensation; check?: CheckOutcome }
+  | { outcome: "failed"; error: ErrorInfo; operationId?: string; check?: CheckOutcome }
   | { outcome: "accepted"; operationId: string; statusUrl?: string };
 
 export type CompletePlan =

@@ -78,9 +78,15 @@ export function toCompleteOutcome(body: CompleteRequest): CompleteOutcome {
         result: body.result,
         ...(body.operationId !== undefined ? { operationId: body.operationId } : {}),
         ...(body.compensation !== undefined ? { compensation: body.compensation } : {}),
+        ...(body.check !== undefined ? { check: body.check } : {}),
       };
     case "failed":
-      return { outcome: "failed", error: body.error, ...(body.operationId !== undefined ? { operationId: body.operationId } : {}) };
+      return {
+        outcome: "failed",
+        error: body.error,
+        ...(body.operationId !== undefined ? { operationId: body.operationId } : {}),
+        ...(body.check !== undefined ? { check: body.check } : {}),
+      };
   }
 }
 

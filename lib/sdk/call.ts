@@ -13,7 +13,7 @@ type Claim = z.infer<typeof ExecuteDecisionSchema> | z.infer<typeof VerifyDecisi
 type Attempt<T> = { kind: "done"; result: CallResult<T> } | { kind: "retry"; error: ToolErrorInfo };
 type Outcome<T> =
   | { ok: true; value: T; verified: boolean; operation?: AcceptedOperation; notStorable?: string }
-  | { ok: false; error: ToolErrorInfo };
+  | { ok: false; error: ToolErrorInfo; unknown?: boolean };
 
 /** Settings of one gate client, shared by all its calls. */
 export interface CallDeps {
@@ -76,7 +76,7 @@ export async function runCall<T>(deps: CallDeps, callRequest: BeginRequest, exec
       request = rest;
       previewed = false;
     }
-    const attempt = await runAttempt(deps, decision, exec, options);
+    const attempt = await runAttempt(deps, decision, exec, options, request.args);
     if (attempt.kind === "done") return attempt.result;
 
     failures++;
@@ -90,7 +90,8 @@ export async function runCall<T>(deps: CallDeps, callRequest: BeginRequest, exec
   }
 }
 
-async function runAttempt<T>(deps: CallDeps, claim: Claim, exec: Exec<T>, options: CallOptions<T>): Promise<Attempt<T>> {
+async function runAttempt<T>(deps: CallDeps, claim: Claim, exec: Exec<T>, options: CallOptions<T>, args: unknown): Promise<Attempt<T>> {
+  let checkOutcome: "found" | "not_found" | "unknown" | undefined;
   const ref = { callId: claim.callId, key: claim.key, ...loopWarningOf(claim) };
   const controller = new AbortController();
   const onCallerAbort = () => controller.abort(options.signal!.reason);
@@ -139,6 +140,12 @@ async function runAttempt<T>(deps: CallDeps, claim: Claim, exec: Exec<T>, option
   let outcome: Outcome<T>;
   try {
     outcome = await runWithToolCall(ctx, async (): Promise<Outcome<T>> => {
+      if (claim.decision === "verify" && options.check) {
+        const checked = await options.check(claim.key, args, ctx);
+        checkOutcome = checked.status;
+        if (checked.status === "found") return { ok: true, value: asStored(checked.result), verified: true };
+        if (checked.status === "unknown") return { ok: false, error: { message: checked.reason ?? "the status check could not tell", retryable: false }, unknown: true };
+      }
       if (claim.decision === "verify" && options.verify) {
         const found = await options.verify(ctx);
         if (found.found) return { ok: true, value: asStored(found.result), verified: true };
@@ -159,14 +166,20 @@ async function runAttempt<T>(deps: CallDeps, claim: Claim, exec: Exec<T>, option
     result: { ok: false, status: "lease_lost", ...ref, executed: true, ...(outcome.ok ? { value: outcome.value } : { error: outcome.error }) },
   });
   if (lost) return lostResult();
+  if (!outcome.ok && outcome.unknown) {
+    // Neither run it (it may have happened) nor record an outcome (none is known): the lease lapses and
+    // the call waits in the operators' queue for someone to resolve it.
+    return { kind: "done", result: { ok: false, status: "unknown_outcome", ...ref, reason: outcome.error.message } };
+  }
 
+  const checked = checkOutcome === "found" || checkOutcome === "not_found" ? { check: checkOutcome } : {};
   const body: CompleteRequest = !outcome.ok
-    ? { leaseToken: claim.leaseToken, outcome: "failed", error: outcome.error }
+    ? { leaseToken: claim.leaseToken, outcome: "failed", error: outcome.error, ...checked }
     : outcome.operation
       ? { leaseToken: claim.leaseToken, outcome: "accepted", ...outcome.operation }
       : outcome.notStorable !== undefined
         ? { leaseToken: claim.leaseToken, outcome: "succeeded" }
-        : { leaseToken: claim.leaseToken, outcome: "succeeded", result: outcome.value, ...compensationOf(outcome.value, options) };
+        : { leaseToken: claim.leaseToken, outcome: "succeeded", result: outcome.value, ...compensationOf(outcome.value, options), ...checked };
   let recorded = true;
   try {
     await withGateRetry(() => deps.transport.complete(claim.callId, body), deps.gateRetry);

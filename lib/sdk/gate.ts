@@ -6,7 +6,7 @@ import { type ToolErrorInfo, toToolErrorInfo } from "./errors";
 import { HttpTransport, type HttpTransportOptions } from "./http-transport";
 import { InProcessTransport, type InProcessOptions } from "./in-process-transport";
 import { DEFAULT_GATE_RETRY, withBackoff, withGateRetry } from "./retry";
-import type { Backoff, BeginRequest, CallOptions, CallResult, CallSpec, CallStatus, CompleteRequest, Exec, GateTransport, SagaTransport } from "./types";
+import type { Backoff, BeginRequest, CallOptions, CallResult, CallSpec, CallStatus, CheckOutcome, CompensationSpec, CompleteRequest, Exec, ExecContext, GateTransport, PreviewOf, SagaTransport } from "./types";
 
 export interface GateClientOptions {
   /** Server-side wait for a live attempt's outcome per begin (≤ 10 000). Default 5 000. */
@@ -43,10 +43,20 @@ export interface Gate {
   call<T>(spec: CallSpec, exec: Exec<T>, options?: CallOptions<T>): Promise<CallResult<T>>;
   /** Records the final outcome of an accepted operation, from whoever holds its id (a job callback, a poller). */
   finishOperation(callId: string, operationId: string, outcome: OperationOutcome): Promise<CallStatus>;
+  /** A tool bound to its executor and (optionally) its status check, compensation and preview: call it with args. */
+  tool<A, T>(name: string, definition: ToolDefinition<A, T>): (args: A, spec?: Omit<CallSpec, "tool" | "args">, options?: CallOptions<T>) => Promise<CallResult<T>>;
   /** Sagas: aborts the run (idempotent); with compensators registered, runs its compensation plan too. */
   abort(runId: string, reason: string, options?: CompensateOptions): Promise<CompensationOutcome>;
   /** Sagas: runs the run's compensation plan; safe to run from several processes at once. */
   compensate(runId: string, options?: CompensateOptions): Promise<CompensationOutcome>;
+}
+
+export interface ToolDefinition<A, T> {
+  exec: (args: A, ctx: ExecContext) => Promise<T> | T;
+  /** Status check, run when the gate answers verify: found / not_found / unknown. */
+  check?: (key: string, args: A, ctx: ExecContext) => Promise<CheckOutcome<T>> | CheckOutcome<T>;
+  compensate?: (result: T) => CompensationSpec;
+  preview?: (args: A) => Promise<PreviewOf> | PreviewOf;
 }
 
 export type OperationOutcome = { ok: true; result?: unknown } | { ok: false; error: ToolErrorInfo };
@@ -78,6 +88,19 @@ export function createGate(options: CreateGateOptions): Gate {
     async call<T>(spec: CallSpec, exec: Exec<T>, callOptions?: CallOptions<T>) {
       const request = toBeginRequest(spec);
       return withToolSpan(request, () => runCall(deps, request, exec, callOptions));
+    },
+    tool<A, T>(name: string, definition: ToolDefinition<A, T>) {
+      return (args: A, spec: Omit<CallSpec, "tool" | "args"> = {}, callOptions: CallOptions<T> = {}) => {
+        const { check, compensate, preview } = definition;
+        const request = toBeginRequest({ ...spec, tool: name, args });
+        const options: CallOptions<T> = {
+          ...(check ? { check: (key, a, ctx) => check(key, a as A, ctx) } : {}),
+          ...(compensate ? { compensate } : {}),
+          ...(preview ? { preview: (a) => preview(a as A) } : {}),
+          ...callOptions,
+        };
+        return withToolSpan(request, () => runCall(deps, request, (ctx) => definition.exec(args, ctx), options));
+      };
     },
     async abort(runId, reason, abortOptions) {
       const sagas = sagaTransport(transport);

@@ -1,5 +1,5 @@
 // Idemgate agent SDK: run a tool at most once per key, from any Node agent runtime.
-export { createGate, type CreateGateOptions, type Gate, type GateClientOptions, type OperationOutcome } from "./gate";
+export { createGate, type CreateGateOptions, type Gate, type GateClientOptions, type OperationOutcome, type ToolDefinition } from "./gate";
 export { type CompensateOptions, type CompensationExecutor, type CompensationOutcome } from "./compensate";
 export { accepted, isAccepted, type AcceptedOperation } from "./accepted";
 export { currentRun, currentToolCall, type RunContext, type RunInit } from "./context";
@@ -13,7 +13,10 @@ export type {
   CallResult,
   CallSpec,
   CallStatusName,
+  Check,
+  CheckOutcome,
   CompensationSpec,
+  PreviewOf,
   Exec,
   ExecContext,
   GateTransport,

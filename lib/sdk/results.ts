@@ -67,6 +67,8 @@ export function describeForModel(result: CallResult<unknown>): string {
       return `The action was started and is still running (operation ${result.operationId}). Do not start it again; check its status later.`;
     case "failed":
       return `The action failed: ${result.error.message}${result.error.retryable ? " (temporary; it may be retried)" : ""}`;
+    case "unknown_outcome":
+      return "It is unknown whether an earlier attempt of this action took effect; a human is checking. Do not repeat it.";
     case "in_progress":
       return "This action is already in progress in another attempt. Do not start it again; check back later.";
     case "refused":

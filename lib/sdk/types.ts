@@ -84,8 +84,19 @@ export interface CompensationSpec {
   args?: unknown;
 }
 
+/** Status checks: what a tool's checker found downstream for an attempt whose outcome the gate never got. */
+export type CheckOutcome<T> = { status: "found"; result: T } | { status: "not_found" } | { status: "unknown"; reason?: string };
+
+/** Looks the effect up by the gate's key (passed downstream as the idempotency key) and the call's args. */
+export type Check<T> = (key: string, args: unknown, ctx: ExecContext) => Promise<CheckOutcome<T>> | CheckOutcome<T>;
+
 export interface CallOptions<T> {
   verify?: Verify<T>;
+  /**
+   * Status check on `verify`: found → completed with what was found (no second effect); not_found →
+   * the tool runs under the same key; unknown → nothing runs, the call waits for an operator.
+   */
+  check?: Check<T>;
   /**
    * Previews: the tool's dry run, for tools under `preview: required|approve`. The SDK posts it, waits
    * for an operator's approval if the policy asks for one, and runs the tool with the token.
@@ -158,6 +169,8 @@ export type CallResult<T> =
   | (CallRef & { ok: true; status: "accepted"; value: T; operationId: string; statusUrl?: string; replayed: boolean })
   | (CallRef & { ok: false; status: "failed"; error: ToolErrorInfo; replayed: boolean; attempt?: number })
   | (CallRef & { ok: false; status: "in_progress"; waitedMs: number })
+  /** The checker could not tell whether an earlier attempt's effect happened: left to an operator. */
+  | (CallRef & { ok: false; status: "unknown_outcome"; reason?: string })
   | (CallRef & { ok: false; status: "refused"; original: { status: "succeeded" | "failed"; completedAt: string } })
   | (CallRef & { ok: false; status: "conflict" })
   | (CallRef & { ok: false; status: "lease_lost"; executed: boolean; value?: T; error?: ToolErrorInfo })

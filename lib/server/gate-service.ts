@@ -338,7 +338,8 @@ export class GateService {
       if (plan.op === "operation_mismatch") {
         throw new AppError("invalid_state", `call ${record.id} is ${record.state}, not waiting for operation ${outcome.operationId ?? "(none)"}`);
       }
-      const event = recordEvent(plan.record, { ...fields, type: "complete", decision: plan.record.state });
+      const check = outcome.outcome === "accepted" ? undefined : outcome.check;
+      const event = recordEvent(plan.record, { ...fields, type: "complete", decision: plan.record.state, detail: check ? { check } : null });
       if (await this.store.updateRecord(plan.record, plan.expectedVersion, event)) {
         this.waiters.notify(waitKey(projectId, record.key));
         this.toolOfCall.delete(callId);

@@ -1,7 +1,7 @@
 import type { InferToolInput, ToolExecutionOptions, ToolSet } from "ai";
 import type { Gate } from "../gate";
 import { describeForModel } from "../results";
-import type { CallResult, CallSpec, ExecContext, VerifyOutcome } from "../types";
+import type { CallResult, CallSpec, CheckOutcome, ExecContext, PreviewOf, VerifyOutcome } from "../types";
 
 /** How one AI SDK tool goes through the gate. */
 export interface GatedToolConfig<INPUT = unknown> {
@@ -17,6 +17,12 @@ export interface GatedToolConfig<INPUT = unknown> {
   read?: boolean;
   /** Looks the effect up downstream by key when the gate answers `verify`. */
   verify?: (input: INPUT, ctx: ExecContext) => Promise<VerifyOutcome<unknown>> | VerifyOutcome<unknown>;
+  /** Status check on verify: found (completed with it, no second effect) / not_found (runs) / unknown (operators). */
+  check?: (input: INPUT, key: string, ctx: ExecContext) => Promise<CheckOutcome<unknown>> | CheckOutcome<unknown>;
+  /** For tools under policy `preview`: the dry run's summary and affected resources (waits for approval under `approve`). */
+  preview?: (input: INPUT) => Promise<PreviewOf> | PreviewOf;
+  /** How long to wait for a preview's approval (default 300 000 ms). */
+  previewTimeoutMs?: number;
   /** A lease of our own for this tool, kept alive by heartbeats. */
   leaseSeconds?: number;
 }
@@ -65,6 +71,9 @@ export function gateTools<TOOLS extends ToolSet>(gate: Gate, tools: TOOLS, optio
           {
             signal: execOptions.abortSignal,
             ...(verify ? { verify: (ctx: ExecContext) => verify(input, ctx) } : {}),
+            ...(config.check ? { check: (key: string, _args: unknown, ctx: ExecContext) => config.check!(input, key, ctx) } : {}),
+            ...(config.preview ? { preview: () => config.preview!(input) } : {}),
+            ...(config.previewTimeoutMs !== undefined ? { previewTimeoutMs: config.previewTimeoutMs } : {}),
             ...(config.leaseSeconds !== undefined ? { leaseSeconds: config.leaseSeconds } : {}),
           },
         );

@@ -203,6 +203,8 @@ function answerFor(result: CallResult<StoredResponse>, live: HttpReply | null): 
     case "accepted":
       // Only an operator or another client can put an HTTP route's call in `accepted`: not done yet.
       return { kind: "answer", reply: problemReply("inProgress", `accepted as operation ${result.operationId}; not finished yet`, [["retry-after", "1"]]) };
+    case "unknown_outcome":
+      return { kind: "answer", reply: problemReply("inProgress", "an earlier attempt's outcome is unknown and waits for an operator", [["retry-after", "1"]]) };
     case "in_progress":
       return { kind: "answer", reply: problemReply("inProgress", "a request with this Idempotency-Key is still being processed; retry later", [["retry-after", "1"]]) };
     case "conflict":
