@@ -1,3 +1,6 @@
+import { headers } from "next/headers";
+import { arrivedOverHttps } from "@/lib/http/client-address";
+
 const DECISIONS: [string, string][] = [
   ["execute", "you hold the lease: run the tool, then complete"],
   ["replay", "done before: here is the stored outcome"],
@@ -9,10 +12,26 @@ const DECISIONS: [string, string][] = [
   ["blocked", "the run is looping"],
 ];
 
-export default function Home() {
+// Per request: the curl example names the origin this page was served from.
+export const dynamic = "force-dynamic";
+
+/** The origin the browser addressed: its Host header under the scheme the request arrived with (a trusted proxy's https included). */
+async function servedFrom(): Promise<string> {
+  const h = await headers();
+  const host = h.get("host") ?? "localhost:3000";
+  return `${arrivedOverHttps(h) ? "https" : "http"}://${host}`;
+}
+
+export default async function Home() {
+  const origin = await servedFrom();
   return (
     <main>
       <h1>Idemgate</h1>
+      <nav aria-label="Start" className="home-links">
+        <a href="/sign-in">Operator sign-in</a>
+        <a href="/dashboard">Open the dashboard</a>
+        <a href="/api/v1/openapi.json">API contract (OpenAPI)</a>
+      </nav>
       <p>
         The idempotency gate for AI-agent tool calls. Agents ask before running a side-effecting tool; the gate derives
         the key from the run&apos;s structure — run, step, tool, business scope — never from the model&apos;s wording, so a
@@ -33,7 +52,7 @@ export default function Home() {
         project API key: <code>Authorization: Bearer ig_…</code>. The demo key is printed on first start and saved to{" "}
         <code>data/demo-key.txt</code>.
       </p>
-      <pre>{`curl -s localhost:3000/api/v1/calls/begin \\
+      <pre data-testid="curl-example" tabIndex={0}>{`curl -s ${origin}/api/v1/calls/begin \\
   -H "authorization: Bearer $(cat data/demo-key.txt)" \\
   -H 'content-type: application/json' \\
   -d '{"tool":"charge_card","runId":"run_1","stepId":"charge","args":{"amount":42}}'`}</pre>

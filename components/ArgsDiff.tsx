@@ -12,11 +12,11 @@ export function ArgsDiff({ before, after, beforeLabel, afterLabel, testId }: { b
       <div className="args-pair">
         <div>
           <div className="muted">{beforeLabel}</div>
-          <pre data-testid={testId ? `${testId}-before` : undefined}>{JSON.stringify(before, null, 2) ?? "null"}</pre>
+          <pre tabIndex={0} data-testid={testId ? `${testId}-before` : undefined}>{JSON.stringify(before, null, 2) ?? "null"}</pre>
         </div>
         <div>
           <div className="muted">{afterLabel}</div>
-          <pre data-testid={testId ? `${testId}-after` : undefined}>{JSON.stringify(after, null, 2) ?? "null"}</pre>
+          <pre tabIndex={0} data-testid={testId ? `${testId}-after` : undefined}>{JSON.stringify(after, null, 2) ?? "null"}</pre>
         </div>
       </div>
       {changes.length === 0 ? (

@@ -2,6 +2,7 @@
 
 import Link from "next/link";
 import { usePathname, useRouter } from "next/navigation";
+import { useEffect, useState } from "react";
 import type { MemberRole } from "@/lib/store/ports/operator-store";
 
 const SECTIONS = [
@@ -27,6 +28,10 @@ export function DashboardNav({ projectId, role, email, projects }: Props) {
   const router = useRouter();
   const base = `/projects/${encodeURIComponent(projectId)}`;
   const current = (href: string) => (href === "" ? pathname === base : pathname.startsWith(base + href));
+  // On a phone the sections fold behind one button (CSS shows them always on wider screens); a new page folds them again.
+  const [open, setOpen] = useState(false);
+  useEffect(() => setOpen(false), [pathname]);
+  const here = SECTIONS.find((s) => s.href !== "" && current(s.href))?.label ?? "Overview";
 
   async function signOut() {
     await fetch("/api/auth/sign-out", { method: "POST", headers: { "content-type": "application/json" }, body: "{}", credentials: "same-origin" });
@@ -34,43 +39,50 @@ export function DashboardNav({ projectId, role, email, projects }: Props) {
   }
 
   return (
-    <nav className="dash-nav" aria-label="Dashboard">
-      <span className="brand">Idemgate</span>
-      {projects.length > 1 ? (
-        <label>
-          <span className="muted">Project</span>
-          <select
-            value={projectId}
-            onChange={(e) => router.push(`/projects/${encodeURIComponent(e.target.value)}`)}
-            style={{ display: "block", width: "100%" }}
-          >
-            {projects.map((p) => (
-              <option key={p.projectId} value={p.projectId}>
-                {p.projectId} ({p.role})
-              </option>
-            ))}
-          </select>
-        </label>
-      ) : (
-        <span className="muted">
-          Project <code>{projectId}</code>
-        </span>
-      )}
-      <ul>
-        {SECTIONS.filter((s) => !s.admin || role === "admin").map((s) => (
-          <li key={s.href}>
-            <Link href={base + s.href} aria-current={current(s.href) ? "page" : undefined}>
-              {s.label}
-            </Link>
-          </li>
-        ))}
-      </ul>
-      <div className="muted" style={{ fontSize: "0.9em", overflowWrap: "anywhere" }}>
-        {email} · {role}
+    <nav className={`dash-nav${open ? " open" : ""}`} aria-label="Dashboard">
+      <div className="nav-top">
+        <span className="brand">Idemgate</span>
+        <button type="button" className="nav-toggle" aria-expanded={open} aria-controls="dash-nav-menu" onClick={() => setOpen((o) => !o)}>
+          {open ? "Close menu" : `Menu · ${here}`}
+        </button>
       </div>
-      <button type="button" onClick={signOut}>
-        Sign out
-      </button>
+      <div id="dash-nav-menu" className="nav-menu">
+        {projects.length > 1 ? (
+          <label>
+            <span className="muted">Project</span>
+            <select
+              value={projectId}
+              onChange={(e) => router.push(`/projects/${encodeURIComponent(e.target.value)}`)}
+              style={{ display: "block", width: "100%" }}
+            >
+              {projects.map((p) => (
+                <option key={p.projectId} value={p.projectId}>
+                  {p.projectId} ({p.role})
+                </option>
+              ))}
+            </select>
+          </label>
+        ) : (
+          <span className="muted">
+            Project <code>{projectId}</code>
+          </span>
+        )}
+        <ul>
+          {SECTIONS.filter((s) => !s.admin || role === "admin").map((s) => (
+            <li key={s.href}>
+              <Link href={base + s.href} aria-current={current(s.href) ? "page" : undefined}>
+                {s.label}
+              </Link>
+            </li>
+          ))}
+        </ul>
+        <div className="muted" style={{ fontSize: "0.9em", overflowWrap: "anywhere" }}>
+          {email} · {role}
+        </div>
+        <button type="button" onClick={signOut}>
+          Sign out
+        </button>
+      </div>
     </nav>
   );
 }

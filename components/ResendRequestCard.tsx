@@ -137,7 +137,7 @@ function OriginalCall({ projectId, callId }: { projectId: string; callId: string
             {c.completedAt ? ` at ${when(c.completedAt)}` : null}
             {c.error ? <div className="field-error">{c.error.message}</div> : null}
             {c.status === "succeeded" && ledger.data ? (
-              <pre data-testid="resend-result" style={{ margin: "4px 0 0", maxHeight: 160 }}>
+              <pre tabIndex={0} data-testid="resend-result" style={{ margin: "4px 0 0", maxHeight: 160 }}>
                 {JSON.stringify(ledger.data.result, null, 2) ?? "null"}
               </pre>
             ) : null}
@@ -166,7 +166,7 @@ function ResendArgs({ projectId, request }: { projectId: string; request: Operat
   return (
     <div>
       <div className="muted">Arguments that would run again{ledger.data ? " (the same as the original call)" : ""}</div>
-      <pre data-testid="resend-args" style={{ margin: "4px 0 0", maxHeight: 240 }}>
+      <pre tabIndex={0} data-testid="resend-args" style={{ margin: "4px 0 0", maxHeight: 240 }}>
         {JSON.stringify(request.args, null, 2) ?? "null"}
       </pre>
     </div>

@@ -19,6 +19,7 @@ export async function signIn(browser: Browser, who: { email: string; password: s
   await page.getByLabel("Email").fill(who.email);
   await page.getByLabel("Password").fill(who.password);
   await page.getByRole("button", { name: "Sign in" }).click();
-  await expect(page.getByRole("heading", { name: "Signed in" })).toBeVisible();
+  // Signed in, the operator lands on their project's overview (no interstitial).
+  await expect(page).toHaveURL(/\/projects\/[^/]+$/);
   return page;
 }

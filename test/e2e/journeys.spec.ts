@@ -193,3 +193,106 @@ test("policies: a save appears in the audit log with who, why and the field diff
   await page.goto(`${PROJECT}/audit?action=policy.restored`);
   await expect(page.getByTestId("audit-row").filter({ hasText: "Back to the default TTL" })).toBeVisible();
 });
+
+test("first minutes: / links to sign-in and the dashboard, its curl example uses this origin, and no page asks for a missing favicon", async ({ browser, baseURL }) => {
+  const visitor = await (await browser.newContext()).newPage();
+  const missing: string[] = [];
+  visitor.on("response", (res) => {
+    if (res.status() === 404) missing.push(res.url());
+  });
+  await visitor.goto("/");
+  await expect(visitor.getByRole("link", { name: "Operator sign-in" })).toHaveAttribute("href", "/sign-in");
+  await expect(visitor.getByRole("link", { name: "Open the dashboard" })).toHaveAttribute("href", "/dashboard");
+  await expect(visitor.getByTestId("curl-example")).toContainText(`curl -s ${baseURL}/api/v1/calls/begin`);
+  await expect(visitor.locator('link[rel="icon"]')).toHaveAttribute("href", /icon\.svg/);
+  await expectNoSeriousA11yViolations(visitor);
+  // Signing in lands on the operator's project, not on an interstitial.
+  await visitor.getByRole("link", { name: "Operator sign-in" }).click();
+  await visitor.getByLabel("Email").fill(ADMIN.email);
+  await visitor.getByLabel("Password").fill(ADMIN.password);
+  await visitor.getByRole("button", { name: "Sign in" }).click();
+  await expect(visitor).toHaveURL(new RegExp(`${PROJECT}$`));
+  await expect(visitor.getByRole("heading", { name: "Overview" })).toBeVisible();
+  await expect(visitor.getByText("No project memberships yet")).toHaveCount(0);
+  await visitor.goto("/sign-in");
+  await expect(visitor).toHaveURL(new RegExp(`${PROJECT}$`));
+  expect(missing).toEqual([]);
+  await visitor.context().close();
+});
+
+/** Every page of the dashboard, with a ready marker to wait for. */
+function pages(callId: string, runId: string) {
+  return [
+    { path: PROJECT, ready: "Overview" },
+    { path: `${PROJECT}/approvals`, ready: "Approvals" },
+    { path: `${PROJECT}/tools`, ready: /Tools/ },
+    { path: `${PROJECT}/tools/${TOOLS.main}`, ready: /Policy/ },
+    { path: `${PROJECT}/calls`, ready: "Calls" },
+    { path: `${PROJECT}/calls/${callId}`, ready: /call_|Call/ },
+    { path: `${PROJECT}/runs`, ready: "Runs" },
+    { path: `${PROJECT}/runs/${runId}`, ready: /Run/ },
+    { path: `${PROJECT}/storms`, ready: /storms/i },
+    { path: `${PROJECT}/audit`, ready: "Audit log" },
+    { path: `${PROJECT}/settings`, ready: "Settings" },
+  ];
+}
+
+test("laptop width 1440: the content uses the width and the calls table shows every column without scrolling", async () => {
+  await page.setViewportSize({ width: 1440, height: 900 });
+  await page.goto(`${PROJECT}/calls`);
+  const wrap = page.locator(".table-wrap").filter({ has: page.getByTestId("calls-table") });
+  await expect(wrap).toBeVisible();
+  const { scroll, client } = await wrap.evaluate((el) => ({ scroll: el.scrollWidth, client: el.clientWidth }));
+  expect(scroll).toBeLessThanOrEqual(client + 1);
+  await expect(page.getByRole("columnheader", { name: "Key" })).toBeInViewport();
+  const main = await page.locator("main.dash-main").boundingBox();
+  expect(main!.width).toBeGreaterThan(1100);
+});
+
+test("phone width 390: navigation folds, filters start folded, no page scrolls sideways, and every table's last column can be reached", async () => {
+  await page.setViewportSize({ width: 390, height: 844 });
+  for (const { path, ready } of pages(replayed[0]!, `jr_${suffix}_0`)) {
+    await page.goto(path);
+    await expect(page.getByRole("heading", { level: 1, name: ready }).first()).toBeVisible();
+    await page.waitForLoadState("networkidle");
+    // The navigation is one button until opened.
+    await expect(page.getByRole("link", { name: "Audit log" })).toBeHidden();
+    const overflow = await page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
+    expect(overflow, `${path} scrolls sideways`).toBeLessThanOrEqual(1);
+    for (const wrap of await page.locator(".table-wrap").all()) {
+      if (!(await wrap.isVisible())) continue;
+      // Scroll the table's own box to its end: its last column header (or, for card lists, the last cell) is then on screen.
+      await wrap.evaluate((el) => {
+        el.scrollIntoView({ block: "center" });
+        el.scrollTo({ left: el.scrollWidth });
+      });
+      const headers = wrap.locator("thead th");
+      // A stacked table (cards on a phone) hides its header row: its rows' last cell is the last column.
+      const stacked = (await wrap.locator("table.stacked").count()) > 0;
+      const last = !stacked && (await headers.count()) > 0 ? headers.last() : wrap.locator("tbody tr").first().locator("td, th").last();
+      if ((await last.count()) === 0) continue;
+      const box = await last.boundingBox();
+      expect(box, `${path}: last column`).not.toBeNull();
+      expect(box!.x + Math.min(box!.width, 20), `${path}: last column reachable`).toBeLessThanOrEqual(390);
+      expect(box!.x, `${path}: last column reachable`).toBeGreaterThanOrEqual(0);
+      // Its caption stays in view while the table scrolls sideways.
+      const caption = wrap.locator("caption");
+      if (await caption.count()) {
+        const at = await caption.first().boundingBox();
+        expect(at, `${path}: caption`).not.toBeNull();
+        expect(at!.x, `${path}: caption visible while scrolled`).toBeGreaterThanOrEqual(0);
+        expect(at!.x, `${path}: caption visible while scrolled`).toBeLessThan(390 - 40);
+      }
+    }
+    await expectNoSeriousA11yViolations(page);
+  }
+  await page.goto(PROJECT);
+  await page.getByRole("button", { name: /^Menu/ }).click();
+  await page.getByRole("link", { name: "Calls" }).click();
+  await expect(page).toHaveURL(new RegExp(`${PROJECT}/calls$`));
+  // The filter form starts folded behind one button.
+  await expect(page.getByLabel("Tool", { exact: true })).toBeHidden();
+  await page.getByRole("button", { name: /Show filters/ }).click();
+  await expect(page.getByLabel("Tool", { exact: true })).toBeVisible();
+  await page.setViewportSize({ width: 1280, height: 800 });
+});

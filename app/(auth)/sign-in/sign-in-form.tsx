@@ -19,7 +19,8 @@ export function SignInForm() {
     const res = await post("/api/auth/sign-in/email", { email: form.get("email"), password: form.get("password") });
     setBusy(false);
     if (res.ok) {
-      window.location.reload();
+      // Straight to the operator's project (the dashboard picks it), not to an interstitial.
+      window.location.assign("/dashboard");
       return;
     }
     const body = (await res.json().catch(() => null)) as { message?: string } | null;

@@ -2,6 +2,7 @@
 import type { Metadata } from "next";
 import { redirect } from "next/navigation";
 import { dashboardUser } from "@/lib/dashboard/session";
+import { SignOutButton } from "../../(auth)/sign-in/sign-in-form";
 
 export const metadata: Metadata = { title: "Dashboard · Idemgate" };
 
@@ -13,7 +14,8 @@ export default async function DashboardHome() {
   return (
     <main>
       <h1>No projects yet</h1>
-      <p className="muted">You are not a member of any project. Ask an admin to add you.</p>
+      <p className="muted">You are signed in as {user.email}, but not a member of any project yet. Ask an admin to add you.</p>
+      <SignOutButton />
     </main>
   );
 }
