@@ -2,8 +2,9 @@
 
 import { Bar, BarChart, CartesianGrid, Legend, ResponsiveContainer, Tooltip, XAxis, YAxis } from "recharts";
 import { DECISION_GROUPS, type DecisionGroupId } from "@/lib/dashboard/decision-groups";
-import { type DecisionPoint, formatBucket, perBucketLabel, spansDays } from "@/lib/dashboard/prepare-timeseries";
+import { type DecisionPoint, perBucketLabel, spansDays } from "@/lib/dashboard/prepare-timeseries";
 import type { Bucket } from "@/lib/dashboard/range";
+import { timeAxisProps, yAxisTitle } from "./chart-axes";
 
 interface Props {
   points: DecisionPoint[];
@@ -25,20 +26,13 @@ export function DecisionsChart({ points, bucket, groups, onSelect }: Props) {
       <ResponsiveContainer width="100%" height="100%">
         <BarChart data={points} margin={{ top: 8, right: 8, bottom: 20, left: 8 }}>
           <CartesianGrid strokeDasharray="3 3" stroke="var(--border)" vertical={false} />
-          <XAxis
-            dataKey="at"
-            tickFormatter={(at: number) => formatBucket(at, bucket, withDate)}
-            stroke="var(--muted)"
-            fontSize={12}
-            minTickGap={24}
-            label={{ value: withDate ? "Date and time (UTC)" : "Time (UTC)", position: "insideBottom", offset: -14, fill: "var(--muted)", fontSize: 12 }}
-          />
+          <XAxis {...timeAxisProps(bucket, withDate)} />
           <YAxis
             allowDecimals={false}
             stroke="var(--muted)"
             fontSize={12}
             width={48}
-            label={{ value: `Calls ${perBucketLabel(bucket)}`, angle: -90, position: "insideLeft", offset: 0, fill: "var(--muted)", fontSize: 12, style: { textAnchor: "middle" } }}
+            label={yAxisTitle(`Calls ${perBucketLabel(bucket)}`)}
           />
           <Tooltip labelFormatter={tooltipTime} cursor={{ fill: "var(--border)", fillOpacity: 0.4 }} contentStyle={{ background: "var(--card)", border: "1px solid var(--border)", color: "var(--fg)" }} />
           <Legend verticalAlign="top" height={28} />

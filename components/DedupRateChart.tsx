@@ -1,8 +1,9 @@
 "use client";
 
 import { CartesianGrid, Line, LineChart, ResponsiveContainer, Tooltip, XAxis, YAxis } from "recharts";
-import { type RatePoint, formatBucket, spansDays } from "@/lib/dashboard/prepare-timeseries";
+import { type RatePoint, spansDays } from "@/lib/dashboard/prepare-timeseries";
 import type { Bucket } from "@/lib/dashboard/range";
+import { timeAxisProps, yAxisTitle } from "./chart-axes";
 
 interface Props {
   points: RatePoint[];
@@ -23,14 +24,7 @@ export function DedupRateChart({ points, bucket, label, onSelect }: Props) {
       <ResponsiveContainer width="100%" height="100%">
         <LineChart data={points} margin={{ top: 8, right: 12, bottom: 20, left: 8 }}>
           <CartesianGrid strokeDasharray="3 3" stroke="var(--border)" vertical={false} />
-          <XAxis
-            dataKey="at"
-            tickFormatter={(at: number) => formatBucket(at, bucket, withDate)}
-            stroke="var(--muted)"
-            fontSize={12}
-            minTickGap={24}
-            label={{ value: withDate ? "Date and time (UTC)" : "Time (UTC)", position: "insideBottom", offset: -14, fill: "var(--muted)", fontSize: 12 }}
-          />
+          <XAxis {...timeAxisProps(bucket, withDate)} />
           <YAxis
             domain={[0, 100]}
             ticks={[0, 25, 50, 75, 100]}
@@ -38,7 +32,7 @@ export function DedupRateChart({ points, bucket, label, onSelect }: Props) {
             stroke="var(--muted)"
             fontSize={12}
             width={48}
-            label={{ value: "Dedup rate (% of calls)", angle: -90, position: "insideLeft", offset: 0, fill: "var(--muted)", fontSize: 12, style: { textAnchor: "middle" } }}
+            label={yAxisTitle("Dedup rate (% of calls)")}
           />
           <Tooltip
             labelFormatter={(at) => `${new Date(Number(at)).toISOString().replace("T", " ").slice(0, 16)} UTC`}

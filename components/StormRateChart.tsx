@@ -2,6 +2,7 @@
 
 import { Bar, CartesianGrid, ComposedChart, ReferenceArea, ReferenceLine, ResponsiveContainer, Tooltip, XAxis, YAxis } from "recharts";
 import { type StormRateChartData, type StormRatePoint, formatRateTick } from "@/lib/dashboard/prepare-storm-rate";
+import { yAxisTitle } from "./chart-axes";
 
 /**
  * Dedup hits per window around a storm, one bar per bucket (exactly what was counted: no curve that
@@ -33,7 +34,7 @@ export function StormRateChart({ data, onSelect }: { data: StormRateChartData; o
             stroke="var(--muted)"
             fontSize={12}
             width={48}
-            label={{ value: `Dedup hits per ${data.bucketSeconds === 1 ? "1 s" : "storm"} window`, angle: -90, position: "insideLeft", offset: 0, fill: "var(--muted)", fontSize: 12, style: { textAnchor: "middle" } }}
+            label={yAxisTitle(`Dedup hits per ${data.bucketSeconds === 1 ? "1 s" : "storm"} window`)}
           />
           <ReferenceArea x1={data.stormFrom - half} x2={data.stormTo - half} fill="var(--warn)" fillOpacity={0.08} ifOverflow="extendDomain" />
           <ReferenceLine
