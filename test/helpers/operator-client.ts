@@ -28,6 +28,15 @@ export const OPERATOR_ENV: Record<string, string> = {
 
 export type Role = "viewer" | "operator" | "admin";
 
+/** A browser's sign-in POST, answered as is (status, Set-Cookie): `headers` adds or overrides. */
+export function postSignIn(baseUrl: string, email: string, password: string, headers: Record<string, string> = {}): Promise<Response> {
+  return fetch(`${baseUrl}/api/auth/sign-in/email`, {
+    method: "POST",
+    headers: { "content-type": "application/json", origin: baseUrl, ...headers },
+    body: JSON.stringify({ email, password }),
+  });
+}
+
 /**
  * An operator's browser over real HTTP: the session cookie from sign-in, and the Origin header a
  * browser sends. Answers are parsed with the contract's schemas.
@@ -40,11 +49,7 @@ export class OperatorClient {
   ) {}
 
   static async signIn(baseUrl: string, email: string, password: string): Promise<OperatorClient> {
-    const res = await fetch(`${baseUrl}/api/auth/sign-in/email`, {
-      method: "POST",
-      headers: { "content-type": "application/json", origin: baseUrl },
-      body: JSON.stringify({ email, password }),
-    });
+    const res = await postSignIn(baseUrl, email, password);
     if (!res.ok) throw new Error(`sign-in of ${email} failed: ${res.status} ${await res.text()}`);
     const cookie = res.headers.getSetCookie().map((c) => c.split(";")[0]!).join("; ");
     return new OperatorClient(baseUrl, cookie, email);

@@ -1,4 +1,3 @@
-import { spawn } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import { readdirSync } from "node:fs";
 import path from "node:path";
@@ -6,20 +5,7 @@ import { afterAll, describe, expect, inject, it } from "vitest";
 import { PROVIDERS, type Provider } from "../helpers/databases";
 import { adminQuery, postgresUrlFor } from "../helpers/postgres";
 import { scalar } from "../helpers/sql";
-
-/** `npm run db:migrate` as its own process: exit code and everything it printed. */
-function runMigrate(databaseUrl: string): Promise<{ code: number | null; output: string }> {
-  return new Promise((resolve) => {
-    const child = spawn(process.execPath, ["node_modules/tsx/dist/cli.mjs", "scripts/migrate.ts"], {
-      env: { ...process.env, DATABASE_URL: databaseUrl, CHECKPOINT_DISABLE: "1" },
-      stdio: ["ignore", "pipe", "pipe"],
-    });
-    let output = "";
-    child.stdout.on("data", (chunk) => (output += chunk));
-    child.stderr.on("data", (chunk) => (output += chunk));
-    child.on("exit", (code) => resolve({ code, output }));
-  });
-}
+import { runMigrate } from "../helpers/run-migrate";
 
 const committed = (provider: Provider) =>
   readdirSync(provider === "sqlite" ? "prisma/migrations" : "prisma/postgres/migrations", { withFileTypes: true }).filter((e) => e.isDirectory()).length;

@@ -1,16 +1,11 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { DEMO_ADMIN_EMAIL, DEMO_ADMIN_PASSWORD } from "../../lib/auth/demo-password";
 import { type TestDatabase, createTestDatabase } from "../helpers/databases";
-import { OperatorClient } from "../helpers/operator-client";
+import { OperatorClient, postSignIn } from "../helpers/operator-client";
 import { type TestServer, startServer } from "../helpers/server";
 
-function signIn(server: TestServer, password: string, headers: Record<string, string> = {}): Promise<Response> {
-  return fetch(`${server.baseUrl}/api/auth/sign-in/email`, {
-    method: "POST",
-    headers: { "content-type": "application/json", origin: server.baseUrl, ...headers },
-    body: JSON.stringify({ email: DEMO_ADMIN_EMAIL, password }),
-  });
-}
+const signIn = (server: TestServer, password: string, headers: Record<string, string> = {}) =>
+  postSignIn(server.baseUrl, DEMO_ADMIN_EMAIL, password, headers);
 
 /**
  * The zero-config demo operator (issue #16, item 7): its well-known password signs in from this

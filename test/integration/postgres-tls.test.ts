@@ -1,4 +1,3 @@
-import { spawn } from "node:child_process";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import { openStore } from "../../lib/store/hot/open-gate-store";
 import { openOperatorDb } from "../../lib/store/connection/operator-db";
@@ -10,20 +9,7 @@ import { createTestProject } from "../helpers/fixtures";
 import { TestClient } from "../helpers/client";
 import { expectDecision } from "../helpers/policy-fixtures";
 import { startServer } from "../helpers/server";
-
-/** `npm run db:migrate` as its own process (Prisma's CLI behind it): exit code and output. */
-function runMigrate(databaseUrl: string): Promise<{ code: number | null; output: string }> {
-  return new Promise((resolve) => {
-    const child = spawn(process.execPath, ["node_modules/tsx/dist/cli.mjs", "scripts/migrate.ts"], {
-      env: { ...process.env, DATABASE_URL: databaseUrl, CHECKPOINT_DISABLE: "1" },
-      stdio: ["ignore", "pipe", "pipe"],
-    });
-    let output = "";
-    child.stdout.on("data", (chunk) => (output += chunk));
-    child.stderr.on("data", (chunk) => (output += chunk));
-    child.on("exit", (code) => resolve({ code, output }));
-  });
-}
+import { runMigrate } from "../helpers/run-migrate";
 
 const withParams = (url: string, params: string) => `${url}${url.includes("?") ? "&" : "?"}${params}`;
 

@@ -2,19 +2,14 @@ import { randomBytes } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { PROVIDERS, type TestDatabase, createTestDatabase } from "../helpers/databases";
 import { createTestProject } from "../helpers/fixtures";
-import { OPERATOR_ENV, OperatorClient, ROOT, createOperator } from "../helpers/operator-client";
+import { OPERATOR_ENV, OperatorClient, ROOT, createOperator, postSignIn } from "../helpers/operator-client";
 import { type TestServer, startServer } from "../helpers/server";
 import { waitFor } from "../helpers/storm-scenario";
 
 const me = (client: OperatorClient) => client.raw("GET", "/api/v1/operator/me");
 
-function signInRaw(server: TestServer, email: string, password: string, headers: Record<string, string> = {}): Promise<Response> {
-  return fetch(`${server.baseUrl}/api/auth/sign-in/email`, {
-    method: "POST",
-    headers: { "content-type": "application/json", origin: server.baseUrl, ...headers },
-    body: JSON.stringify({ email, password }),
-  });
-}
+const signInRaw = (server: TestServer, email: string, password: string, headers: Record<string, string> = {}) =>
+  postSignIn(server.baseUrl, email, password, headers);
 
 const cookieOf = (res: Response) => res.headers.getSetCookie().map((c) => c.split(";")[0]!).join("; ");
 

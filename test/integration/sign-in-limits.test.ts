@@ -1,16 +1,11 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { PROVIDERS, type TestDatabase, createTestDatabase } from "../helpers/databases";
-import { OPERATOR_ENV, ROOT } from "../helpers/operator-client";
+import { OPERATOR_ENV, ROOT, postSignIn } from "../helpers/operator-client";
 import { type TestServer, startServer } from "../helpers/server";
 import { waitFor } from "../helpers/storm-scenario";
 
-function signIn(server: TestServer, email: string, password: string, headers: Record<string, string> = {}): Promise<Response> {
-  return fetch(`${server.baseUrl}/api/auth/sign-in/email`, {
-    method: "POST",
-    headers: { "content-type": "application/json", origin: server.baseUrl, ...headers },
-    body: JSON.stringify({ email, password }),
-  });
-}
+const signIn = (server: TestServer, email: string, password: string, headers: Record<string, string> = {}) =>
+  postSignIn(server.baseUrl, email, password, headers);
 
 let forged = 0;
 /** A new, made-up client address per request: what defeated the per-address limit. */
