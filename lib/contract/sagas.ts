@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { ToolNameSchema } from "./tool-name";
 import { ErrorInfoSchema } from "./v1";
 
 /**
@@ -14,11 +15,7 @@ export const STEP_STATUSES = ["pending", "running", "compensated", "failed", "re
 
 export const CompensationSchema = z
   .object({
-    tool: z
-      .string()
-      .min(1)
-      .max(200)
-      .refine((tool) => tool !== "*", "`*` names the project's default policy, not a tool")
+    tool: ToolNameSchema.refine((tool) => tool !== "*", "`*` names the project's default policy, not a tool")
       .describe("The tool that undoes the call's effect, e.g. refund_charge"),
     args: z.unknown().optional().describe("Its arguments (stored redacted with the call's policy)"),
   })

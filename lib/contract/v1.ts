@@ -190,7 +190,7 @@ export const CompleteRequestSchema = z
         outcome: z.literal("succeeded"),
         result: z.unknown().optional(),
         compensation: z
-          .object({ tool: z.string().min(1).max(200), args: z.unknown().optional() })
+          .object({ tool: ToolNameSchema, args: z.unknown().optional() })
           .strict()
           .optional()
           .describe("Sagas: how to undo this call if the run aborts; runs as a gated call under `<key>:compensate`"),

@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { ToolNameSchema } from "../contract/tool-name";
 import { BucketSchema } from "../contract/stats";
 import { BUCKET_MS, type Bucket, MAX_BUCKETS, type TimeRange, alignRange } from "../core/buckets";
 import { AppError } from "../server/app-error";
@@ -17,7 +18,7 @@ export const RangeQuery = z.object({
 
 export const TimeseriesQuery = RangeQuery.extend({
   bucket: BucketSchema.default("hour"),
-  tool: z.string().min(1).max(200).optional().describe("Only this tool (default: every tool)"),
+  tool: ToolNameSchema.optional().describe("Only this tool (default: every tool)"),
 }).strict();
 
 export const DedupQuery = RangeQuery.strict();
