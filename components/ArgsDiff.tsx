@@ -27,7 +27,7 @@ export function ArgsDiff({ before, after, beforeLabel, afterLabel, testId }: { b
         <TableWrap label="Arguments that differ">
           <table className="data args-diff">
             <caption className="muted" style={{ textAlign: "left" }}>
-              {changes.length} field{changes.length === 1 ? "" : "s"} differ
+              {changes.length === 1 ? "1 field differs" : `${changes.length} fields differ`}
             </caption>
             <thead>
               <tr>

@@ -35,7 +35,8 @@ export function DecisionsChart({ points, bucket, groups, onSelect }: Props) {
             label={yAxisTitle(`Calls ${perBucketLabel(bucket)}`)}
           />
           <Tooltip labelFormatter={tooltipTime} cursor={{ fill: "var(--border)", fillOpacity: 0.4 }} contentStyle={{ background: "var(--card)", border: "1px solid var(--border)", color: "var(--fg)" }} />
-          <Legend verticalAlign="top" height={28} />
+          {/* No fixed height: on a phone the legend wraps to two lines and the plot moves down for it. */}
+          <Legend verticalAlign="top" />
           {shown.map((g) => (
             <Bar
               key={g.id}

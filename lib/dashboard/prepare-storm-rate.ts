@@ -22,10 +22,11 @@ export interface StormRateChartData {
   yMax: number;
   bucketSeconds: number;
   /**
-   * Where the threshold and baseline labels go: when the two lines are close (under a tenth of
-   * the axis apart), the labels sit at opposite ends of the chart so they never overlap.
+   * Where the threshold and baseline labels go (recharts' insideBottom* draws a label just above
+   * its line, clear of the time axis under a baseline near zero): when the two lines are close
+   * (under a tenth of the axis apart), the labels sit at opposite ends so they never overlap.
    */
-  labels: { threshold: "insideTopRight" | "insideTopLeft"; baseline: "insideBottomLeft" | "insideTopLeft" };
+  labels: { threshold: "insideBottomRight" | "insideBottomLeft"; baseline: "insideBottomLeft" };
 }
 
 /**
@@ -54,7 +55,7 @@ export function prepareStormRate(detail: StormDetail): StormRateChartData {
     ticks,
     yMax,
     bucketSeconds: detail.rate.bucketSeconds,
-    labels: close ? { threshold: "insideTopRight", baseline: "insideBottomLeft" } : { threshold: "insideTopLeft", baseline: "insideTopLeft" },
+    labels: { threshold: close ? "insideBottomRight" : "insideBottomLeft", baseline: "insideBottomLeft" },
   };
 }
 

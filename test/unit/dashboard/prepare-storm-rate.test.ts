@@ -52,7 +52,7 @@ describe("prepareStormRate", () => {
     expect(near.labels.threshold.endsWith("Right")).toBe(true);
     const far = prepareStormRate({ storm, rate: { from: t(0), to: t(6), bucketSeconds: 1, points } });
     // 2 vs 20 on a 0–50 axis: far enough apart that each label sits on its own line.
-    expect(far.labels.threshold).toBe("insideTopLeft");
+    expect(far.labels).toEqual({ threshold: "insideBottomLeft", baseline: "insideBottomLeft" });
   });
 
   it("ticks show seconds for sub-minute buckets only", () => {
