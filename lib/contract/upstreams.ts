@@ -24,6 +24,15 @@ const secret = z
   .max(8_000)
   .describe("Write-only credential, encrypted at rest and never returned; sent as `secretHeader` (default `Authorization: Bearer <secret>`)");
 
+const idempotencyHeader = headerName.describe("http only: the header the gateway sends the gate's key in (default `Idempotency-Key`)");
+const maxStoredBytes = z
+  .number()
+  .int()
+  .min(0)
+  .max(64 * 1024 * 1024)
+  .describe("http only: responses up to this many bytes are stored and replayed; larger ones pass through, not replayable (default 1 MiB)");
+const httpSettings = { idempotencyHeader: idempotencyHeader.optional(), maxStoredBytes: maxStoredBytes.optional() };
+
 export const UpstreamKindSchema = z.enum(["mcp", "http"]);
 export const UpstreamTransportSchema = z.enum(["streamable_http", "stdio"]);
 
@@ -46,7 +55,7 @@ export const CreateUpstreamSchema = z
         ...common,
       })
       .strict(),
-    z.object({ kind: z.literal("http"), transport: z.null().optional(), url: httpUrl, ...common }).strict(),
+    z.object({ kind: z.literal("http"), transport: z.null().optional(), url: httpUrl, ...common, ...httpSettings }).strict(),
   ])
   .meta({ id: "CreateUpstream" });
 
@@ -59,6 +68,8 @@ export const UpdateUpstreamSchema = z
     headers: headers.optional(),
     secret: secret.nullable().optional(),
     secretHeader: headerName.nullable().optional(),
+    idempotencyHeader: idempotencyHeader.nullable().optional(),
+    maxStoredBytes: maxStoredBytes.nullable().optional(),
     expectedVersion: z.number().int().min(1).optional().describe("Refuse (409) unless the upstream is at this version"),
   })
   .strict()
@@ -76,6 +87,8 @@ export const UpstreamSchema = z
     headers: z.record(z.string(), z.string()),
     secretHeader: z.string().nullable(),
     hasSecret: z.boolean().describe("Whether a secret is set; the secret itself is never returned"),
+    idempotencyHeader: z.string().nullable().describe("http only: the header carrying the gate's key upstream; null is `Idempotency-Key`"),
+    maxStoredBytes: z.number().int().nullable().describe("http only: the largest response stored for replays; null is 1 MiB"),
     version: z.number().int(),
     createdAt: isoTime,
     updatedAt: isoTime,

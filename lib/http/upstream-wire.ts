@@ -14,6 +14,8 @@ export function toWireUpstream(row: UpstreamRow): WireUpstream {
     headers: row.headers,
     secretHeader: row.secretHeader,
     hasSecret: row.secretEnc !== null,
+    idempotencyHeader: row.idempotencyHeader,
+    maxStoredBytes: row.maxStoredBytes,
     version: row.version,
     createdAt: new Date(row.createdAt).toISOString(),
     updatedAt: new Date(row.updatedAt).toISOString(),

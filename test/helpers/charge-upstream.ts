@@ -13,7 +13,7 @@ export interface ChargeUpstream {
   /** Charges made: the side effects. */
   charges: { id: string; amount: number; key: string | null }[];
   /** Every request received, keyed or not. */
-  requests: { path: string; key: string | null; authorization: string | null }[];
+  requests: { path: string; key: string | null; authorization: string | null; headers: Record<string, unknown> }[];
   close(): Promise<void>;
 }
 
@@ -28,7 +28,7 @@ export async function startChargeUpstream(): Promise<ChargeUpstream> {
     for await (const chunk of req) raw += chunk;
     const url = new URL(req.url!, "http://upstream");
     const key = (req.headers["idempotency-key"] as string | undefined) ?? null;
-    requests.push({ path: url.pathname, key, authorization: req.headers.authorization ?? null });
+    requests.push({ path: url.pathname, key, authorization: req.headers.authorization ?? null, headers: { ...req.headers } });
     if (url.pathname === "/v1/redirect-to-metadata") {
       res.writeHead(302, { location: "http://169.254.169.254/latest/meta-data/iam/security-credentials/" }).end();
       return;

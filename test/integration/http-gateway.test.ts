@@ -93,6 +93,23 @@ describe("HTTP gateway /gw/{upstream}", () => {
     expect(Object.keys(post.responses)).toEqual(expect.arrayContaining(["400", "403", "409", "422", "502"]));
   });
 
+  it("an upstream's own key header and stored-response limit", async () => {
+    const base = `/api/v1/operator/projects/${world.projectId}/upstreams`;
+    const created = await world.root.raw("POST", base, { kind: "http", name: "paykey", url: `${world.upstream.url}/`, idempotencyHeader: "X-Idem-Key", maxStoredBytes: 100 });
+    expect(created.status).toBe(200);
+    expect(await created.json()).toMatchObject({ idempotencyHeader: "x-idem-key", maxStoredBytes: 100 });
+    const key = randomUUID();
+    expect((await world.gw("v1/charges", { key, body: { amount: 3 }, upstream: "paykey" })).status).toBe(200);
+    const sent = world.upstream.requests.at(-1)!;
+    expect(sent.headers["x-idem-key"]).toMatch(/^[0-9a-f]{64}$/);
+    expect(sent.headers["idempotency-key"]).toBeUndefined();
+    // 1000 bytes is over this upstream's 100: passed through, not replayable.
+    const big = randomUUID();
+    const first = await world.gw("v1/export?bytes=1000", { key: big, body: {}, upstream: "paykey" });
+    expect((await first.arrayBuffer()).byteLength).toBe(1000);
+    expect((await world.gw("v1/export?bytes=1000", { key: big, body: {}, upstream: "paykey" })).status).toBe(409);
+  });
+
   it("GET is forwarded ungated", async () => {
     const res = await world.gw("v1/nothing-here", { method: "GET" });
     expect(res.status).toBe(404);

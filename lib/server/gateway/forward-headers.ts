@@ -17,11 +17,13 @@ const DROPPED_REQUEST = new Set([
 ]);
 const DROPPED_RESPONSE = new Set(["connection", "keep-alive", "transfer-encoding", "content-length", "upgrade", "trailer", "proxy-authenticate"]);
 
-export function forwardedRequestHeaders(incoming: Headers, keyHeader: string): Record<string, string> {
+/** The caller's headers minus transport, credentials, Idemgate's own and the key headers (the gate's key replaces them). */
+export function forwardedRequestHeaders(incoming: Headers, keyHeaders: string[]): Record<string, string> {
   const headers: Record<string, string> = {};
+  const keys = new Set(keyHeaders.map((name) => name.toLowerCase()));
   incoming.forEach((value, name) => {
     const lower = name.toLowerCase();
-    if (DROPPED_REQUEST.has(lower) || lower.startsWith("idemgate-") || lower === keyHeader) return;
+    if (DROPPED_REQUEST.has(lower) || lower.startsWith("idemgate-") || keys.has(lower)) return;
     headers[lower] = value;
   });
   return headers;

@@ -22,9 +22,9 @@ export interface GatewayDeps {
 }
 
 export interface GatewaySettings {
-  /** Responses up to this size are stored and replayed; larger ones pass through, not replayable. */
+  /** Responses up to this size are stored and replayed; larger ones pass through, not replayable (an upstream may set its own). */
   maxStoredBytes: number;
-  /** The header carrying the gate's key to the upstream (providers like Stripe dedupe on it too). */
+  /** The caller's key header, and the one the gate's key goes upstream in unless the upstream names another. */
   keyHeader: string;
   /** Longest a forwarded request may take. */
   timeoutMs: number;
@@ -76,7 +76,8 @@ export class HttpGateway {
     if (bytes.byteLength > this.settings.maxRequestBytes) {
       return responseFromReply(problemReply("tooLarge", `request bodies are forwarded up to ${this.settings.maxRequestBytes} bytes`));
     }
-    const options: IdempotencyOptions = { gate: this.gateFor(projectId), maxStoredBytes: this.settings.maxStoredBytes, keyHeader: this.settings.keyHeader };
+    const maxStoredBytes = resolved.row.maxStoredBytes ?? this.settings.maxStoredBytes;
+    const options: IdempotencyOptions = { gate: this.gateFor(projectId), maxStoredBytes, keyHeader: this.settings.keyHeader };
     const incoming = {
       method: req.method,
       route: `/gw/${upstream}/${path.join("/")}`,
@@ -84,7 +85,7 @@ export class HttpGateway {
       header: (name: string) => req.headers.get(name),
       body: bodyValue(bytes, req.headers.get("content-type")),
     };
-    const forward = (key: string | null, signal?: AbortSignal) => this.forward(projectId, resolved, target, req, bytes, key, signal);
+    const forward = (key: string | null, signal?: AbortSignal) => this.forward(projectId, resolved, target, req, bytes, key, maxStoredBytes, signal);
     const answer = await runIdempotent(options, incoming, (ctx) => forward(ctx.idempotencyKey, ctx.signal));
     if (answer.kind === "pass") return responseFromReply(await forward(null));
     return responseFromReply(answer.reply);
@@ -100,8 +101,19 @@ export class HttpGateway {
   }
 
   /** One upstream request; failures become replies so the core records them (5xx released, 4xx kept). */
-  private async forward(projectId: string, upstream: ResolvedUpstream, url: URL, req: Request, bytes: Uint8Array, key: string | null, signal?: AbortSignal): Promise<HttpReply> {
-    const headers = { ...forwardedRequestHeaders(req.headers, this.settings.keyHeader), ...upstream.headers, ...(key ? { [this.settings.keyHeader]: key } : {}) };
+  private async forward(
+    projectId: string,
+    upstream: ResolvedUpstream,
+    url: URL,
+    req: Request,
+    bytes: Uint8Array,
+    key: string | null,
+    maxStoredBytes: number,
+    signal?: AbortSignal,
+  ): Promise<HttpReply> {
+    const upstreamKeyHeader = upstream.row.idempotencyHeader ?? this.settings.keyHeader;
+    const forwarded = forwardedRequestHeaders(req.headers, [this.settings.keyHeader, upstreamKeyHeader]);
+    const headers = { ...forwarded, ...upstream.headers, ...(key ? { [upstreamKeyHeader]: key } : {}) };
     const timeout = AbortSignal.timeout(this.settings.timeoutMs);
     const method = req.method.toUpperCase();
     let response: Response;
@@ -119,7 +131,7 @@ export class HttpGateway {
       // Nothing came back: a 502, released, so the caller's retry forwards it again under the same key.
       return problemReply("upstreamFailed", `${upstream.row.name} did not answer: ${(error as Error).message}`);
     }
-    const body = await readLimited(response.body, this.settings.maxStoredBytes);
+    const body = await readLimited(response.body, maxStoredBytes);
     const base = { status: response.status, headers: returnedResponseHeaders(response.headers) };
     return "bytes" in body ? { ...base, body: body.bytes.byteLength ? body.bytes : null } : { ...base, body: null, stream: body.stream };
   }

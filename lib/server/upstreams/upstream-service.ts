@@ -49,6 +49,8 @@ export class UpstreamService {
       headers: input.headers ?? {},
       secretHeader: input.secretHeader ?? null,
       secretEnc: input.secret ? this.box.seal(input.secret, id) : null,
+      idempotencyHeader: "idempotencyHeader" in input ? (input.idempotencyHeader?.toLowerCase() ?? null) : null,
+      maxStoredBytes: "maxStoredBytes" in input ? (input.maxStoredBytes ?? null) : null,
       createdAt: now,
       updatedAt: now,
       version: 1,
@@ -65,6 +67,8 @@ export class UpstreamService {
     }
     if (current.transport === "stdio" && input.url !== undefined) throw invalid("url", "a stdio upstream has a command, not a URL");
     if (current.transport !== "stdio" && (input.command !== undefined || input.args !== undefined)) throw invalid("command", "only a stdio upstream has a command");
+    if (current.kind !== "http" && input.idempotencyHeader != null) throw invalid("idempotencyHeader", "only an http upstream has an idempotency header");
+    if (current.kind !== "http" && input.maxStoredBytes != null) throw invalid("maxStoredBytes", "only an http upstream has a stored-response limit");
     const now = this.clock();
     const change = {
       url: input.url,
@@ -73,6 +77,8 @@ export class UpstreamService {
       headers: input.headers,
       secretHeader: input.secretHeader,
       secretEnc: input.secret === undefined ? undefined : input.secret === null ? null : this.box.seal(input.secret, id),
+      idempotencyHeader: input.idempotencyHeader === undefined ? undefined : (input.idempotencyHeader?.toLowerCase() ?? null),
+      maxStoredBytes: input.maxStoredBytes,
     };
     const changed = Object.keys(input).filter((field) => field !== "expectedVersion" && field !== "secret");
     const detail = { fields: changed, secret: input.secret === undefined ? "unchanged" : input.secret === null ? "removed" : "replaced" };

@@ -14,12 +14,16 @@ export interface UpstreamRow {
   headers: Record<string, string>;
   secretHeader: string | null;
   secretEnc: string | null;
+  /** http only: the header carrying the gate's key upstream; null for the default. */
+  idempotencyHeader: string | null;
+  /** http only: the largest response stored for replays; null for the default. */
+  maxStoredBytes: number | null;
   createdAt: number;
   updatedAt: number;
   version: number;
 }
 
-export type UpstreamChange = Partial<Pick<UpstreamRow, "url" | "command" | "args" | "headers" | "secretHeader" | "secretEnc">>;
+export type UpstreamChange = Partial<Pick<UpstreamRow, "url" | "command" | "args" | "headers" | "secretHeader" | "secretEnc" | "idempotencyHeader" | "maxStoredBytes">>;
 
 type Stored = Awaited<ReturnType<AppPrismaClient["upstream"]["findFirstOrThrow"]>>;
 
@@ -36,6 +40,8 @@ function fromStored(row: Stored): UpstreamRow {
     headers: row.headers ? (JSON.parse(row.headers) as Record<string, string>) : {},
     secretHeader: row.secretHeader,
     secretEnc: row.secretEnc,
+    idempotencyHeader: row.idempotencyHeader,
+    maxStoredBytes: row.maxStoredBytes,
     createdAt: Number(row.createdAt),
     updatedAt: Number(row.updatedAt),
     version: row.version,
@@ -95,6 +101,8 @@ export class UpstreamRepository {
       ...(change.headers !== undefined && { headers: JSON.stringify(change.headers) }),
       ...(change.secretHeader !== undefined && { secretHeader: change.secretHeader }),
       ...(change.secretEnc !== undefined && { secretEnc: change.secretEnc }),
+      ...(change.idempotencyHeader !== undefined && { idempotencyHeader: change.idempotencyHeader }),
+      ...(change.maxStoredBytes !== undefined && { maxStoredBytes: change.maxStoredBytes }),
       updatedAt: BigInt(now),
       version: expectedVersion + 1,
     };
@@ -130,6 +138,8 @@ function toStored(row: UpstreamRow) {
     headers: JSON.stringify(row.headers),
     secretHeader: row.secretHeader,
     secretEnc: row.secretEnc,
+    idempotencyHeader: row.idempotencyHeader,
+    maxStoredBytes: row.maxStoredBytes,
     createdAt: BigInt(row.createdAt),
     updatedAt: BigInt(row.updatedAt),
     version: row.version,
