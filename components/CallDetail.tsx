@@ -7,6 +7,7 @@ import { useCallEventsQuery } from "@/lib/dashboard/queries/use-call-events-quer
 import { useCallQuery } from "@/lib/dashboard/queries/use-call-query";
 import { CallActions } from "./CallActions";
 import { CallEventsTimeline } from "./CallEventsTimeline";
+import { LoopCycles } from "./LoopCycles";
 import { DecisionBadge } from "./DecisionBadge";
 import { useProject } from "./ProjectContext";
 import { ErrorState, Loading } from "./StateViews";
@@ -29,6 +30,7 @@ export function CallDetail({ callId }: { callId: string }) {
         Call <code style={{ overflowWrap: "anywhere" }}>{c.callId}</code>
       </h1>
       <Facts call={c} base={base} />
+      {ledger.data ? <LoopCycles events={ledger.data.events} subject="call" /> : null}
       <section aria-labelledby="timeline-title">
         <h2 id="timeline-title">Timeline</h2>
         {ledger.error ? (

@@ -6,6 +6,7 @@ import { prepareRunTimeline } from "@/lib/dashboard/prepare-run-timeline";
 import { useRunQuery } from "@/lib/dashboard/queries/use-runs-query";
 import { DecisionBadge, ToneBadge } from "./DecisionBadge";
 import { useProject } from "./ProjectContext";
+import { LoopCycles } from "./LoopCycles";
 import { RunTimeline } from "./RunTimeline";
 import { EmptyState, ErrorState, Loading } from "./StateViews";
 import "./explorer.css";
@@ -39,6 +40,7 @@ export function RunDetail({ runId }: { runId: string }) {
         <Link href={`${base}/calls?runId=${encodeURIComponent(runId)}`}>filter the calls list by this run</Link>
       </p>
       {run.data.truncated ? <p className="muted">This run is long: only its oldest calls and events are shown.</p> : null}
+      <LoopCycles events={run.data.events} subject="run" />
       <section aria-labelledby="lanes-title" className="card stack">
         <h2 id="lanes-title" style={{ margin: 0 }}>Timeline</h2>
         {timeline.lanes.length === 0 ? <EmptyState title="No events" /> : <RunTimeline timeline={timeline} projectId={projectId} />}

@@ -1,11 +1,13 @@
 "use client";
 
 import Link from "next/link";
-import { useSearchParams } from "next/navigation";
+import { usePathname, useSearchParams } from "next/navigation";
 import { formatInstant } from "@/lib/dashboard/format-time";
 import { useRunsQuery } from "@/lib/dashboard/queries/use-runs-query";
+import { type RunFilters as Filters, runFiltersFromSearch, runFiltersToSearch } from "@/lib/dashboard/run-filters";
 import { ToneBadge } from "./DecisionBadge";
 import { LoadMoreRow } from "./LoadMoreRow";
+import { RunFilters } from "./RunFilters";
 import { useProject } from "./ProjectContext";
 import { EmptyState, ErrorState, Loading } from "./StateViews";
 import "./explorer.css";
@@ -14,19 +16,35 @@ import { TableWrap } from "./TableWrap";
 /** Recent runs, newest first by their first call, with their counts; "load more" by cursor. */
 export function RunsList() {
   const { projectId } = useProject();
-  const limit = Number(useSearchParams().get("limit")) || undefined;
-  const runs = useRunsQuery(projectId, limit && limit <= 200 ? limit : undefined);
+  const pathname = usePathname();
+  const search = useSearchParams();
+  const limit = Number(search.get("limit")) || undefined;
+  const filters = runFiltersFromSearch(search);
+  const searchKey = runFiltersToSearch(filters).toString();
+  const runs = useRunsQuery(projectId, limit && limit <= 200 ? limit : undefined, filters);
   const rows = runs.data?.pages.flatMap((page) => page.runs) ?? [];
   const base = `/projects/${encodeURIComponent(projectId)}`;
+
+  function apply(next: Filters) {
+    const query = runFiltersToSearch(next).toString();
+    // Next.js folds history.pushState into its router: useSearchParams follows, no server round trip.
+    window.history.pushState(null, "", query ? `${pathname}?${query}` : pathname);
+  }
+
   return (
     <div className="stack">
       <h1>Runs</h1>
+      <RunFilters key={searchKey} value={filters} onApply={apply} />
       {runs.error && !runs.data ? (
         <ErrorState error={runs.error} onRetry={() => runs.refetch()} />
       ) : runs.isPending ? (
         <Loading label="Loading runs…" />
       ) : rows.length === 0 ? (
-        <EmptyState title="No runs yet">A run appears with the first call an agent makes under its runId.</EmptyState>
+        searchKey ? (
+          <EmptyState title="No runs match this search" />
+        ) : (
+          <EmptyState title="No runs yet">A run appears with the first call an agent makes under its runId.</EmptyState>
+        )
       ) : (
         <>
           <TableWrap label="Runs">

@@ -9,6 +9,7 @@ import { StormRateChart } from "./StormRateChart";
 import type { StormDetail } from "@/lib/contract/storms";
 import { callsBehind } from "@/lib/dashboard/chart-links";
 import { decisionsOf } from "@/lib/dashboard/decision-groups";
+import { explainStorm } from "@/lib/dashboard/explain-storm";
 import { formatInstant } from "@/lib/dashboard/format-time";
 import { prepareStormRate } from "@/lib/dashboard/prepare-storm-rate";
 import { useStormQuery } from "@/lib/dashboard/queries/use-storm-query";
@@ -58,6 +59,16 @@ function StormDetailBody({ detail, base }: { detail: StormDetail; base: string }
         </h1>
         <span className={`badge ${storm.status}`}>{storm.status}</span>
       </div>
+      <section className="card" aria-labelledby="storm-why-title" data-testid="storm-why">
+        <h2 id="storm-why-title" style={{ margin: 0, fontSize: "1.1em" }}>
+          Why this is a storm
+        </h2>
+        {explainStorm(storm).map((line) => (
+          <p key={line} style={{ margin: "6px 0 0" }}>
+            {line}
+          </p>
+        ))}
+      </section>
       <dl className="facts card">
         <dt>Started</dt>
         <dd>{formatInstant(storm.startedAt, "seconds")}</dd>

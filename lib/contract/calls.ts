@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { decodeCursor } from "../core/cursor";
+import { BEGIN_DECISIONS, BeginDecisionNameSchema } from "./v1";
 
 /**
  * The operator API's call and run explorer (app/api/v1/operator/projects/{projectId}/calls, …/runs):
@@ -11,21 +12,11 @@ const id = z.string().min(1).max(200);
 
 export const CALL_STATUSES = ["in_progress", "succeeded", "failed", "released", "accepted"] as const;
 
-/** What the decision filter accepts: a begin's answer, a lease lost, or an operator's eviction. */
-export const CALL_DECISION_FILTERS = [
-  "execute",
-  "replay",
-  "in_progress",
-  "verify",
-  "refused",
-  "conflict",
-  "approval_required",
-  "lease_lost",
-  "evicted",
-] as const;
+/** What the decision filter accepts: every begin decision (the contract's own list), a lease lost, or an operator's eviction. */
+export const CALL_DECISION_FILTERS = [...BEGIN_DECISIONS, "lease_lost", "evicted"] as const;
 export type CallDecisionFilter = (typeof CALL_DECISION_FILTERS)[number];
 
-const oneDecision = z.enum(CALL_DECISION_FILTERS);
+const oneDecision = z.union([BeginDecisionNameSchema, z.enum(["lease_lost", "evicted"])]);
 /** One decision, or several comma-separated; either way a list of distinct decisions. */
 const decisionFilter = z
   .union([
@@ -130,7 +121,24 @@ export const CallLedgerSchema = z
   })
   .meta({ id: "CallLedger" });
 
-export const RunListQuerySchema = z.object({ cursor: cursor.optional(), limit }).strict();
+/** A run's states a search can ask for: it has a call running / failed, a begin blocked, or every call succeeded. */
+export const RUN_STATES = ["in_progress", "failed", "blocked", "succeeded"] as const;
+export type RunState = (typeof RUN_STATES)[number];
+
+export const RunListQuerySchema = z
+  .object({
+    runId: id.optional().describe("A run id, or the start of one"),
+    agentId: id.optional().describe("Only runs in which this (sub)agent asked the gate anything"),
+    tool: id.optional().describe("Only runs that called this tool"),
+    state: z
+      .enum(RUN_STATES)
+      .optional()
+      .describe("in_progress / failed: a call of the run is in that state; blocked: the loop detector blocked one of its begins; succeeded: every call succeeded"),
+    cursor: cursor.optional(),
+    limit,
+  })
+  .strict();
+export type RunListQuery = z.infer<typeof RunListQuerySchema>;
 
 export const RunSummarySchema = z
   .object({

@@ -65,6 +65,17 @@ const stormFields = {
   windowSeconds: z.number().int().min(1).max(DAY_SECONDS),
   minHits: z.number().int().min(1).max(1_000_000),
   factor: z.number().min(1).max(1_000),
+  absoluteMinHits: z
+    .number()
+    .int()
+    .min(1)
+    .max(1_000_000)
+    .describe("Without a baseline (the gate's first windows): dedup hits a window needs to be a storm"),
+  absoluteDedupRate: z
+    .number()
+    .min(0)
+    .max(1)
+    .describe("Without a baseline: the share of the window's begins (0–1) those hits must also be"),
 };
 
 export const RetryPolicySchema = z.object(retryFields).strict().meta({ id: "RetryPolicy", description: "Retry advice the SDK follows for transient failures" });

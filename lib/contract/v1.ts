@@ -169,6 +169,19 @@ export const BeginResponseSchema = z
   ])
   .meta({ id: "BeginResponse" });
 
+export type BeginDecisionName = z.infer<typeof BeginResponseSchema>["decision"];
+
+/**
+ * Every decision a begin can answer, read off the response union above: the single list the calls
+ * filter, the operator API's query schema and the OpenAPI document share, so a new decision can
+ * never be answered by the gate and refused by the filter.
+ */
+export const BEGIN_DECISIONS = BeginResponseSchema.options.map((option) => option.shape.decision.value) as unknown as readonly [
+  BeginDecisionName,
+  ...BeginDecisionName[],
+];
+export const BeginDecisionNameSchema = z.enum(BEGIN_DECISIONS).meta({ id: "BeginDecisionName", description: "A begin's decision" });
+
 const leaseToken = z.string().min(1).max(200);
 /** A final outcome names its lease, or (finishing an accepted operation) the operation. */
 const finalCredential = {

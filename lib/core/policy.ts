@@ -24,6 +24,10 @@ export interface StormPolicy {
   windowSeconds: number;
   minHits: number;
   factor: number;
+  /** Without a baseline (the gate's own first windows): hits a window needs… */
+  absoluteMinHits: number;
+  /** …and the share of its begins they must be (0–1). */
+  absoluteDedupRate: number;
 }
 
 /** Per-tool settings, exactly the table in DESIGN.md. */
@@ -89,7 +93,7 @@ export const DEFAULT_POLICY: Readonly<ToolPolicy> = Object.freeze<ToolPolicy>({
   cacheFailures: true,
   retry: { maxAttempts: 3, initialDelayMs: 1_000, backoffFactor: 2, maxDelayMs: 30_000 },
   loop: { enabled: true, repeats: 3, maxCycleLength: 2, action: "block" },
-  storm: { windowSeconds: 60, minHits: 20, factor: 5 },
+  storm: { windowSeconds: 60, minHits: 20, factor: 5, absoluteMinHits: 100, absoluteDedupRate: 0.9 },
   redactFields: [],
   onPermanentFailure: "none",
   scopeFrom: [],

@@ -78,7 +78,8 @@ class LedgerReplay {
     };
     const ranForReal = past.decision === "execute" || past.decision === "verify";
     const freshClaim = ranForReal && past.attempt === 1;
-    const knowsItsRecord = past.callId === null || freshClaim || past.bypass === "token" || past.bypass === "allow" || this.claimed.has(past.callId);
+    // A blocked begin never reached its record (it only names it): it needs none of its history.
+    const knowsItsRecord = past.callId === null || past.decision === "blocked" || freshClaim || past.bypass === "token" || past.bypass === "allow" || this.claimed.has(past.callId);
     if (ranForReal && past.callId !== null) this.claimed.add(past.callId);
     if (!knowsItsRecord) return verdict(null, false, UNREPLAYABLE.beforeSample);
 

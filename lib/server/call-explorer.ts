@@ -1,4 +1,4 @@
-import type { CallListQuery } from "../contract/calls";
+import type { CallListQuery, RunListQuery } from "../contract/calls";
 import { type Cursor, decodeCursor, encodeCursor } from "../core/cursor";
 import { parseJsonText } from "../core/record";
 import { redact } from "../core/redact";
@@ -68,8 +68,9 @@ export class CallExplorer {
     return page(rows, query.limit, (row) => ({ at: row.firstSeenAt, id: row.id }));
   }
 
-  async listRuns(projectId: string, query: { cursor?: string; limit: number }): Promise<Paged<RunRow>> {
-    const rows = await this.store.listRuns(projectId, { limit: query.limit + 1, after: cursorOf(query.cursor) });
+  async listRuns(projectId: string, query: RunListQuery): Promise<Paged<RunRow>> {
+    const filter = { runIdPrefix: query.runId, agentId: query.agentId, tool: query.tool, state: query.state };
+    const rows = await this.store.listRuns(projectId, { limit: query.limit + 1, after: cursorOf(query.cursor) }, filter);
     return page(rows, query.limit, (row) => ({ at: row.startedAt, id: row.firstCallId }));
   }
 

@@ -118,7 +118,7 @@ export class GateService {
     if (loop) {
       const found = { reason: "loop_detected" as const, pattern: loop.pattern.map((step) => step.tool), repeats: loop.repeats };
       // A begin carrying a human-approved bypass token is not the agent looping: flag it, never block it.
-      if (policy.policy.loop.action === "block" && input.bypass?.token === undefined) return this.block(ctx, found);
+      if (policy.policy.loop.action === "block" && input.bypass?.token === undefined) return this.block(ctx, found, firstRead);
       ctx.warning = found;
     }
 
@@ -234,9 +234,13 @@ export class GateService {
     return decision;
   }
 
-  private async block(ctx: BeginContext, found: LoopWarning): Promise<BeginDecision> {
+  /**
+   * The blocked begin's event names the key's record when there is one (the call the run keeps
+   * repeating), so the call's ledger and the calls filter show the block and its cycle.
+   */
+  private async block(ctx: BeginContext, found: LoopWarning, record: CallRecord | null): Promise<BeginDecision> {
     const decision: BeginDecision = { decision: "blocked", ...found };
-    await this.store.appendEvent(beginEvent(null, ctx.call, this.beginFields(ctx, decision, { loop: found })));
+    await this.store.appendEvent(beginEvent(record, ctx.call, this.beginFields(ctx, decision, { loop: found })));
     return decision;
   }
 

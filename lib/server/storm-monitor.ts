@@ -2,7 +2,7 @@ import { mergeHits } from "../core/hit-counts";
 import type { EffectivePolicy } from "../core/policy";
 import { BASELINE_WINDOWS, QUIET_WINDOWS_TO_CLOSE, type StormState, type StormStep, stepStorm } from "../core/storm-detector";
 import { firstWholeWindow, historyBefore, lastClosedWindow, windowsToJudge } from "../core/storm-windows";
-import type { HitCount, InsightStore, StormRow } from "../store/ports/insight-store";
+import type { HitCount, InsightStore, StormRow, WindowCounts } from "../store/ports/insight-store";
 import type { PolicyStore } from "../store/ports/policy-store";
 import type { StormTransitionType } from "../telemetry/storm-telemetry";
 import { newId } from "./ids";
@@ -76,29 +76,47 @@ export class StormMonitor {
     const firstSeen = new Map<string, number>();
     for (const layer of layers) if (layer.tool !== "*" && layer.firstSeenAt !== null) firstSeen.set(layer.tool, layer.firstSeenAt);
     for (const storm of open) if (!firstSeen.has(storm.tool)) firstSeen.set(storm.tool, 0);
+    // History starts when the project's gate first saw traffic, not when each tool did: a tool
+    // first called a minute ago in a gate up for an hour has a baseline of zero windows.
+    const gateSeenAt = Math.min(...firstSeen.values());
 
     const plans: ToolPlan[] = [];
-    for (const [tool, seenAt] of firstSeen) {
+    for (const tool of firstSeen.keys()) {
       const policy = await this.deps.policies.forTool(projectId, tool);
       const openStorm = openByTool.get(tool) ?? null;
       // An open incident keeps the window it opened with, so its windows stay comparable.
       const windowMs = (openStorm?.windowSeconds ?? policy.policy.storm.windowSeconds) * 1000;
       const judgedThrough = openStorm ? Math.floor(openStorm.lastWindowAt / windowMs) : this.judgedThrough(projectId, tool, windowMs, watermarks.get(tool));
       const windows = windowsToJudge(lastClosedWindow(now, windowMs), judgedThrough);
-      if (windows.length > 0) plans.push({ tool, policy, open: openStorm, windowMs, windows, firstWindow: firstWholeWindow(seenAt, windowMs) });
+      if (windows.length > 0) plans.push({ tool, policy, open: openStorm, windowMs, windows, firstWindow: firstWholeWindow(gateSeenAt, windowMs) });
     }
 
     const notices: StormNotice[] = [];
     for (const [windowMs, group] of groupBy(plans, (plan) => plan.windowMs)) {
-      const first = Math.min(...group.map((plan) => plan.windows[0]!)) - BASELINE_WINDOWS;
+      // One window more than the baseline: the straddling window's history ends a window earlier.
+      const first = Math.min(...group.map((plan) => plan.windows[0]!)) - BASELINE_WINDOWS - 1;
       const last = Math.max(...group.map((plan) => plan.windows[plan.windows.length - 1]!));
       const read = windowMs % MINUTE_MS === 0 ? store.dedupHitsFromRollups.bind(store) : store.dedupHitsFromEvents.bind(store);
+      const firstJudged = Math.min(...group.map((plan) => plan.windows[0]!));
+      const [rows, halfRows] = await Promise.all([
+        read(projectId, windowMs, first * windowMs, (last + 1) * windowMs),
+        // Half windows of the judged span and the one before: begins for the absolute rule, and
+        // the windows that straddle each boundary.
+        store.windowCounts(projectId, windowMs / 2, (firstJudged - 1) * windowMs, (last + 1) * windowMs),
+      ]);
       const hits = new Map<string, Map<number, number>>();
-      for (const row of await read(projectId, windowMs, first * windowMs, (last + 1) * windowMs)) {
+      for (const row of rows) {
         if (!hits.has(row.tool)) hits.set(row.tool, new Map());
         hits.get(row.tool)!.set(row.window, row.hits);
       }
-      for (const plan of group) notices.push(...(await this.judge(projectId, plan, hits.get(plan.tool) ?? new Map(), now)));
+      const halves = new Map<string, Map<number, WindowCounts>>();
+      for (const row of halfRows) {
+        if (!halves.has(row.tool)) halves.set(row.tool, new Map());
+        halves.get(row.tool)!.set(row.window, row);
+      }
+      for (const plan of group) {
+        notices.push(...(await this.judge(projectId, plan, hits.get(plan.tool) ?? new Map(), halves.get(plan.tool) ?? new Map(), now)));
+      }
     }
     return notices;
   }
@@ -112,20 +130,32 @@ export class StormMonitor {
   }
 
   /** Steps the detector through the tool's windows, writing each transition; stops where another instance got first. */
-  private async judge(projectId: string, plan: ToolPlan, hits: ReadonlyMap<number, number>, now: number): Promise<StormNotice[]> {
+  private async judge(projectId: string, plan: ToolPlan, hits: ReadonlyMap<number, number>, halves: ReadonlyMap<number, WindowCounts>, now: number): Promise<StormNotice[]> {
     const notices: StormNotice[] = [];
     let current = plan.open;
     let state: StormState = current
-      ? { open: true, openedAt: current.startedAt, baseline: current.baseline, peakHits: current.peakHits, quietWindows: current.quietWindows }
+      ? { open: true, openedAt: current.startedAt, baseline: current.baseline, peakHits: current.peakHits, quietWindows: current.quietWindows, rule: current.rule }
       : { open: false };
+    const half = (index: number) => halves.get(index) ?? { hits: 0, begins: 0 };
     for (const window of plan.windows) {
       const windowStart = window * plan.windowMs;
       const windowHits = hits.get(window) ?? 0;
-      const step = stepStorm(state, historyBefore(hits, window, plan.firstWindow), windowHits, windowStart, plan.policy.policy.storm);
+      const counts = { hits: windowHits, begins: Math.max(windowHits, half(2 * window).begins + half(2 * window + 1).begins) };
+      const straddle =
+        window - 1 >= plan.firstWindow
+          ? {
+              start: windowStart - plan.windowMs / 2,
+              counts: { hits: half(2 * window - 1).hits + half(2 * window).hits, begins: half(2 * window - 1).begins + half(2 * window).begins },
+              history: historyBefore(hits, window - 1, plan.firstWindow),
+            }
+          : undefined;
+      const step = stepStorm(state, historyBefore(hits, window, plan.firstWindow), counts, windowStart, plan.policy.policy.storm, straddle);
       if (step.transition !== null) {
-        const drivers = windowHits > 0 ? await this.drivers(projectId, plan, windowStart) : { keys: [], runs: [] };
+        // Opened by the window straddling its start boundary: the incident starts a window earlier.
+        const from = step.trigger && step.trigger.start < windowStart ? windowStart - plan.windowMs : windowStart;
+        const drivers = windowHits > 0 || from < windowStart ? await this.drivers(projectId, plan, from, windowStart + plan.windowMs) : { keys: [], runs: [] };
         if (step.transition === "opened") {
-          const storm = this.opened(projectId, plan, step, windowStart, windowHits, drivers, now);
+          const storm = this.opened(projectId, plan, step, windowStart, hits, drivers, now);
           if (!(await this.deps.store.insertStorm(storm))) return notices;
           current = storm;
           notices.push(this.notify("storm.opened", storm));
@@ -142,12 +172,18 @@ export class StormMonitor {
     return notices;
   }
 
-  private drivers(projectId: string, plan: ToolPlan, windowStart: number): Promise<{ keys: HitCount[]; runs: HitCount[] }> {
-    return this.deps.store.hitDrivers(projectId, plan.tool, windowStart, windowStart + plan.windowMs, DRIVER_SCAN_LIMIT, { keys: TOP_KEYS, runs: RUN_SAMPLE });
+  private drivers(projectId: string, plan: ToolPlan, from: number, to: number): Promise<{ keys: HitCount[]; runs: HitCount[] }> {
+    return this.deps.store.hitDrivers(projectId, plan.tool, from, to, DRIVER_SCAN_LIMIT, { keys: TOP_KEYS, runs: RUN_SAMPLE });
   }
 
-  private opened(projectId: string, plan: ToolPlan, step: StormStep, windowStart: number, windowHits: number, drivers: { keys: HitCount[]; runs: HitCount[] }, now: number): StormRow {
+  private opened(projectId: string, plan: ToolPlan, step: StormStep, windowStart: number, hits: ReadonlyMap<number, number>, drivers: { keys: HitCount[]; runs: HitCount[] }, now: number): StormRow {
     const baseline = step.state.open ? step.state.baseline : 0;
+    const trigger = step.trigger ?? { start: windowStart, hits: hits.get(windowStart / plan.windowMs) ?? 0 };
+    // The storm's windows stay the detector's windows (its chart and figures line up with them): a
+    // straddling opening window makes the window before part of the incident.
+    const first = trigger.start < windowStart ? windowStart - plan.windowMs : windowStart;
+    const windows = first < windowStart ? [first, windowStart] : [windowStart];
+    const counts = windows.map((start) => hits.get(start / plan.windowMs) ?? 0);
     return {
       id: newId("storm", now),
       projectId,
@@ -156,18 +192,21 @@ export class StormMonitor {
       windowSeconds: plan.windowMs / 1000,
       baseline,
       threshold: step.threshold,
-      startedAt: windowStart,
+      startedAt: first,
       lastWindowAt: windowStart,
       endedAt: null,
-      peakHits: windowHits,
-      lastHits: windowHits,
-      totalHits: windowHits,
+      peakHits: Math.max(...counts),
+      lastHits: counts.at(-1)!,
+      totalHits: counts.reduce((a, b) => a + b, 0),
       quietWindows: 0,
       runsInvolved: drivers.runs.length,
       topKeys: drivers.keys,
       topRuns: drivers.runs,
       policyVersion: plan.policy.version,
       updatedAt: now,
+      rule: step.state.open ? step.state.rule : "baseline",
+      openingWindowAt: trigger.start,
+      openingHits: trigger.hits,
     };
   }
 

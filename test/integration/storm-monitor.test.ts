@@ -64,7 +64,7 @@ describe.each(PROVIDERS)("%s: the storm detector over the ledger", (provider) =>
         gate = openStore({ databaseUrl: db.url });
         await gate.createProject({ id: projectId, name: "storms", createdAt: BASE });
         await gate.discoverTool(projectId, TOOL, BASE);
-        const policies: PolicySource = { forTool: async () => ({ policy: { ...DEFAULT_POLICY, storm: { ...stormPolicy, windowSeconds } }, version: 7 }) };
+        const policies: PolicySource = { forTool: async () => ({ policy: { ...DEFAULT_POLICY, storm: { ...DEFAULT_POLICY.storm, ...stormPolicy, windowSeconds } }, version: 7 }) };
         monitors = [0, 1].map(() => {
           const store = openInsightStore({ databaseUrl: db.url });
           stores.push(store);

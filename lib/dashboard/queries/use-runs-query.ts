@@ -1,14 +1,16 @@
 import { useInfiniteQuery, useQuery } from "@tanstack/react-query";
 import { RunDetailSchema, RunListSchema } from "@/lib/contract/calls";
 import { fetchJson, projectApi } from "../fetch-json";
+import { type RunFilters, runFiltersToSearch } from "../run-filters";
 import { queryKeys } from "./keys";
 
-/** Runs, newest first (any role); "load more" fetches the next cursor page. */
-export function useRunsQuery(projectId: string, limit?: number) {
+/** Runs, newest first (any role), matching the search; "load more" fetches the next cursor page. */
+export function useRunsQuery(projectId: string, limit?: number, filters: RunFilters = {}) {
+  const filterSearch = runFiltersToSearch(filters).toString();
   return useInfiniteQuery({
-    queryKey: [...queryKeys.runs(projectId), { limit: limit ?? null }],
+    queryKey: [...queryKeys.runs(projectId), { limit: limit ?? null, search: filterSearch }],
     queryFn: ({ pageParam }) => {
-      const search = new URLSearchParams();
+      const search = new URLSearchParams(filterSearch);
       if (limit) search.set("limit", String(limit));
       if (pageParam) search.set("cursor", pageParam);
       const query = search.toString();

@@ -1,5 +1,6 @@
 import type { Cursor } from "../../core/cursor";
 import type { CallRecord, RecordState } from "../../core/record";
+import type { RunState } from "../../contract/calls";
 
 /** The calls list's filters, already validated; absent means "any". Times are epoch ms. */
 export interface CallListFilter {
@@ -15,6 +16,18 @@ export interface CallListFilter {
   keyPrefix?: string;
   from?: number;
   to?: number;
+}
+
+/** The runs list's search, validated; absent means "any". */
+export interface RunListFilter {
+  /** A run id, or the start of one. */
+  runIdPrefix?: string;
+  /** A (sub)agent that asked the gate anything in the run. */
+  agentId?: string;
+  /** A tool the run called. */
+  tool?: string;
+  /** in_progress / failed: a call in that state; blocked: a blocked begin; succeeded: every call succeeded. */
+  state?: RunState;
 }
 
 export interface CallListPage {

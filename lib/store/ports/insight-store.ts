@@ -1,3 +1,4 @@
+import type { StormRule } from "../../core/storm-detector";
 import type { NamedHits } from "../../core/hit-counts";
 
 /**
@@ -52,9 +53,20 @@ export interface StormRow {
   topRuns: HitCount[];
   policyVersion: number;
   updatedAt: number;
+  rule: StormRule;
+  /** The window that opened it and its hits: one of the storm's windows, or the one straddling its first boundary. */
+  openingWindowAt: number;
+  openingHits: number;
+}
+
+/** Dedup hits and all begins of a tool in one bucket. */
+export interface WindowCounts extends WindowHits {
+  begins: number;
 }
 
 export interface StormStore {
+  /** Dedup hits and begins per tool and bucket over [from, to), from the ledger: the detector's half windows. */
+  windowCounts(projectId: string, bucketMs: number, from: number, to: number): Promise<WindowCounts[]>;
   /** Dedup hits per tool and window over [from, to), counted in the ledger (any window length). */
   dedupHitsFromEvents(projectId: string, windowMs: number, from: number, to: number): Promise<WindowHits[]>;
   /** The same from the minute rollups: exact and cheap when windows are whole minutes. */

@@ -1,5 +1,5 @@
 import type { CallRecord } from "../../core/record";
-import type { CallListFilter, CallListPage, CallListRow, RunRow } from "./call-list";
+import type { CallListFilter, CallListPage, CallListRow, RunListFilter, RunRow } from "./call-list";
 import type { ApiKeyRow, GateEvent } from "./gate-store";
 
 export type MemberRole = "viewer" | "operator" | "admin";
@@ -143,7 +143,7 @@ export interface OperatorStore {
   /** Newest first by (first seen, id). */
   listCalls(projectId: string, filter: CallListFilter, page: CallListPage): Promise<CallListRow[]>;
   /** Newest first by their first call, with counts. */
-  listRuns(projectId: string, page: CallListPage): Promise<RunRow[]>;
+  listRuns(projectId: string, page: CallListPage, filter?: RunListFilter): Promise<RunRow[]>;
   listRunCalls(projectId: string, runId: string, limit: number): Promise<CallListRow[]>;
   listRunEvents(projectId: string, runId: string, limit: number): Promise<GateEvent[]>;
   listCallEvents(projectId: string, callId: string, limit: number): Promise<GateEvent[]>;

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { DEFAULT_POLICY } from "../../../lib/core/policy";
-import { QUIET_WINDOWS_TO_CLOSE, detectStorms, stepStorm } from "../../../lib/core/storm-detector";
+import { QUIET_WINDOWS_TO_CLOSE, detectStorms, judgeOpening, stepStorm } from "../../../lib/core/storm-detector";
 
 const storm = DEFAULT_POLICY.storm; // 60 s windows, ≥ 20 hits, 5× baseline
 
@@ -31,8 +31,32 @@ describe("retry-storm detection", () => {
     expect(detectStorms([...busy, 150], storm).transitions).toEqual([{ index: 4, transition: "opened" }]);
   });
 
-  it("does not open without enough history (a gate starting during heavy traffic)", () => {
-    expect(detectStorms([500, 500], storm).transitions).toEqual([]);
+  it("a gate's first window is never a storm; until it has a baseline, only the absolute rule opens one", () => {
+    // Startup traffic: agents reconnecting and queued retries, a high share of them duplicates.
+    expect(detectStorms([500], storm).transitions).toEqual([]);
+    expect(detectStorms([{ hits: 500, begins: 600 }, { hits: 99, begins: 100 }, { hits: 400, begins: 500 }], storm).transitions).toEqual([]);
+    const burst = detectStorms([{ hits: 40, begins: 400 }, { hits: 168, begins: 181 }], storm);
+    expect(burst.transitions).toEqual([{ index: 1, transition: "opened" }]);
+    expect(burst.state).toMatchObject({ open: true, rule: "absolute" });
+    expect(judgeOpening([40], { hits: 168, begins: 181 }, storm)).toEqual({ opens: true, rule: "absolute", baseline: 40, threshold: 100 });
+  });
+
+  it("a tool new to a warm gate has a baseline: its zero windows", () => {
+    const step = stepStorm({ open: false }, [0, 0, 0, 0, 0, 0, 0, 0, 0, 0], { hits: 168, begins: 181 }, 0, storm);
+    expect(step).toMatchObject({ transition: "opened", threshold: 20, state: { rule: "baseline", baseline: 0 } });
+  });
+
+  it("a burst cut in two by a window boundary opens on the window straddling it", () => {
+    const busy = { ...storm, minHits: 50 };
+    const history = [10, 10, 10, 10];
+    // 40 + 40 on either side of the boundary: neither window reaches 50, the straddling one does.
+    const cut = stepStorm({ open: false }, [...history, 10 + 40], 10 + 40, 60_000, busy, {
+      start: 30_000,
+      counts: { hits: 80 },
+      history,
+    });
+    expect(cut).toMatchObject({ transition: "opened", trigger: { start: 30_000, hits: 80 }, state: { baseline: 10, openedAt: 30_000 } });
+    expect(stepStorm({ open: false }, [...history, 45], 45, 60_000, { ...busy, minHits: 81 }, { start: 30_000, counts: { hits: 80 }, history }).transition).toBeNull();
   });
 
   it("keeps the baseline frozen while open, tracks the peak, and survives one quiet window", () => {

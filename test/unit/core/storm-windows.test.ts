@@ -48,7 +48,7 @@ describe("storm windows against the ledger", () => {
     expect(firstWholeWindow(120_001, 60_000)).toBe(3);
   });
 
-  it("a tool first seen during a burst does not open a storm until it has three windows of history", () => {
+  it("a gate that starts during a burst judges it by no zero baseline: without the begins (its rate unknown) the absolute rule never holds", () => {
     const policy = DEFAULT_POLICY.storm;
     const hits = new Map([
       [10, 500],

@@ -95,7 +95,7 @@ describe("policy simulator over histories the real engine made", () => {
         fc.asyncProperty(policyArb, fc.array(opArb, { minLength: 5, maxLength: 40 }), async (policy, ops) => {
           const drafts: ToolPolicy[] = [
             { ...policy, retry: { ...policy.retry, maxAttempts: 7, initialDelayMs: 50 } },
-            { ...policy, storm: { windowSeconds: 10, minHits: 3, factor: 2 } },
+            { ...policy, storm: { windowSeconds: 10, minHits: 3, factor: 2, absoluteMinHits: 5, absoluteDedupRate: 0.5 } },
             { ...policy, redactFields: ["order"] },
           ];
           const [before, ...after] = await decide(policy, ops, [policy, ...drafts]);

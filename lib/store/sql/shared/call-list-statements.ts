@@ -1,6 +1,6 @@
 import { DEDUP_HIT_DECISIONS } from "../../../core/rollup-tally";
 import type { RecordState } from "../../../core/record";
-import type { CallListFilter, CallListPage, CallListRow, RunRow } from "../../ports/call-list";
+import type { CallListFilter, CallListPage, CallListRow, RunListFilter, RunRow } from "../../ports/call-list";
 import { EVENT_COLUMN_LIST, num, numOrNull, rowToEvent, strOrNull } from "../../hot/shared/columns";
 import type { GateEvent } from "../../ports/gate-store";
 
@@ -80,9 +80,9 @@ const RUN_CALLS = withLastDecision(
  * (a seek on the run's index per candidate). A run's first call never changes, so neither does its
  * place in the list.
  */
-function runPageStatement(projectId: string, page: CallListPage): { sql: string; values: unknown[] } {
+function runPageStatement(projectId: string, page: CallListPage, filter: RunListFilter): { sql: string; values: unknown[] } {
   const p = new Params();
-  const where = [`r.project_id = ${p.add(projectId)}`];
+  const where = [`r.project_id = ${p.add(projectId)}`, ...runFilterClauses(filter, p)];
   if (page.after) {
     const at = p.add(page.after.at);
     where.push(`r.first_seen_at <= ${at} AND (r.first_seen_at < ${at} OR r.id < ${p.add(page.after.id)})`);
@@ -93,6 +93,32 @@ function runPageStatement(projectId: string, page: CallListPage): { sql: string;
     sql: `SELECT r.run_id, r.first_seen_at, r.id FROM call_records r WHERE ${where.join(" AND ")} ORDER BY r.first_seen_at DESC, r.id DESC LIMIT ${p.add(page.limit)}`,
     values: p.values,
   };
+}
+
+/** A run's search, as conditions on its first record `r` (each a seek on the run's own rows). */
+function runFilterClauses(filter: RunListFilter, p: Params): string[] {
+  const clauses: string[] = [];
+  const inRun = (table: "call_records" | "events", condition: string) =>
+    `EXISTS (SELECT 1 FROM ${table} x WHERE x.project_id = r.project_id AND x.run_id = r.run_id AND ${condition})`;
+  if (filter.runIdPrefix !== undefined) {
+    const prefix = p.add(filter.runIdPrefix);
+    clauses.push(`substr(r.run_id, 1, length(CAST(${prefix} AS TEXT))) = CAST(${prefix} AS TEXT)`);
+  }
+  if (filter.tool !== undefined) clauses.push(inRun("call_records", `x.tool = ${p.add(filter.tool)}`));
+  if (filter.agentId !== undefined) clauses.push(inRun("events", `x.agent_id = ${p.add(filter.agentId)}`));
+  switch (filter.state) {
+    case "in_progress":
+    case "failed":
+      clauses.push(inRun("call_records", `x.state = ${p.add(filter.state)}`));
+      break;
+    case "blocked":
+      clauses.push(inRun("events", `x.type = 'begin' AND x.decision = 'blocked'`));
+      break;
+    case "succeeded":
+      clauses.push(`NOT ${inRun("call_records", `x.state <> 'succeeded'`)}`);
+      break;
+  }
+  return clauses;
 }
 
 const inList = (from: number, count: number) => Array.from({ length: count }, (_, i) => `$${from + i}`).join(", ");
@@ -137,8 +163,8 @@ export abstract class CallListReads {
     return (await this.rows(sql, values)).map(rowToCallListRow);
   }
 
-  async listRuns(projectId: string, page: CallListPage): Promise<RunRow[]> {
-    const { sql, values } = runPageStatement(projectId, page);
+  async listRuns(projectId: string, page: CallListPage, filter: RunListFilter = {}): Promise<RunRow[]> {
+    const { sql, values } = runPageStatement(projectId, page, filter);
     const firsts = await this.rows(sql, values);
     if (firsts.length === 0) return [];
     const runIds = firsts.map((row) => String(row.run_id));

@@ -6,11 +6,12 @@ import type {
   RunPressureRow,
   StormRow,
   StormStatus,
+  WindowCounts,
   WindowHits,
 } from "../../ports/insight-store";
 import type { RETENTION_SQL } from "./retention-statements";
 import { STATS_SQL, rowToRollupPoint, rowToRollupTotal, rowToRunPressure } from "./stats-statements";
-import { STORM_SQL, rowToHitCount, rowToStorm, rowToWindowHits, stormUpdateValues, stormValues, watermarkMap } from "./storm-statements";
+import { STORM_SQL, rowToHitCount, rowToStorm, rowToWindowCounts, rowToWindowHits, stormUpdateValues, stormValues, watermarkMap } from "./storm-statements";
 
 export type Row = Record<string, unknown>;
 
@@ -51,6 +52,10 @@ export abstract class SqlInsightStore implements InsightStore {
 
   purgeClosedStorms(before: number, limit: number): Promise<number> {
     return this.changes(this.retention.storms, [before, limit]);
+  }
+
+  async windowCounts(projectId: string, bucketMs: number, from: number, to: number): Promise<WindowCounts[]> {
+    return (await this.all(STORM_SQL.countsFromEvents, [projectId, from, to, bucketMs])).map(rowToWindowCounts);
   }
 
   async dedupHitsFromEvents(projectId: string, windowMs: number, from: number, to: number): Promise<WindowHits[]> {

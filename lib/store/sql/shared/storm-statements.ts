@@ -1,6 +1,6 @@
 import { DEDUP_HIT_DECISIONS } from "../../../core/rollup-tally";
 import { num, numOrNull } from "../../hot/shared/columns";
-import { type HitCount, type StormRow, type StormStatus, type WindowHits } from "../../ports/insight-store";
+import { type HitCount, type StormRow, type StormStatus, type WindowCounts, type WindowHits } from "../../ports/insight-store";
 
 /**
  * Retry-storm SQL for both providers (numbered placeholders). Casts are spelled CAST(… AS …),
@@ -30,6 +30,9 @@ const STORM_COLUMNS = [
   ["top_runs", "TEXT"],
   ["policy_version", "INTEGER"],
   ["updated_at", "BIGINT"],
+  ["rule", "TEXT"],
+  ["opening_window_at", "BIGINT"],
+  ["opening_hits", "INTEGER"],
 ] as const;
 
 const COLUMN_LIST = STORM_COLUMNS.map(([column]) => column).join(", ");
@@ -42,6 +45,10 @@ const UPDATE_SET = MUTABLE.map((column, i) => `${column} = $${i + 2}`).join(", "
 export const STORM_SQL = {
   hitsFromEvents: `SELECT tool, CAST(at / $4 AS BIGINT) AS bucket, COUNT(*) AS hits FROM events
     WHERE project_id = $1 AND at >= $2 AND at < $3 AND type = 'begin' AND decision IN (${DEDUP})
+    GROUP BY 1, 2`,
+  countsFromEvents: `SELECT tool, CAST(at / $4 AS BIGINT) AS bucket, COUNT(*) AS begins,
+      SUM(CASE WHEN decision IN (${DEDUP}) THEN 1 ELSE 0 END) AS hits FROM events
+    WHERE project_id = $1 AND at >= $2 AND at < $3 AND type = 'begin'
     GROUP BY 1, 2`,
   hitsFromRollups: `SELECT tool, CAST(minute / $4 AS BIGINT) AS bucket, SUM(total) AS hits FROM event_rollups
     WHERE project_id = $1 AND minute >= $2 AND minute < $3 AND kind IN (${DEDUP})
@@ -89,6 +96,9 @@ export function stormValues(storm: StormRow): unknown[] {
     JSON.stringify(storm.topRuns),
     storm.policyVersion,
     storm.updatedAt,
+    storm.rule,
+    storm.openingWindowAt,
+    storm.openingHits,
   ];
 }
 
@@ -120,7 +130,15 @@ export function rowToStorm(row: Row): StormRow {
     topRuns: JSON.parse(String(row.top_runs)) as HitCount[],
     policyVersion: num(row.policy_version),
     updatedAt: num(row.updated_at),
+    rule: row.rule === "absolute" ? "absolute" : "baseline",
+    // Incidents from before these were recorded: opened by their first window, at its peak.
+    openingWindowAt: num(row.opening_window_at) || num(row.started_at),
+    openingHits: num(row.opening_hits) || num(row.peak_hits),
   };
+}
+
+export function rowToWindowCounts(row: Row): WindowCounts {
+  return { ...rowToWindowHits(row), begins: num(row.begins) };
 }
 
 export function rowToWindowHits(row: Row): WindowHits {

@@ -1,0 +1,88 @@
+import { randomBytes } from "node:crypto";
+import { type Page, expect, test } from "@playwright/test";
+import { createTestProject } from "../helpers/fixtures";
+import { type Agent, agentClient, runOnce } from "./agent";
+import { ADMIN, SHOTS, expectNoSeriousA11yViolations, signIn } from "./dashboard-helpers";
+
+test.describe.configure({ mode: "serial" });
+
+/**
+ * Issue #17, loops and blocks visible: a researcher agent that alternates search_kb and fetch_page
+ * with the same arguments is blocked on the third pair. The calls filter offers `blocked` and finds
+ * the call; the run page and the call page show the cycle; the runs search finds the run.
+ */
+let PROJECT = "";
+const tag = randomBytes(3).toString("hex");
+const SEARCH = `search_kb_${tag}`;
+const FETCH = `fetch_page_${tag}`;
+const LOOPING = `run_loop_${tag}`;
+const CALM = `run_calm_${tag}`;
+const CYCLE = `${SEARCH} → ${FETCH} ×3`;
+
+let page: Page;
+let agent: Agent;
+
+test.beforeAll(async ({ browser, baseURL }) => {
+  const project = await createTestProject(process.env.E2E_DATABASE_URL!, `loops e2e ${tag}`);
+  PROJECT = `/projects/${project.projectId}`;
+  agent = agentClient(baseURL!, project.apiKey);
+  const search = { tool: SEARCH, runId: LOOPING, agentId: "researcher", stepId: "search", args: { q: "refund policy" } };
+  const fetch = { tool: FETCH, runId: LOOPING, agentId: "researcher", stepId: "fetch", args: { url: "https://kb/refunds" } };
+  await runOnce(agent, search);
+  await runOnce(agent, fetch);
+  expect((await agent.begin(search)).decision).toBe("replay");
+  expect((await agent.begin(fetch)).decision).toBe("replay");
+  expect((await agent.begin(search)).decision).toBe("replay");
+  expect(await agent.begin(fetch)).toMatchObject({ decision: "blocked", pattern: [SEARCH, FETCH], repeats: 3 });
+  await runOnce(agent, { tool: SEARCH, runId: CALM, agentId: "writer", stepId: "search", args: { q: "shipping" } });
+  page = await signIn(browser, ADMIN);
+});
+
+test.afterAll(async () => {
+  await page?.context().close();
+});
+
+test("the calls filter offers blocked, and it finds the call the loop kept repeating", async () => {
+  await page.goto(`${PROJECT}/calls`);
+  await expect(page.getByTestId("call-row").first()).toBeVisible();
+  const decision = page.getByLabel("Decision");
+  await expect(decision.locator("option", { hasText: "blocked" })).toHaveCount(1);
+  await decision.selectOption("blocked");
+  await expect(page).toHaveURL(/[?&]decision=blocked/);
+  await expect(page.getByTestId("call-row")).toHaveCount(1);
+  await expect(page.getByTestId("call-row")).toContainText(FETCH);
+  await expectNoSeriousA11yViolations(page);
+  await page.screenshot({ path: `${SHOTS}/calls-blocked-filter.png`, fullPage: true });
+
+  // The call page shows the cycle it was blocked for.
+  await page.getByTestId("call-row").getByRole("link").first().click();
+  await expect(page.getByTestId("loop-cycles")).toBeVisible();
+  await expect(page.getByTestId("loop-cycle")).toContainText(CYCLE);
+  await expectNoSeriousA11yViolations(page);
+});
+
+test("a blocked run shows its cycle, and the runs search finds it by state, agent, tool and id", async () => {
+  await page.goto(`${PROJECT}/runs`);
+  await expect(page.getByTestId("run-row")).toHaveCount(2);
+  await page.getByLabel("State").selectOption("blocked");
+  await expect(page).toHaveURL(/[?&]state=blocked/);
+  await expect(page.getByTestId("run-row")).toHaveCount(1);
+  await expect(page.getByTestId("run-row")).toContainText(LOOPING);
+  await expectNoSeriousA11yViolations(page);
+
+  // The search lives in the URL: it survives a reload, and text fields narrow it further.
+  await page.reload();
+  await expect(page.getByLabel("State")).toHaveValue("blocked");
+  await page.getByLabel("Agent").fill("writer");
+  await page.getByRole("button", { name: "Search" }).click();
+  await expect(page).toHaveURL(/[?&]agentId=writer/);
+  await expect(page.getByText("No runs match this search")).toBeVisible();
+  await page.goto(`${PROJECT}/runs?tool=${FETCH}&runId=${LOOPING.slice(0, -2)}`);
+  await expect(page.getByTestId("run-row")).toHaveCount(1);
+
+  await page.getByTestId("run-row").getByRole("link", { name: LOOPING }).click();
+  await expect(page.getByRole("heading", { name: /Run/ }).first()).toBeVisible();
+  await expect(page.getByTestId("loop-cycle")).toHaveText(new RegExp(CYCLE.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")));
+  await expectNoSeriousA11yViolations(page);
+  await page.screenshot({ path: `${SHOTS}/run-blocked-cycle.png`, fullPage: true });
+});
