@@ -39,7 +39,7 @@ const EVERY_KIND: [ToolPolicy, Op[]] = [
   ],
 ];
 const EVERY_KIND_BLOCKING: [ToolPolicy, Op[]] = [
-  { ...EVERY_KIND[0], effect: "write", onDuplicate: "refuse", loop: { enabled: true, repeats: 2, maxCycleLength: 1, action: "block" } },
+  { ...EVERY_KIND[0], effect: "write", onDuplicate: "refuse", loop: { enabled: true, repeats: 3, maxCycleLength: 1, action: "block" } },
   [
     { op: "begin", tool: "main", run: 0, step: 1, args: 0, scope: null, bypass: null },
     { op: "complete", attempt: 0, outcome: "succeeded" },
