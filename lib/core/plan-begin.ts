@@ -87,6 +87,13 @@ export function planBegin(existing: CallRecord | null, call: PreparedCall, env: 
  */
 function replayAccepted(existing: CallRecord, argsMismatch: boolean): BeginPlan {
   const { operationId, statusUrl } = parseAccepted(existing.result);
+  return replayOf(existing, argsMismatch, { status: "accepted", operationId, ...(statusUrl !== undefined ? { statusUrl } : {}) });
+}
+
+type ReplayOutcome = Pick<Extract<BeginDecision, { decision: "replay" }>, "status" | "result" | "error" | "operationId" | "statusUrl">;
+
+/** Every replay of a stored record says the same about the record, whatever its outcome. */
+function replayOf(existing: CallRecord, argsMismatch: boolean, outcome: ReplayOutcome): BeginPlan {
   return {
     op: "replay",
     record: existing,
@@ -94,9 +101,7 @@ function replayAccepted(existing: CallRecord, argsMismatch: boolean): BeginPlan 
       decision: "replay",
       callId: existing.id,
       key: existing.key,
-      status: "accepted",
-      operationId,
-      ...(statusUrl !== undefined ? { statusUrl } : {}),
+      ...outcome,
       firstSeenAt: existing.firstSeenAt,
       completedAt: existing.completedAt ?? existing.updatedAt,
       expiresAt: existing.expiresAt,
@@ -117,22 +122,10 @@ function duplicateOfCompleted(existing: CallRecord, argsMismatch: boolean, env: 
       decision: { decision: "refused", callId: existing.id, key: existing.key, original: { status, completedAt } },
     };
   }
-  return {
-    op: "replay",
-    record: existing,
-    decision: {
-      decision: "replay",
-      callId: existing.id,
-      key: existing.key,
-      status,
-      ...(status === "succeeded" ? { result: parseJsonText(existing.result) ?? null } : { error: parseError(existing.error) }),
-      firstSeenAt: existing.firstSeenAt,
-      completedAt,
-      expiresAt: existing.expiresAt,
-      replays: existing.replays + 1,
-      argsMismatch,
-    },
-  };
+  return replayOf(existing, argsMismatch, {
+    status,
+    ...(status === "succeeded" ? { result: parseJsonText(existing.result) ?? null } : { error: parseError(existing.error) }),
+  });
 }
 
 /** A new attempt on a key whose previous attempt ended without a cacheable outcome. */

@@ -1,6 +1,7 @@
 import type { OperatorPreview, PreviewWire } from "../contract/previews";
 import type { PreviewInput, PreviewView } from "../server/previews/preview-service";
 import type { PreviewRow } from "../store/prisma/preview-repository";
+import { toBeginInput } from "./wire";
 import type { z } from "zod";
 import type { CreatePreviewRequestSchema } from "../contract/previews";
 
@@ -43,15 +44,6 @@ export function toOperatorPreview(p: PreviewRow): OperatorPreview {
 }
 
 export function toPreviewInput(body: z.infer<typeof CreatePreviewRequestSchema>): PreviewInput {
-  return {
-    tool: body.tool,
-    runId: body.runId,
-    stepId: body.stepId ?? null,
-    scope: body.scope ?? null,
-    toolCallId: body.toolCallId ?? null,
-    agentId: body.agentId ?? null,
-    args: body.args,
-    summary: body.preview.summary,
-    affected: body.preview.affected,
-  };
+  const { tool, runId, stepId, scope, toolCallId, agentId, args } = toBeginInput(body);
+  return { tool, runId, stepId, scope, toolCallId, agentId, args, summary: body.preview.summary, affected: body.preview.affected };
 }

@@ -1,0 +1,17 @@
+import { DecidePreviewSchema, OperatorPreviewSchema } from "../contract/previews";
+import { getPreviews } from "../server/previews/preview-context";
+import { ProjectPreviewParams } from "./params";
+import { toOperatorPreview } from "./preview-wire";
+import { withOperatorRoute } from "./with-operator-route";
+
+/** The approve and deny routes: one operator decision on a pending preview, with a note (audited). */
+export function previewDecisionRoute(approve: boolean) {
+  return withOperatorRoute({
+    role: "operator",
+    params: ProjectPreviewParams,
+    body: DecidePreviewSchema,
+    response: OperatorPreviewSchema,
+    handler: async ({ params, body, operator }) =>
+      toOperatorPreview(await getPreviews().decide(params.projectId, params.previewId, approve, body.note, operator.actor)),
+  });
+}
