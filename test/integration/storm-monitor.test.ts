@@ -6,7 +6,8 @@ import type { PolicySource } from "../../lib/server/policy-source";
 import type { InsightStore } from "../../lib/store/ports/insight-store";
 import { openInsightStore } from "../../lib/store/sql/open-insight-store";
 import { openStore } from "../../lib/store/hot/open-gate-store";
-import type { GateEvent, GateStore } from "../../lib/store/ports/gate-store";
+import type { GateStore } from "../../lib/store/ports/gate-store";
+import { beginEvent } from "../helpers/begin-event";
 import { PROVIDERS, type TestDatabase, createTestDatabase } from "../helpers/databases";
 
 /**
@@ -23,28 +24,8 @@ const SERIES = [2, 2, 2, 2, 2, 50, 60, 1, 1, 1, 0, 0];
 const OPEN_AT = 5;
 const CLOSE_AT = 9;
 
-let counter = 0;
-function event(projectId: string, at: number, decision: string, key: string, runId: string): GateEvent {
-  return {
-    id: `evt_${String(counter++).padStart(8, "0")}`,
-    projectId,
-    callId: null,
-    key,
-    tool: TOOL,
-    runId,
-    agentId: null,
-    toolCallId: null,
-    type: "begin",
-    decision,
-    attempt: 1,
-    argsMismatch: false,
-    latencyUs: 50,
-    at,
-    policyVersion: 7,
-    detail: null,
-    argsFingerprint: null,
-    loopStep: false,
-  };
+function event(projectId: string, at: number, decision: string, key: string, runId: string) {
+  return beginEvent({ projectId, tool: TOOL, at, decision, key, runId, policyVersion: 7 });
 }
 
 describe.each(PROVIDERS)("%s: the storm detector over the ledger", (provider) => {

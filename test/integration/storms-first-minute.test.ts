@@ -4,9 +4,10 @@ import { closeGraceMs } from "../../lib/core/storm-windows";
 import type { PolicySource } from "../../lib/server/policy-source";
 import { StormMonitor } from "../../lib/server/storm-monitor";
 import { openStore } from "../../lib/store/hot/open-gate-store";
-import type { GateEvent, GateStore } from "../../lib/store/ports/gate-store";
+import type { GateStore } from "../../lib/store/ports/gate-store";
 import type { InsightStore } from "../../lib/store/ports/insight-store";
 import { openInsightStore } from "../../lib/store/sql/open-insight-store";
+import { beginEvent } from "../helpers/begin-event";
 import { PROVIDERS, type TestDatabase, createTestDatabase } from "../helpers/databases";
 
 /**
@@ -18,28 +19,8 @@ const MINUTE = 60_000;
 const BASE = Date.UTC(2026, 2, 1);
 const storm: StormPolicy = { ...DEFAULT_POLICY.storm, windowSeconds: 60 };
 
-let counter = 0;
-function event(projectId: string, tool: string, at: number, decision: string, run = "run_1"): GateEvent {
-  return {
-    id: `evt_${String(counter++).padStart(9, "0")}`,
-    projectId,
-    callId: null,
-    key: `key_${tool}_${run}`,
-    tool,
-    runId: run,
-    agentId: null,
-    toolCallId: null,
-    type: "begin",
-    decision,
-    attempt: 1,
-    argsMismatch: false,
-    latencyUs: 50,
-    at,
-    policyVersion: 1,
-    detail: null,
-    argsFingerprint: null,
-    loopStep: false,
-  };
+function event(projectId: string, tool: string, at: number, decision: string, run = "run_1") {
+  return beginEvent({ projectId, tool, at, decision, key: `key_${tool}_${run}`, runId: run });
 }
 
 describe.each(PROVIDERS)("%s: storms from the first minute", (provider) => {

@@ -5,6 +5,7 @@ import { randomBytes } from "node:crypto";
 import fc from "fast-check";
 import { isCachedOutcome } from "../../../lib/core/generations";
 import { DEFAULT_POLICY, type ToolPolicy } from "../../../lib/core/policy";
+import type { CallRecord } from "../../../lib/core/record";
 import { AppError } from "../../../lib/server/app-error";
 import { GateService } from "../../../lib/server/gate-service";
 import { OperatorRecords } from "../../../lib/server/operator-records";
@@ -145,6 +146,16 @@ interface Attempt {
   leaseToken: string;
 }
 
+/** The identity of a recorded call, to begin it again. */
+const sameCall = (record: CallRecord) => ({
+  tool: record.tool,
+  runId: record.runId,
+  stepId: record.stepId,
+  scope: record.scope,
+  toolCallId: record.toolCallId,
+  agentId: null,
+});
+
 const settle = async () => {
   for (let i = 0; i < 5; i++) await new Promise((resolve) => setImmediate(resolve));
 };
@@ -203,12 +214,7 @@ export async function play(history: EngineHistory, ops: readonly Op[]): Promise<
         const args = (record.args === null ? { order: 0 } : JSON.parse(record.args)) as { order: number };
         const decision = await tolerate(() =>
           history.service.begin(history.projectId, {
-            tool: record.tool,
-            runId: record.runId,
-            stepId: record.stepId,
-            scope: record.scope,
-            toolCallId: record.toolCallId,
-            agentId: null,
+            ...sameCall(record),
             args: op.otherArgs ? { ...args, order: args.order + 10 } : args,
             bypass: op.bypass === null ? undefined : { token: op.bypass === "token" ? "t" : undefined, reason: "again", actor: SYSTEM_ACTOR },
           }),
@@ -223,16 +229,7 @@ export async function play(history: EngineHistory, ops: readonly Op[]): Promise<
         const record = await history.store.findRecordById(history.projectId, attempt.callId);
         if (!record) break;
         const waiting = tolerate(() =>
-          history.service.begin(history.projectId, {
-            tool: record.tool,
-            runId: record.runId,
-            stepId: record.stepId,
-            scope: record.scope,
-            toolCallId: record.toolCallId,
-            agentId: null,
-            args: record.args === null ? undefined : JSON.parse(record.args),
-            waitMs: 5_000,
-          }),
+          history.service.begin(history.projectId, { ...sameCall(record), args: record.args === null ? undefined : JSON.parse(record.args), waitMs: 5_000 }),
         ).then(track);
         let resolved = false;
         void waiting.finally(() => (resolved = true));
