@@ -2,11 +2,10 @@
 // against DATABASE_URL, then a line saying what was purged. Safe beside running servers and other
 // collectors: every delete is a bounded, idempotent batch (lib/server/collector.ts).
 import { env } from "../lib/env";
-import { Collector } from "../lib/server/collector";
+import { buildServices } from "../lib/server/composition-root";
 import { parseDatabaseUrl } from "../lib/store/connection/database-url";
 import { preparePostgresTls } from "../lib/store/connection/pg-pool";
 import { ensureMigrated } from "../lib/store/connection/migrate";
-import { openInsightStore } from "../lib/store/sql/open-insight-store";
 
 async function main(): Promise<void> {
   const config = env();
@@ -14,19 +13,15 @@ async function main(): Promise<void> {
   const target = parseDatabaseUrl(config.DATABASE_URL);
   await preparePostgresTls(target);
   await ensureMigrated(target);
-  const store = openInsightStore({ databaseUrl: config.DATABASE_URL, sqliteBusyTimeoutMs: config.IDEMGATE_SQLITE_BUSY_TIMEOUT_MS });
+  const app = buildServices(config);
   try {
-    const collector = new Collector(store, {
-      eventRetentionDays: config.IDEMGATE_EVENT_RETENTION_DAYS,
-      rollupRetentionDays: config.IDEMGATE_ROLLUP_RETENTION_DAYS,
-    });
-    const report = await collector.collect();
+    const report = await app.insights.collector.collect();
     console.log(
       `[idemgate gc] purged ${report.records} expired records, ${report.events} events older than ${config.IDEMGATE_EVENT_RETENTION_DAYS} d, ` +
         `${report.rollups} rollups and ${report.storms} closed storms older than ${config.IDEMGATE_ROLLUP_RETENTION_DAYS} d in ${report.ms} ms`,
     );
   } finally {
-    await store.close();
+    await app.close();
   }
 }
 

@@ -1,8 +1,7 @@
 import { DEFAULT_POLICY, PROJECT_DEFAULT_TOOL, type PolicyOverrides } from "../../lib/core/policy";
 import { mergePolicy } from "../../lib/core/resolve-policy";
-import { PolicyService } from "../../lib/server/policy-service";
+import type { PolicyService } from "../../lib/server/policy-service";
 import type { PolicySource } from "../../lib/server/policy-source";
-import type { GateStore } from "../../lib/store/ports/gate-store";
 
 /**
  * The one policy change the benchmark makes: the loop detector still runs on every begin (reading
@@ -19,6 +18,6 @@ const effective = { policy: mergePolicy(BENCH_POLICY, null), version: 0 };
 export const benchPolicies: PolicySource = { forTool: async () => effective };
 
 /** Over HTTP: BENCH_POLICY as the project's default layer, read from the database like any policy. */
-export async function applyBenchPolicy(store: GateStore, projectId: string): Promise<void> {
-  await new PolicyService(store).update(projectId, PROJECT_DEFAULT_TOOL, BENCH_POLICY, { reason: "benchmark: loops flag, not block", author: "bench" });
+export async function applyBenchPolicy(policies: PolicyService, projectId: string): Promise<void> {
+  await policies.update(projectId, PROJECT_DEFAULT_TOOL, BENCH_POLICY, { reason: "benchmark: loops flag, not block", author: "bench" });
 }

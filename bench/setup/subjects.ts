@@ -1,4 +1,6 @@
 import { createGate } from "../../lib/sdk";
+import { env } from "../../lib/env";
+import { buildServices } from "../../lib/server/composition-root";
 import { createProjectWithKey } from "../../lib/server/projects";
 import { openStore } from "../../lib/store/hot/open-gate-store";
 import { httpGateSubject } from "../cells/http-gate";
@@ -36,15 +38,16 @@ const other = (sync: "full" | "normal"): "full" | "normal" => (sync === "full" ?
 
 /** A database with a project and its replay pool, written in-process before any server starts. */
 async function gateDatabase(url: string, pool: { tag: string; size: number }, sqliteSynchronous: "full" | "normal") {
-  const store = openStore({ databaseUrl: url, sqliteSynchronous });
+  const app = buildServices({ ...env(), DATABASE_URL: url, IDEMGATE_SQLITE_SYNCHRONOUS: sqliteSynchronous });
+  const { store, policies } = app.gate;
   try {
     const created = await createProjectWithKey(store, "bench");
     if (!created) throw new Error("project id collision");
-    await applyBenchPolicy(store, created.projectId);
+    await applyBenchPolicy(policies, created.projectId);
     await fillReplayPool(createGate({ inProcess: { store, projectId: created.projectId, policies: benchPolicies } }), pool.tag, pool.size);
     return { url, projectId: created.projectId, apiKey: created.apiKey.key };
   } finally {
-    await store.close();
+    await app.close();
   }
 }
 

@@ -1,5 +1,5 @@
 import { arrivedOverHttps, clientIp } from "../http/client-address";
-import { getOperators } from "../server/operator-context";
+import { services } from "../server/composition-root";
 import { AUTH_BASE_PATH } from "./auth";
 import { DEMO_LOCAL_ONLY_NOTICE, demoPasswordRefused } from "./demo-password";
 import { SignInFailures } from "./sign-in-failures";
@@ -19,7 +19,7 @@ export async function handleAuth(req: Request): Promise<Response> {
       { status: 404, headers: { "cache-control": "no-store" } },
     );
   }
-  const operators = getOperators();
+  const operators = services().operators;
   const https = arrivedOverHttps(req.headers);
   if (path === "/change-password" && req.method === "POST") req = await revokingOtherSessions(req);
   const res =

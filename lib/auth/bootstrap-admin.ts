@@ -1,42 +1,13 @@
-import type { Env } from "../env";
 import { AppError } from "../server/app-error";
 import { SYSTEM_ACTOR, auditEntry } from "../server/operator-audit";
 import type { CreateUser } from "../server/operator-members";
-import { openOperatorDb } from "../store/connection/operator-db";
 import type { OperatorStore } from "../store/ports/operator-store";
-import { createAuth } from "./auth";
-import { DEMO_ADMIN_EMAIL, DEMO_ADMIN_PASSWORD, DEMO_LOCAL_ONLY_NOTICE, demoPasswordActive } from "./demo-password";
-import { resolveAuthSecret } from "./auth-secret";
-import { userCreator } from "./create-user";
+import { DEMO_ADMIN_EMAIL, DEMO_ADMIN_PASSWORD } from "./demo-password";
 
 
 interface BootstrapDeps {
   store: OperatorStore;
   createUser: CreateUser;
-}
-
-/**
- * At server start (instrumentation): on a connection of its own, closed afterwards, so that the
- * process-wide operator services are first built by the request handlers that use them.
- */
-export async function bootstrapOperators(config: Env): Promise<void> {
-  const db = openOperatorDb({ databaseUrl: config.DATABASE_URL, sqliteBusyTimeoutMs: config.IDEMGATE_SQLITE_BUSY_TIMEOUT_MS });
-  try {
-    const auth = createAuth({
-      database: db.auth,
-      secret: resolveAuthSecret(config.BETTER_AUTH_SECRET, config.IDEMGATE_DATA_DIR),
-      baseURL: config.BETTER_AUTH_URL,
-      secureCookies: false,
-      signInPerMinute: config.IDEMGATE_SIGN_IN_RATE_LIMIT,
-    });
-    await bootstrapAdmin(
-      { store: db.store, createUser: userCreator(auth) },
-      { adminEmail: config.ADMIN_EMAIL, adminPassword: config.ADMIN_PASSWORD, seedDemo: config.IDEMGATE_SEED_DEMO },
-    );
-    if (await demoPasswordActive(auth, db.store)) console.warn(`[idemgate] ${DEMO_LOCAL_ONLY_NOTICE}`);
-  } finally {
-    await db.close();
-  }
 }
 
 export interface BootstrapConfig {

@@ -1,7 +1,7 @@
 import { z } from "zod";
 import { DedupResponseSchema, TimeseriesResponseSchema, TopRunsResponseSchema } from "../contract/stats";
 import { StormDetailResponseSchema, StormListQuerySchema, StormListResponseSchema } from "../contract/storms";
-import { getInsights } from "../server/insights";
+import { services } from "../server/composition-root";
 import { ProjectParams } from "./params";
 import { DedupQuery, RANGE_RULES, TimeseriesQuery, TopRunsQuery, resolveRange } from "./range-query";
 
@@ -32,34 +32,34 @@ export const INSIGHT_READS = {
     query: TimeseriesQuery,
     response: TimeseriesResponseSchema,
     handler: ({ params, query }) =>
-      getInsights().stats.timeseries(params.projectId, resolveRange(query, RANGE_RULES.timeseries(query.bucket)), query.bucket, query.tool ?? null),
+      services().insights.stats.timeseries(params.projectId, resolveRange(query, RANGE_RULES.timeseries(query.bucket)), query.bucket, query.tool ?? null),
   }),
   dedup: read({
     params: ProjectParams,
     query: DedupQuery,
     response: DedupResponseSchema,
-    handler: ({ params, query }) => getInsights().stats.dedup(params.projectId, resolveRange(query, RANGE_RULES.dedup)),
+    handler: ({ params, query }) => services().insights.stats.dedup(params.projectId, resolveRange(query, RANGE_RULES.dedup)),
   }),
   topRuns: read({
     params: ProjectParams,
     query: TopRunsQuery,
     response: TopRunsResponseSchema,
-    handler: ({ params, query }) => getInsights().stats.topRuns(params.projectId, resolveRange(query, RANGE_RULES.topRuns), query.limit),
+    handler: ({ params, query }) => services().insights.stats.topRuns(params.projectId, resolveRange(query, RANGE_RULES.topRuns), query.limit),
   }),
   openStorms: read({
     params: ProjectParams,
     response: StormListResponseSchema,
-    handler: ({ params }) => getInsights().stats.storms(params.projectId, "open", OPEN_STORMS_LIMIT),
+    handler: ({ params }) => services().insights.stats.storms(params.projectId, "open", OPEN_STORMS_LIMIT),
   }),
   storms: read({
     params: ProjectParams,
     query: StormListQuerySchema,
     response: StormListResponseSchema,
-    handler: ({ params, query }) => getInsights().stats.storms(params.projectId, query.status ?? null, query.limit),
+    handler: ({ params, query }) => services().insights.stats.storms(params.projectId, query.status ?? null, query.limit),
   }),
   storm: read({
     params: ProjectStormParams,
     response: StormDetailResponseSchema,
-    handler: ({ params }) => getInsights().stats.storm(params.projectId, params.stormId),
+    handler: ({ params }) => services().insights.stats.storm(params.projectId, params.stormId),
   }),
 };

@@ -1,5 +1,5 @@
 import { DecidePreviewSchema, OperatorPreviewSchema } from "../contract/previews";
-import { getPreviews } from "../server/previews/preview-context";
+import { services } from "../server/composition-root";
 import { ProjectPreviewParams } from "./params";
 import { toOperatorPreview } from "./preview-wire";
 import { withOperatorRoute } from "./with-operator-route";
@@ -12,6 +12,6 @@ export function previewDecisionRoute(approve: boolean) {
     body: DecidePreviewSchema,
     response: OperatorPreviewSchema,
     handler: async ({ params, body, operator }) =>
-      toOperatorPreview(await getPreviews().decide(params.projectId, params.previewId, approve, body.note, operator.actor)),
+      toOperatorPreview(await services().previews.decide(params.projectId, params.previewId, approve, body.note, operator.actor)),
   });
 }

@@ -2,7 +2,7 @@ import type { z } from "zod";
 import { randomUUID } from "node:crypto";
 import { env } from "../env";
 import { AppError } from "../server/app-error";
-import { getGate } from "../server/gate";
+import { services } from "../server/composition-root";
 import type { Principal } from "../server/api-keys";
 import { bearerToken, tokenMatches } from "./bearer-token";
 import { errorResponse } from "./errors";
@@ -72,7 +72,7 @@ function callerRequestId(req: Request): string | null {
 async function authenticate(req: Request): Promise<Principal> {
   const token = bearerToken(req);
   if (!token) throw new AppError("unauthorized", "send the project API key as `Authorization: Bearer ig_…`");
-  const principal = await getGate().auth.authenticate(token);
+  const principal = await services().gate.auth.authenticate(token);
   if (!principal) throw new AppError("unauthorized", "the API key is unknown or revoked");
   return principal;
 }

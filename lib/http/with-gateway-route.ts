@@ -2,7 +2,7 @@ import { z } from "zod";
 import type { Problem } from "../sdk/http/problem";
 import type { Principal } from "../server/api-keys";
 import { AppError } from "../server/app-error";
-import { getGate } from "../server/gate";
+import { services } from "../server/composition-root";
 import { withIncomingTrace } from "../telemetry/spans";
 import { bearerToken } from "./bearer-token";
 import { ERROR_STATUS } from "./errors";
@@ -24,7 +24,7 @@ export function withGatewayRoute(handler: (ctx: GatewayRouteContext) => Promise<
   return async (req: Request, context: { params: Promise<Record<string, string | string[]>> }): Promise<Response> => {
     try {
       const token = bearerToken(req);
-      const principal = token ? await getGate().auth.authenticate(token) : null;
+      const principal = token ? await services().gate.auth.authenticate(token) : null;
       if (!principal) throw new AppError("unauthorized", "send the project API key as `Authorization: Bearer ig_…`");
       const params = GatewayParams.parse(await context.params);
       return await withIncomingTrace(req.headers, () => handler({ req, principal, params }));

@@ -1,6 +1,5 @@
 import { AppError } from "../server/app-error";
-import { getGate } from "../server/gate";
-import { getMcp } from "../server/mcp-gateway/mcp-context";
+import { services } from "../server/composition-root";
 import { bindScope } from "../server/mcp-gateway/mcp-server-factory";
 import { agentActor } from "../server/operator-audit";
 import { bearerToken } from "./bearer-token";
@@ -28,14 +27,14 @@ export function mcpRoute() {
   return async (req: Request, context: { params: Promise<Record<string, string | string[]>> }): Promise<Response> => {
     try {
       const token = bearerToken(req);
-      const principal = token ? await getGate().auth.authenticate(token) : null;
+      const principal = token ? await services().gate.auth.authenticate(token) : null;
       if (!principal) {
         return rpcError(401, -32001, token ? "the API key is unknown or revoked" : "send the project API key as `Authorization: Bearer ig_…`", {
           "www-authenticate": 'Bearer realm="idemgate"',
         });
       }
       const name = String((await context.params).upstream ?? "");
-      const mcp = getMcp();
+      const mcp = services().mcp;
       const upstream = await mcp.gateway.resolve(principal.projectId, name).catch((error: unknown) => {
         if (error instanceof AppError && error.code === "not_found") return null;
         throw error;

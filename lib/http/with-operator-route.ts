@@ -5,9 +5,8 @@ import { projectRole, sessionUser } from "../auth/operator-session";
 import { roleAllows } from "../auth/roles";
 import { env } from "../env";
 import { AppError } from "../server/app-error";
-import { getGate } from "../server/gate";
+import { services } from "../server/composition-root";
 import { type Actor, userActor } from "../server/operator-audit";
-import { getOperators } from "../server/operator-context";
 import type { MemberRole, UserRow } from "../store/ports/operator-store";
 import { clientInfo } from "./client-info";
 import { errorResponse } from "./errors";
@@ -56,7 +55,7 @@ export function withOperatorRoute<B = undefined, P = Record<string, never>, Q = 
   return async (req: Request, context: { params: Promise<Record<string, string | string[]>> }): Promise<Response> => {
     const requestId = randomUUID();
     try {
-      const operators = getOperators();
+      const operators = services().operators;
       const user = await sessionUser(operators.auth, operators.store, req.headers);
       if (!user) throw new AppError("unauthorized", "sign in as an operator (POST /api/auth/sign-in/email) and send the session cookie");
       if (!SAFE_METHODS.has(req.method)) requireSameOrigin(req, env().BETTER_AUTH_URL);
@@ -66,7 +65,7 @@ export function withOperatorRoute<B = undefined, P = Record<string, never>, Q = 
       if (spec.role !== "signedIn") {
         const projectId = (params as { projectId?: string } | undefined)?.projectId;
         if (!projectId) throw new Error("an operator route that needs a role must have a projectId param");
-        role = await projectRole(operators.store, getGate().store, user, projectId);
+        role = await projectRole(operators.store, services().gate.store, user, projectId);
         if (!role) throw new AppError("not_found", `no project ${projectId}`);
         if (!roleAllows(role, spec.role)) throw new AppError("forbidden", `this needs the ${spec.role} role in ${projectId}; you are ${role}`);
       }

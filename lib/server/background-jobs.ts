@@ -1,6 +1,6 @@
 import { env } from "../env";
 import { observeLiveLeases } from "../telemetry/instruments";
-import { getInsights } from "./insights";
+import { services } from "./composition-root";
 
 /** Batches per table a background collection may delete before it yields to the next interval. */
 const COLLECTOR_MAX_BATCHES = 50;
@@ -38,13 +38,13 @@ export function startBackgroundJobs(): void {
   if (holder.__idemgateJobs) return;
   holder.__idemgateJobs = true;
   const config = env();
-  observeLiveLeases(() => getInsights().store.liveLeases(Date.now()));
+  observeLiveLeases(() => services().insights.store.liveLeases(Date.now()));
   if (config.IDEMGATE_COLLECTOR_INTERVAL_MS > 0) {
     startLoop({
       name: "collector",
       intervalMs: config.IDEMGATE_COLLECTOR_INTERVAL_MS,
       run: async () => {
-        const report = await getInsights().collector.collect({ maxBatches: COLLECTOR_MAX_BATCHES });
+        const report = await services().insights.collector.collect({ maxBatches: COLLECTOR_MAX_BATCHES });
         if (report.records + report.events + report.rollups + report.storms === 0) return;
         const rest = report.more ? " (more next time)" : "";
         console.log(`[idemgate] collector purged ${report.records} records, ${report.events} events, ${report.rollups} rollups, ${report.storms} storms in ${report.ms} ms${rest}`);
@@ -56,10 +56,10 @@ export function startBackgroundJobs(): void {
       name: "MCP session purge",
       intervalMs: config.IDEMGATE_COLLECTOR_INTERVAL_MS,
       // Loaded on first run, so a server that never serves MCP does not load the MCP SDK at boot.
-      run: async () => (await import("./mcp-gateway/mcp-context")).getMcp().sessions.purgeExpired(),
+      run: () => services().mcp.sessions.purgeExpired(),
     });
   }
   if (config.IDEMGATE_STORM_INTERVAL_MS > 0) {
-    startLoop({ name: "storm detector", intervalMs: config.IDEMGATE_STORM_INTERVAL_MS, run: () => getInsights().storms.tick() });
+    startLoop({ name: "storm detector", intervalMs: config.IDEMGATE_STORM_INTERVAL_MS, run: () => services().insights.storms.tick() });
   }
 }

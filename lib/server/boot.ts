@@ -4,9 +4,10 @@ import { env } from "../env";
 import { parseDatabaseUrl } from "../store/connection/database-url";
 import { preparePostgresTls } from "../store/connection/pg-pool";
 import { ensureMigrated } from "../store/connection/migrate";
-import { bootstrapOperators } from "../auth/bootstrap-admin";
+import { bootstrapAdmin } from "../auth/bootstrap-admin";
+import { DEMO_LOCAL_ONLY_NOTICE, demoPasswordActive } from "../auth/demo-password";
 import { startBackgroundJobs } from "./background-jobs";
-import { getGate } from "./gate";
+import { services } from "./composition-root";
 import { createProjectWithKey } from "./projects";
 
 export const DEMO_PROJECT_ID = "proj_demo";
@@ -23,7 +24,12 @@ export async function boot(): Promise<void> {
   const migrated = await ensureMigrated(target);
   if (migrated === "migrated") console.log(`[idemgate] migrated ${target.provider} database`);
   if (config.IDEMGATE_SEED_DEMO) await seedDemoProject(config.IDEMGATE_DATA_DIR);
-  await bootstrapOperators(config);
+  const { operators } = services();
+  await bootstrapAdmin(
+    { store: operators.store, createUser: operators.createUser },
+    { adminEmail: config.ADMIN_EMAIL, adminPassword: config.ADMIN_PASSWORD, seedDemo: config.IDEMGATE_SEED_DEMO },
+  );
+  if (await demoPasswordActive(operators.auth, operators.store)) console.warn(`[idemgate] ${DEMO_LOCAL_ONLY_NOTICE}`);
   startBackgroundJobs();
 }
 
@@ -38,7 +44,7 @@ export async function bootOrExit(): Promise<void> {
 }
 
 async function seedDemoProject(dataDir: string): Promise<void> {
-  const created = await createProjectWithKey(getGate().store, "Demo project", { projectId: DEMO_PROJECT_ID });
+  const created = await createProjectWithKey(services().gate.store, "Demo project", { projectId: DEMO_PROJECT_ID });
   if (!created) return;
   const keyFile = path.resolve(dataDir, "demo-key.txt");
   mkdirSync(path.dirname(keyFile), { recursive: true });

@@ -2,7 +2,7 @@ import { z } from "zod";
 import { ToolPolicySchema } from "../contract/policy";
 import { PROJECT_DEFAULT_TOOL, type PolicyOverrides, type ToolPolicy } from "../core/policy";
 import { type PolicyChange, type PolicyOrigin, diffOverrides, mergePolicy, resolvePolicy } from "../core/resolve-policy";
-import type { PolicyRevisionRow, PolicyRow } from "../store/ports/policy-store";
+import type { PolicyHistory, PolicyRevisionRow, PolicyRow } from "../store/ports/policy-store";
 import type { GateStore } from "../store/ports/gate-store";
 import { AppError } from "./app-error";
 import { newId } from "./ids";
@@ -59,13 +59,14 @@ const MAX_WRITE_RACES = 8;
 export class PolicyService {
   constructor(
     private readonly store: GateStore,
+    private readonly layers: PolicyHistory,
     private readonly clock: () => number = Date.now,
   ) {}
 
   async list(projectId: string): Promise<{ trafficSince: number; tools: ToolEntry[] }> {
     await this.requireProject(projectId);
     const trafficSince = this.clock() - TRAFFIC_WINDOW_MS;
-    const [rows, traffic] = await Promise.all([this.store.listPolicies(projectId), this.store.toolTraffic(projectId, trafficSince)]);
+    const [rows, traffic] = await Promise.all([this.layers.listPolicies(projectId), this.store.toolTraffic(projectId, trafficSince)]);
     const byTool = new Map(rows.map((row) => [row.tool, row]));
     const counts = new Map(traffic.map((row) => [row.tool, row]));
     // Tools with traffic but no row predate discovery; `*` is listed even before anyone sets it.
@@ -101,20 +102,20 @@ export class PolicyService {
 
   async restore(projectId: string, tool: string, version: number, change: LayerChange) {
     await this.requireProject(projectId);
-    const revision = await this.store.findPolicyRevision(projectId, version);
+    const revision = await this.layers.findPolicyRevision(projectId, version);
     if (!revision || revision.tool !== tool) throw new AppError("not_found", `no revision ${version} of the policy for ${tool}`);
     return this.write(projectId, tool, parseLayer(revision.after) ?? {}, change, version);
   }
 
   async history(projectId: string, tool: string): Promise<Revision[]> {
     await this.requireProject(projectId);
-    return (await this.store.listPolicyRevisions(projectId, tool, HISTORY_LIMIT)).map(toRevision);
+    return (await this.layers.listPolicyRevisions(projectId, tool, HISTORY_LIMIT)).map(toRevision);
   }
 
   /** What a draft of the tool's own layer would have decided for its latest calls. */
   async simulate(projectId: string, tool: string, draft: PolicyOverrides, sampleSize: number): Promise<Simulation> {
     await this.requireProject(projectId);
-    const project = tool === PROJECT_DEFAULT_TOOL ? null : parseLayer((await this.store.findPolicy(projectId, PROJECT_DEFAULT_TOOL))?.overrides);
+    const project = tool === PROJECT_DEFAULT_TOOL ? null : parseLayer((await this.layers.findPolicy(projectId, PROJECT_DEFAULT_TOOL))?.overrides);
     const policy = assertValidResult(tool, project, draft);
     const [inForce, ledger] = await Promise.all([this.effective(projectId, tool), this.store.simulationLedger(projectId, tool, sampleSize)]);
     return simulateLedger(projectId, tool, policy, inForce.policy, ledger);
@@ -127,8 +128,8 @@ export class PolicyService {
   private async write(projectId: string, tool: string, overrides: PolicyOverrides, change: LayerChange, restoredFrom: number | null) {
     for (let races = 0; races < MAX_WRITE_RACES; races++) {
       const [own, project] = await Promise.all([
-        this.store.findPolicy(projectId, tool),
-        tool === PROJECT_DEFAULT_TOOL ? null : this.store.findPolicy(projectId, PROJECT_DEFAULT_TOOL),
+        this.layers.findPolicy(projectId, tool),
+        tool === PROJECT_DEFAULT_TOOL ? null : this.layers.findPolicy(projectId, PROJECT_DEFAULT_TOOL),
       ]);
       const current = own?.version ?? 0;
       if (change.expectedVersion !== undefined && change.expectedVersion !== current) throw versionConflict(tool, current);
@@ -149,7 +150,7 @@ export class PolicyService {
       });
       if (version !== null) {
         const [revision, effective] = await Promise.all([
-          this.store.findPolicyRevision(projectId, version),
+          this.layers.findPolicyRevision(projectId, version),
           this.effective(projectId, tool),
         ]);
         return { revision: toRevision(revision!), effective };

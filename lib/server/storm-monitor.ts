@@ -3,7 +3,7 @@ import type { EffectivePolicy } from "../core/policy";
 import { BASELINE_WINDOWS, QUIET_WINDOWS_TO_CLOSE, type StormState, type StormStep, stepStorm } from "../core/storm-detector";
 import { firstWholeWindow, historyBefore, lastClosedWindow, windowsToJudge } from "../core/storm-windows";
 import type { HitCount, InsightStore, StormRow, WindowCounts } from "../store/ports/insight-store";
-import type { PolicyStore } from "../store/ports/policy-store";
+import type { PolicyHistory } from "../store/ports/policy-store";
 import type { StormTransitionType } from "../telemetry/storm-telemetry";
 import { newId } from "./ids";
 import type { PolicySource } from "./policy-source";
@@ -24,7 +24,7 @@ export interface StormMonitorDeps {
   store: InsightStore;
   policies: PolicySource;
   /** The project's tools and when each was first seen. */
-  tools: Pick<PolicyStore, "listPolicies">;
+  tools: Pick<PolicyHistory, "listPolicies">;
   clock?: () => number;
   /** Told of each incident this instance opened or closed (telemetry, webhook): never awaited. */
   onTransition?: (notice: StormNotice) => void;

@@ -120,9 +120,10 @@ describe.each(PROVIDERS)("%s: the collector", (provider) => {
         }
       })();
       const gcs = [runGc(db.url), runGc(db.url)];
-      // The in-process one joins once the processes are deleting (their start-up takes a moment).
+      // The in-process one joins once the processes are deleting. Their start-up loads the whole
+      // composition root through tsx (better-auth alone takes seconds on a loaded 2-core machine).
       const remaining = () => scalar(db.url, `SELECT COUNT(*) FROM events WHERE project_id = $1 AND tool = 'old'`, [projectId]);
-      await waitFor(async () => (await remaining()) < OLD, 60_000, "the gc processes to start deleting");
+      await waitFor(async () => (await remaining()) < OLD, 90_000, "the gc processes to start deleting");
       const local = await new Collector(insights, { eventRetentionDays: 30, rollupRetentionDays: 400, batchSize: 500 }).collect();
       const [outA, outB] = await Promise.all([...gcs, writer]);
       await insights.close();
@@ -139,6 +140,6 @@ describe.each(PROVIDERS)("%s: the collector", (provider) => {
       expect(await rollupsOf("ancient")).toBe(0);
       expect(await rollupsOf("live")).toBe(300);
       expect(outA!).toMatch(/^\[idemgate gc\] purged \d+ expired records, \d+ events older than 30 d, \d+ rollups and \d+ closed storms older than 400 d in \d+ ms$/m);
-    });
+    }, 180_000);
   });
 });

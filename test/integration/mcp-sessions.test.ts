@@ -1,18 +1,18 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { McpSessions } from "../../lib/server/mcp-gateway/mcp-sessions";
 import { McpSessionRepository } from "../../lib/store/prisma/mcp-session-repository";
-import { type AppPrismaClient, openPrismaClient } from "../../lib/store/prisma/open-prisma-client";
+import { type Db, openDb } from "../../lib/store/prisma/client";
 import { PROVIDERS, type TestDatabase, createTestDatabase } from "../helpers/databases";
 
 describe.each(PROVIDERS)("%s: MCP sessions in the database", (provider) => {
   let db: TestDatabase;
-  let prisma: AppPrismaClient;
+  let prisma: Db;
   let now = Date.UTC(2026, 10, 25);
   let sessions: McpSessions;
 
   beforeAll(async () => {
     db = await createTestDatabase(provider);
-    prisma = openPrismaClient(db.url);
+    prisma = openDb({ databaseUrl: db.url });
     sessions = new McpSessions(new McpSessionRepository(prisma), () => now);
   });
   afterAll(async () => {

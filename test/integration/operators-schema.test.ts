@@ -2,6 +2,7 @@ import { getMigrations } from "better-auth/db/migration";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { authOptions } from "../../lib/auth/auth";
 import { type OperatorDb, openOperatorDb } from "../../lib/store/connection/operator-db";
+import { type Db, openDb } from "../../lib/store/prisma/client";
 import { PROVIDERS, type TestDatabase, createTestDatabase } from "../helpers/databases";
 import { rawSql } from "../helpers/operator-client";
 
@@ -13,14 +14,17 @@ import { rawSql } from "../helpers/operator-client";
 describe.each(PROVIDERS)("%s: operator storage", (provider) => {
   let db: TestDatabase;
   let operatorDb: OperatorDb;
+  let prisma: Db;
 
   beforeAll(async () => {
     db = await createTestDatabase(provider);
-    operatorDb = openOperatorDb({ databaseUrl: db.url });
+    prisma = openDb({ databaseUrl: db.url });
+    operatorDb = openOperatorDb({ databaseUrl: db.url }, prisma);
   });
 
   afterAll(async () => {
     await operatorDb?.close();
+    await prisma?.$disconnect();
     await db?.drop();
   });
 

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { OutboundAllowlistEntrySchema, OutboundAllowlistSchema } from "../../lib/contract/outbound";
 import { createOutbound } from "../../lib/server/outbound/outbound-context";
-import { openPrismaClient } from "../../lib/store/prisma/open-prisma-client";
+import { openDb } from "../../lib/store/prisma/client";
 import { PROVIDERS, type TestDatabase, createTestDatabase } from "../helpers/databases";
 import { createTestProject } from "../helpers/fixtures";
 import { OPERATOR_ENV, OperatorClient, ROOT, createOperator } from "../helpers/operator-client";
@@ -40,7 +40,8 @@ describe.each(PROVIDERS)("%s: outbound allowlist", (provider) => {
     const listed = await admin.call(OutboundAllowlistSchema, "GET", path(projectA));
     expect(listed.entries.map((e) => e.pattern)).toEqual(["127.0.0.1:4010", "api.stripe.com"]);
 
-    const outbound = createOutbound(openPrismaClient(db.url));
+    const prisma = openDb({ databaseUrl: db.url });
+    const outbound = createOutbound(prisma);
     try {
       await expect(outbound.guard.assertAllowed(projectA, "https://api.stripe.com/v1/charges")).resolves.toMatchObject({ host: "api.stripe.com" });
       await expect(outbound.guard.assertAllowed(projectB, "https://api.stripe.com/v1/charges")).rejects.toMatchObject({ reason: "not_allowlisted" });
@@ -48,7 +49,7 @@ describe.each(PROVIDERS)("%s: outbound allowlist", (provider) => {
       await admin.call(OutboundAllowlistEntrySchema, "DELETE", path(projectA, `/${added.id}`));
       await expect(outbound.guard.assertAllowed(projectA, "https://api.stripe.com/v1/charges")).rejects.toMatchObject({ reason: "not_allowlisted" });
     } finally {
-      await outbound.prisma.$disconnect();
+      await prisma.$disconnect();
     }
 
     const audit = (await admin.audit(projectA)).entries.filter((e) => e.action.startsWith("outbound_allowlist."));

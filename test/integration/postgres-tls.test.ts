@@ -10,6 +10,7 @@ import { TestClient } from "../helpers/client";
 import { expectDecision } from "../helpers/policy-fixtures";
 import { startServer } from "../helpers/server";
 import { runMigrate } from "../helpers/run-migrate";
+import { openDb } from "../../lib/store/prisma/client";
 
 const withParams = (url: string, params: string) => `${url}${url.includes("?") ? "&" : "?"}${params}`;
 
@@ -29,7 +30,8 @@ describe.skipIf(!inject("postgresTemplate"))("postgres: TLS settings in DATABASE
   it("sslmode=require reaches every pool: the hot path, operators, insights and the migration check all refuse plaintext", async () => {
     const url = withParams(db.url, "sslmode=require");
     const gate = openStore({ databaseUrl: url });
-    const operators = openOperatorDb({ databaseUrl: url });
+    const prisma = openDb({ databaseUrl: url });
+    const operators = openOperatorDb({ databaseUrl: url }, prisma);
     const insights = openInsightStore({ databaseUrl: url });
     try {
       await expect(gate.findRecordByKey("proj_x", "k")).rejects.toThrow();
@@ -37,7 +39,7 @@ describe.skipIf(!inject("postgresTemplate"))("postgres: TLS settings in DATABASE
       await expect(insights.openStorms("proj_x")).rejects.toThrow();
       await expect(ensureMigrated(parseDatabaseUrl(url))).rejects.toThrow(/SSL/i);
     } finally {
-      await Promise.allSettled([gate.close(), operators.close(), insights.close()]);
+      await Promise.allSettled([gate.close(), operators.close(), insights.close(), prisma.$disconnect()]);
     }
   });
 

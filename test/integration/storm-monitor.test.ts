@@ -6,6 +6,8 @@ import type { PolicySource } from "../../lib/server/policy-source";
 import type { InsightStore } from "../../lib/store/ports/insight-store";
 import { openInsightStore } from "../../lib/store/sql/open-insight-store";
 import { openStore } from "../../lib/store/hot/open-gate-store";
+import { type Db, openDb } from "../../lib/store/prisma/client";
+import { PolicyRepository } from "../../lib/store/prisma/policy-repository";
 import type { GateStore } from "../../lib/store/ports/gate-store";
 import { beginEvent } from "../helpers/begin-event";
 import { PROVIDERS, type TestDatabase, createTestDatabase } from "../helpers/databases";
@@ -35,6 +37,7 @@ describe.each(PROVIDERS)("%s: the storm detector over the ledger", (provider) =>
       const projectId = `proj_storm_${provider}_${windowSeconds}`;
       let db: TestDatabase;
       let gate: GateStore;
+      let prisma: Db;
       const stores: InsightStore[] = [];
       const notices: StormNotice[] = [];
       let now = 0;
@@ -43,13 +46,15 @@ describe.each(PROVIDERS)("%s: the storm detector over the ledger", (provider) =>
       beforeAll(async () => {
         db = await createTestDatabase(provider);
         gate = openStore({ databaseUrl: db.url });
+        prisma = openDb({ databaseUrl: db.url });
+        const tools = new PolicyRepository(prisma);
         await gate.createProject({ id: projectId, name: "storms", createdAt: BASE });
         await gate.discoverTool(projectId, TOOL, BASE);
         const policies: PolicySource = { forTool: async () => ({ policy: { ...DEFAULT_POLICY, storm: { ...DEFAULT_POLICY.storm, ...stormPolicy, windowSeconds } }, version: 7 }) };
         monitors = [0, 1].map(() => {
           const store = openInsightStore({ databaseUrl: db.url });
           stores.push(store);
-          return new StormMonitor({ store, policies, tools: gate, clock: () => now, onTransition: (notice) => notices.push(notice) });
+          return new StormMonitor({ store, policies, tools, clock: () => now, onTransition: (notice) => notices.push(notice) });
         });
         for (const [window, hits] of SERIES.entries()) {
           const start = BASE + window * windowMs;
@@ -66,6 +71,7 @@ describe.each(PROVIDERS)("%s: the storm detector over the ledger", (provider) =>
       afterAll(async () => {
         for (const store of stores) await store.close();
         await gate?.close();
+        await prisma?.$disconnect();
         await db?.drop();
       });
 

@@ -7,6 +7,8 @@ import { openStore } from "../../lib/store/hot/open-gate-store";
 import type { GateStore } from "../../lib/store/ports/gate-store";
 import type { InsightStore } from "../../lib/store/ports/insight-store";
 import { openInsightStore } from "../../lib/store/sql/open-insight-store";
+import { type Db, openDb } from "../../lib/store/prisma/client";
+import { PolicyRepository } from "../../lib/store/prisma/policy-repository";
 import { beginEvent } from "../helpers/begin-event";
 import { PROVIDERS, type TestDatabase, createTestDatabase } from "../helpers/databases";
 
@@ -27,6 +29,7 @@ describe.each(PROVIDERS)("%s: storms from the first minute", (provider) => {
   let db: TestDatabase;
   let gate: GateStore;
   let insights: InsightStore;
+  let prisma: Db;
   let now = 0;
   let monitor: StormMonitor;
 
@@ -34,12 +37,14 @@ describe.each(PROVIDERS)("%s: storms from the first minute", (provider) => {
     db = await createTestDatabase(provider);
     gate = openStore({ databaseUrl: db.url });
     insights = openInsightStore({ databaseUrl: db.url });
+    prisma = openDb({ databaseUrl: db.url });
     const policies: PolicySource = { forTool: async () => ({ policy: { ...DEFAULT_POLICY, storm }, version: 1 }) };
-    monitor = new StormMonitor({ store: insights, policies, tools: gate, clock: () => now });
+    monitor = new StormMonitor({ store: insights, policies, tools: new PolicyRepository(prisma), clock: () => now });
   });
 
   afterAll(async () => {
     await insights?.close();
+    await prisma?.$disconnect();
     await gate?.close();
     await db?.drop();
   });

@@ -2,7 +2,7 @@
 import type { Metadata } from "next";
 import { headers } from "next/headers";
 import { redirect } from "next/navigation";
-import { getOperators } from "@/lib/server/operator-context";
+import { services } from "@/lib/server/composition-root";
 import { SignInForm } from "./sign-in-form";
 
 export const metadata: Metadata = { title: "Sign in · Idemgate" };
@@ -11,7 +11,7 @@ export const dynamic = "force-dynamic";
 
 export default async function SignInPage() {
   const requestHeaders = await headers();
-  const operators = getOperators();
+  const operators = services().operators;
   const session = await operators.auth.api.getSession({ headers: requestHeaders });
   if (!session) {
     return (

@@ -1,11 +1,13 @@
 import { type McpHttpHandler, createMcpHandler } from "@modelcontextprotocol/server";
+import type { Db } from "../../store/prisma/client";
 import { McpSessionRepository } from "../../store/prisma/mcp-session-repository";
-import { getGate } from "../gate";
-import { getOperators } from "../operator-context";
-import { assertOutboundAllowed, outboundFetch } from "../outbound";
-import { getUpstreams } from "../upstreams/upstream-context";
+import type { GateService } from "../gate-service";
+import type { OutboundGuard } from "../outbound/outbound-fetch";
+import type { PolicyService } from "../policy-service";
+import type { ResendService } from "../resend-service";
+import type { UpstreamService } from "../upstreams/upstream-service";
 import { McpGateway } from "./mcp-gateway";
-import { mcpServerFactory } from "./mcp-server-factory";
+import { bindScope, mcpServerFactory } from "./mcp-server-factory";
 import { McpSessions } from "./mcp-sessions";
 import { UpstreamConnector } from "./upstream-connector";
 
@@ -13,25 +15,35 @@ export interface Mcp {
   gateway: McpGateway;
   sessions: McpSessions;
   handler: McpHttpHandler;
+  /**
+   * Hands the handler a request's authenticated scope. It travels with the handler because the
+   * scopes live in a module-level map: Next.js loads a module once per layer, and the services may
+   * have been built by the boot hook's copy, so the route's own import would fill another map.
+   */
+  bindScope: typeof bindScope;
 }
 
-const holder = globalThis as unknown as { __idemgateMcp?: Mcp };
+export interface McpDeps {
+  gate: GateService;
+  upstreams: UpstreamService;
+  guard: OutboundGuard;
+  policies: PolicyService;
+  resends: () => ResendService;
+  db: Db;
+}
 
-/** The process's MCP gateway (moves into lib/server/composition-root.ts once that exists). */
-export function getMcp(): Mcp {
-  if (!holder.__idemgateMcp) {
-    const upstreams = getUpstreams();
-    // Every upstream request goes through the project's outbound allowlist.
-    const fetchFor = (projectId: string) => (url: string | URL, init?: RequestInit) =>
-      outboundFetch(projectId, url, { method: init?.method, headers: init?.headers, body: init?.body as string | null | undefined, signal: init?.signal ?? undefined });
-    const checkOutbound = async (projectId: string, url: string) => void (await assertOutboundAllowed(projectId, url));
-    const gateway = new McpGateway(getGate().service, upstreams.service, new UpstreamConnector(fetchFor), checkOutbound, getGate().policies, () => getOperators().resends);
-    holder.__idemgateMcp = {
-      gateway,
-      sessions: new McpSessions(new McpSessionRepository(upstreams.prisma)),
-      // 2026-07-28 requests are served natively; 2025-era ones by the SDK's stateless fallback.
-      handler: createMcpHandler(mcpServerFactory(gateway), { legacy: "stateless" }),
-    };
-  }
-  return holder.__idemgateMcp;
+/** The MCP gateway over the gate and the upstream registry (built once, in lib/server/composition-root.ts). */
+export function buildMcp({ gate, upstreams, guard, policies, resends, db }: McpDeps): Mcp {
+  // Every upstream request goes through the project's outbound allowlist.
+  const fetchFor = (projectId: string) => (url: string | URL, init?: RequestInit) =>
+    guard.fetch(projectId, url, { method: init?.method, headers: init?.headers, body: init?.body as string | null | undefined, signal: init?.signal ?? undefined });
+  const checkOutbound = async (projectId: string, url: string) => void (await guard.assertAllowed(projectId, url));
+  const gateway = new McpGateway(gate, upstreams, new UpstreamConnector(fetchFor), checkOutbound, policies, resends);
+  return {
+    gateway,
+    sessions: new McpSessions(new McpSessionRepository(db)),
+    // 2026-07-28 requests are served natively; 2025-era ones by the SDK's stateless fallback.
+    handler: createMcpHandler(mcpServerFactory(gateway), { legacy: "stateless" }),
+    bindScope,
+  };
 }

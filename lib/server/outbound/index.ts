@@ -1,3 +1,3 @@
-export { assertOutboundAllowed, outboundFetch, getOutbound } from "./outbound-context";
+export { type Outbound, createOutbound } from "./outbound-context";
 export { OutboundRefusedError, type OutboundRefusal } from "./outbound-refused";
 export type { OutboundInit } from "./outbound-fetch";

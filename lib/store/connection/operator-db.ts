@@ -7,6 +7,8 @@ import { openSqlite } from "./sqlite-connection";
 import { PostgresOperatorStore } from "../sql/postgres/operator-store";
 import { SqliteOperatorStore } from "../sql/sqlite/operator-store";
 import type { OperatorStore } from "../ports/operator-store";
+import type { Db } from "../prisma/client";
+import { OperatorRepository } from "../prisma/operator-repository";
 
 export interface OperatorDbOptions {
   databaseUrl: string;
@@ -49,7 +51,7 @@ class UtcDateClient extends pg.Client {
   }
 }
 
-function openPostgres(url: string, max: number, timeouts?: Partial<PgTimeouts>): OperatorDb {
+function openPostgres(url: string, max: number, repository: OperatorRepository, timeouts?: Partial<PgTimeouts>): OperatorDb {
   const target = parseDatabaseUrl(url);
   if (target.provider !== "postgres") throw new Error("not a postgres url");
   const pool = new pg.Pool({
@@ -68,20 +70,20 @@ function openPostgres(url: string, max: number, timeouts?: Partial<PgTimeouts>):
   });
   pool.on("error", (error) => console.warn(`[idemgate] operator postgres connection lost: ${error.message}`));
   return {
-    store: new PostgresOperatorStore(pool),
+    store: new PostgresOperatorStore(pool, repository),
     auth: { db: new Kysely({ dialect: new PostgresDialect({ pool }) }), type: "postgres", transaction: true },
     close: () => pool.end(),
   };
 }
 
-function openSqliteDb(file: string, options: OperatorDbOptions): OperatorDb {
+function openSqliteDb(file: string, options: OperatorDbOptions, repository: OperatorRepository): OperatorDb {
   const db = openSqlite(file, {
     synchronous: options.sqliteSynchronous,
     busyTimeoutMs: options.sqliteBusyTimeoutMs,
     foreignKeys: true,
   });
   return {
-    store: new SqliteOperatorStore(db),
+    store: new SqliteOperatorStore(db, repository),
     // No better-auth transactions on SQLite: Kysely would hold the write lock across awaits while
     // the gate store's connection waits for it synchronously, stalling the event loop. Its writes
     // are single statements without them.
@@ -90,8 +92,10 @@ function openSqliteDb(file: string, options: OperatorDbOptions): OperatorDb {
   };
 }
 
-export function openOperatorDb(options: OperatorDbOptions): OperatorDb {
+/** `prisma` serves the operator store's reads and single-statement writes (OperatorRepository). */
+export function openOperatorDb(options: OperatorDbOptions, prisma: Db): OperatorDb {
   const target = parseDatabaseUrl(options.databaseUrl);
-  if (target.provider === "postgres") return openPostgres(options.databaseUrl, options.pgPoolSize ?? 4, options.pgTimeouts);
-  return openSqliteDb(target.file, options);
+  const repository = new OperatorRepository(prisma);
+  if (target.provider === "postgres") return openPostgres(options.databaseUrl, options.pgPoolSize ?? 4, repository, options.pgTimeouts);
+  return openSqliteDb(target.file, options, repository);
 }

@@ -85,6 +85,14 @@ export interface SimulationLedgerRows {
   steps: LedgerStepRow[];
 }
 
+/** The operators' reads of layers and their history (lib/store/prisma/policy-repository.ts). */
+export interface PolicyHistory {
+  listPolicies(projectId: string): Promise<PolicyRow[]>;
+  findPolicy(projectId: string, tool: string): Promise<PolicyRow | null>;
+  listPolicyRevisions(projectId: string, tool: string, limit: number): Promise<PolicyRevisionRow[]>;
+  findPolicyRevision(projectId: string, version: number): Promise<PolicyRevisionRow | null>;
+}
+
 /** Policy storage: the hot reads run on every begin (one indexed query each), the rest is operator-side. */
 export interface PolicyStore {
   /** The `*` layer and the tool's own, in one query: `tool IN ($tool, '*')`. */
@@ -94,12 +102,8 @@ export interface PolicyStore {
   /** The run's latest loop steps, newest first. */
   loopHistory(projectId: string, runId: string, limit: number): Promise<CallSignature[]>;
   projectExists(projectId: string): Promise<boolean>;
-  listPolicies(projectId: string): Promise<PolicyRow[]>;
-  findPolicy(projectId: string, tool: string): Promise<PolicyRow | null>;
   /** The new revision's version; null when the layer is no longer at `expectedVersion`. */
   writePolicy(write: PolicyWrite): Promise<number | null>;
-  listPolicyRevisions(projectId: string, tool: string, limit: number): Promise<PolicyRevisionRow[]>;
-  findPolicyRevision(projectId: string, version: number): Promise<PolicyRevisionRow | null>;
   toolTraffic(projectId: string, since: number): Promise<ToolTrafficRow[]>;
   /** The tool's latest `sampleSize` begins with the ledger around them (simulation-statements.ts). */
   simulationLedger(projectId: string, tool: string, sampleSize: number): Promise<SimulationLedgerRows>;

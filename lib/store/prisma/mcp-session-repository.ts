@@ -1,4 +1,4 @@
-import type { AppPrismaClient } from "./open-prisma-client";
+import type { Db } from "./client";
 
 export interface McpSessionRow {
   id: string;
@@ -14,7 +14,7 @@ export interface McpSessionRow {
 
 /** MCP sessions the gateway issued: a row per session, shared by every gate instance. */
 export class McpSessionRepository {
-  constructor(private readonly prisma: AppPrismaClient) {}
+  constructor(private readonly prisma: Db) {}
 
   async create(row: McpSessionRow): Promise<void> {
     await this.prisma.mcpSession.create({

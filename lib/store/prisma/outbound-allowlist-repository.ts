@@ -1,5 +1,5 @@
 import type { AuditEntryRow } from "../ports/operator-store";
-import type { AppPrismaClient } from "./open-prisma-client";
+import type { Db } from "./client";
 
 export interface OutboundAllowlistRow {
   id: string;
@@ -30,7 +30,7 @@ function auditData(audit: AuditEntryRow) {
 
 /** The allowlist with Prisma Client; each change and its audit entry commit together. */
 export class PrismaOutboundAllowlistRepository implements OutboundAllowlistRepository {
-  constructor(private readonly prisma: AppPrismaClient) {}
+  constructor(private readonly prisma: Db) {}
 
   async list(projectId: string): Promise<OutboundAllowlistRow[]> {
     const rows = await this.prisma.outboundAllowlistEntry.findMany({ where: { projectId }, orderBy: { pattern: "asc" } });

@@ -1,6 +1,6 @@
 import type { PreviewState, PreviewStatus } from "../../core/plan-preview";
 import type { AuditEntryRow } from "../ports/operator-store";
-import type { AppPrismaClient } from "./open-prisma-client";
+import type { Db } from "./client";
 
 export interface PreviewRow extends PreviewState {
   projectId: string;
@@ -15,7 +15,7 @@ export interface PreviewRow extends PreviewState {
   createdAt: number;
 }
 
-type Stored = Awaited<ReturnType<AppPrismaClient["preview"]["findFirstOrThrow"]>>;
+type Stored = Awaited<ReturnType<Db["preview"]["findFirstOrThrow"]>>;
 
 const num = (v: bigint | null): number | null => (v === null ? null : Number(v));
 
@@ -46,7 +46,7 @@ function fromStored(row: Stored): PreviewRow {
 
 /** Previews through Prisma Client (off the hot path except one token lookup per previewed begin). */
 export class PreviewRepository {
-  constructor(private readonly prisma: AppPrismaClient) {}
+  constructor(private readonly prisma: Db) {}
 
   async create(row: PreviewRow, tokenHash: string | null): Promise<void> {
     await this.prisma.preview.create({

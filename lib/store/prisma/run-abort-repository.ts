@@ -2,7 +2,7 @@ import type { KeyStrategy } from "../../core/policy";
 import type { CallRecord, RecordState } from "../../core/record";
 import type { GateEvent } from "../ports/gate-store";
 import type { AuditEntryRow } from "../ports/operator-store";
-import type { AppPrismaClient } from "./open-prisma-client";
+import type { Db } from "./client";
 
 export interface RunAbortRow {
   projectId: string;
@@ -12,11 +12,11 @@ export interface RunAbortRow {
   abortedAt: number;
 }
 
-type StoredRecord = Awaited<ReturnType<AppPrismaClient["callRecord"]["findFirstOrThrow"]>>;
+type StoredRecord = Awaited<ReturnType<Db["callRecord"]["findFirstOrThrow"]>>;
 
 /** Sagas through Prisma Client (off the hot path): a run's abort, and the records its plan reads. */
 export class RunAbortRepository {
-  constructor(private readonly prisma: AppPrismaClient) {}
+  constructor(private readonly prisma: Db) {}
 
   async find(projectId: string, runId: string): Promise<RunAbortRow | null> {
     const row = await this.prisma.runAbort.findUnique({ where: { projectId_runId: { projectId, runId } } });

@@ -1,5 +1,5 @@
 import type { AuditEntryRow } from "../ports/operator-store";
-import type { AppPrismaClient } from "./open-prisma-client";
+import type { Db } from "./client";
 
 /** A stored upstream; `secretEnc` is ciphertext and leaves this layer only towards the secret box. */
 export interface UpstreamRow {
@@ -25,7 +25,7 @@ export interface UpstreamRow {
 
 export type UpstreamChange = Partial<Pick<UpstreamRow, "url" | "command" | "args" | "headers" | "secretHeader" | "secretEnc" | "idempotencyHeader" | "maxStoredBytes">>;
 
-type Stored = Awaited<ReturnType<AppPrismaClient["upstream"]["findFirstOrThrow"]>>;
+type Stored = Awaited<ReturnType<Db["upstream"]["findFirstOrThrow"]>>;
 
 function fromStored(row: Stored): UpstreamRow {
   return {
@@ -61,7 +61,7 @@ function isUniqueViolation(error: unknown): boolean {
  * entry in the same transaction, so a change is never stored unaudited.
  */
 export class UpstreamRepository {
-  constructor(private readonly prisma: AppPrismaClient) {}
+  constructor(private readonly prisma: Db) {}
 
   async list(projectId: string): Promise<UpstreamRow[]> {
     const rows = await this.prisma.upstream.findMany({ where: { projectId }, orderBy: { name: "asc" } });

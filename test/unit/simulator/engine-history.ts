@@ -18,6 +18,8 @@ import { ensureMigrated } from "../../../lib/store/connection/migrate";
 import { openSqlite } from "../../../lib/store/connection/sqlite-connection";
 import { openStore } from "../../../lib/store/hot/open-gate-store";
 import type { GateStore } from "../../../lib/store/ports/gate-store";
+import { type Db, openDb } from "../../../lib/store/prisma/client";
+import { OperatorRepository } from "../../../lib/store/prisma/operator-repository";
 import { SqliteOperatorStore } from "../../../lib/store/sql/sqlite/operator-store";
 
 /**
@@ -53,6 +55,8 @@ const bypassGate: BypassGate = {
 
 export interface EngineHistory {
   store: GateStore;
+  /** Prisma Client on the same file, for the repositories (policy history, operator reads). */
+  db: Db;
   projectId: string;
   service: GateService;
   clock: { now: number };
@@ -65,19 +69,22 @@ export async function engineHistory(policy: ToolPolicy): Promise<EngineHistory> 
   copyFileSync(await migratedTemplate(), file);
   const store = openStore({ databaseUrl: `file:${file}`, sqliteSynchronous: "normal" });
   const operatorDb = openSqlite(file, { synchronous: "normal" });
+  const db = openDb({ databaseUrl: `file:${file}` });
   const project = await createProjectWithKey(store, "simulator");
   const clock = { now: T0 };
   const policies: PolicySource = { forTool: async (_, tool) => ({ policy: tool === TOOL ? policy : DEFAULT_POLICY, version: 1, known: true }) };
   const service = new GateService(store, policies, { clock: () => clock.now, bypass: bypassGate });
-  const records = new OperatorRecords(new SqliteOperatorStore(operatorDb), store, policies, () => clock.now);
+  const records = new OperatorRecords(new SqliteOperatorStore(operatorDb, new OperatorRepository(db)), store, policies, () => clock.now);
   return {
     store,
+    db,
     projectId: project!.projectId,
     service,
     clock,
     records,
     close: async () => {
       operatorDb.close();
+      await db.$disconnect();
       await store.close();
     },
   };

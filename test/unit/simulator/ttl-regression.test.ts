@@ -3,6 +3,7 @@ import { DEFAULT_POLICY } from "../../../lib/core/policy";
 import type { BeginInput } from "../../../lib/server/gate-service";
 import { PolicyService } from "../../../lib/server/policy-service";
 import { type EngineHistory, OTHER_TOOL, TOOL, engineHistory } from "./engine-history";
+import { PolicyRepository } from "../../../lib/store/prisma/policy-repository";
 
 /**
  * Issue #17's phantom: on `create_ticket`, a TTL edit of one second (86400 → 86401) was predicted
@@ -63,7 +64,7 @@ describe("policy simulator: the TTL edit of issue #17", () => {
       }
     }
 
-    const policies = new PolicyService(history.store, () => clock.now);
+    const policies = new PolicyService(history.store, new PolicyRepository(history.db), () => clock.now);
     const draft = await policies.simulate(projectId, TOOL, { ttlSeconds: 86_401 }, 500);
     expect(draft.actual.blocked).toBeGreaterThan(0);
     expect(draft.actual.deduped).toBeGreaterThan(100);

@@ -1,9 +1,9 @@
 // GET, POST, PUT, PATCH, DELETE /gw/{upstream}/… — agents (project API key): an HTTP upstream behind the gate; POST and PATCH need Idempotency-Key or Idemgate-Run-Id.
 import { withGatewayRoute } from "@/lib/http/with-gateway-route";
-import { getHttpGateway } from "@/lib/server/gateway/gateway-context";
+import { services } from "@/lib/server/composition-root";
 
 const forward = withGatewayRoute(({ req, principal, params }) =>
-  getHttpGateway().handle({ projectId: principal.projectId, upstream: params.upstream, path: params.path, req }),
+  services().httpGateway.handle({ projectId: principal.projectId, upstream: params.upstream, path: params.path, req }),
 );
 
 export const GET = forward;

@@ -7,11 +7,10 @@ import {
   POLICY_SQL,
   pgPolicyWriteValues,
   rowToPolicy,
-  rowToRevision,
   rowToSignature,
   rowToTraffic,
 } from "../shared/policy-statements";
-import type { PolicyRevisionRow, PolicyRow, PolicyWrite, SimulationLedgerRows, ToolTrafficRow } from "../../ports/policy-store";
+import type { PolicyRow, PolicyWrite, SimulationLedgerRows, ToolTrafficRow } from "../../ports/policy-store";
 import { readSimulationLedger } from "../shared/simulation-statements";
 import { PG_SQL, SQL } from "../shared/statements";
 import { type ApiKeyRow, type GateEvent, type GateStore, type ProjectRow, StoreUnavailableError } from "../../ports/gate-store";
@@ -144,14 +143,7 @@ export class PostgresGateStore implements GateStore {
     return (await this.rows(POLICY_SQL.projectExists, [projectId])).length === 1;
   }
 
-  async listPolicies(projectId: string): Promise<PolicyRow[]> {
-    return (await this.rows(POLICY_SQL.list, [projectId])).map(rowToPolicy);
-  }
 
-  async findPolicy(projectId: string, tool: string): Promise<PolicyRow | null> {
-    const [row] = await this.rows(POLICY_SQL.find, [projectId, tool]);
-    return row ? rowToPolicy(row) : null;
-  }
 
   async writePolicy(write: PolicyWrite): Promise<number | null> {
     for (let races = 0; ; races++) {
@@ -165,14 +157,7 @@ export class PostgresGateStore implements GateStore {
     }
   }
 
-  async listPolicyRevisions(projectId: string, tool: string, limit: number): Promise<PolicyRevisionRow[]> {
-    return (await this.rows(POLICY_SQL.revisions, [projectId, tool, limit])).map(rowToRevision);
-  }
 
-  async findPolicyRevision(projectId: string, version: number): Promise<PolicyRevisionRow | null> {
-    const [row] = await this.rows(POLICY_SQL.revision, [projectId, version]);
-    return row ? rowToRevision(row) : null;
-  }
 
   async toolTraffic(projectId: string, since: number): Promise<ToolTrafficRow[]> {
     return (await this.rows(POLICY_SQL.traffic, [projectId, since])).map(rowToTraffic);

@@ -1,6 +1,6 @@
 import type { CallSignature } from "../../../core/loop-detector";
 import { num, numOrNull, strOrNull } from "./columns";
-import type { PolicyRevisionRow, PolicyRow, PolicyWrite, ToolTrafficRow } from "../../ports/policy-store";
+import type { PolicyRow, PolicyWrite, ToolTrafficRow } from "../../ports/policy-store";
 
 /**
  * Policy SQL, written once with numbered placeholders for both providers. The two hot reads
@@ -16,10 +16,6 @@ export const POLICY_SQL = {
     ON CONFLICT (project_id, tool) DO UPDATE SET first_seen_at = excluded.first_seen_at WHERE tool_policies.first_seen_at IS NULL`,
   loopHistory: `SELECT tool, args_fingerprint FROM events WHERE project_id = $1 AND run_id = $2 AND loop_step = 1 ORDER BY id DESC LIMIT $3`,
   projectExists: `SELECT 1 AS found FROM projects WHERE id = $1`,
-  list: `SELECT ${POLICY_COLUMNS} FROM tool_policies WHERE project_id = $1 ORDER BY tool`,
-  find: `SELECT ${POLICY_COLUMNS} FROM tool_policies WHERE project_id = $1 AND tool = $2`,
-  revisions: `SELECT ${REVISION_COLUMNS} FROM policy_revisions WHERE project_id = $1 AND tool = $2 ORDER BY version DESC LIMIT $3`,
-  revision: `SELECT ${REVISION_COLUMNS} FROM policy_revisions WHERE project_id = $1 AND version = $2`,
   traffic: `SELECT tool, COUNT(*) AS calls,
       SUM(CASE WHEN decision IN ('execute', 'verify') THEN 1 ELSE 0 END) AS executions,
       SUM(CASE WHEN decision = 'replay' THEN 1 ELSE 0 END) AS replays
@@ -74,21 +70,6 @@ export function rowToPolicy(row: Row): PolicyRow {
     firstSeenAt: numOrNull(row.first_seen_at),
     updatedAt: numOrNull(row.updated_at),
     updatedBy: strOrNull(row.updated_by),
-  };
-}
-
-export function rowToRevision(row: Row): PolicyRevisionRow {
-  return {
-    id: String(row.id),
-    projectId: String(row.project_id),
-    tool: String(row.tool),
-    version: num(row.version),
-    author: String(row.author),
-    reason: String(row.reason),
-    at: num(row.at),
-    before: strOrNull(row.before),
-    after: strOrNull(row.after),
-    restoredFrom: numOrNull(row.restored_from),
   };
 }
 

@@ -6,11 +6,10 @@ import {
   POLICY_SQL,
   revisionValues,
   rowToPolicy,
-  rowToRevision,
   rowToSignature,
   rowToTraffic,
 } from "../shared/policy-statements";
-import type { PolicyRevisionRow, PolicyRow, PolicyWrite, SimulationLedgerRows, ToolTrafficRow } from "../../ports/policy-store";
+import type { PolicyRow, PolicyWrite, SimulationLedgerRows, ToolTrafficRow } from "../../ports/policy-store";
 import { readSimulationLedger } from "../shared/simulation-statements";
 import { type SqliteOpenOptions, SqliteStatements, openSqlite } from "../../connection/sqlite-connection";
 import { SqliteCheckpointer } from "./checkpointer";
@@ -157,16 +156,7 @@ export class SqliteGateStore implements GateStore {
     return this.sql.guard(() => this.sql.get(POLICY_SQL.projectExists, [projectId]) !== undefined);
   }
 
-  listPolicies(projectId: string): Promise<PolicyRow[]> {
-    return this.sql.guard(() => this.sql.all(POLICY_SQL.list, [projectId]).map(rowToPolicy));
-  }
 
-  findPolicy(projectId: string, tool: string): Promise<PolicyRow | null> {
-    return this.sql.guard(() => {
-      const row = this.sql.get(POLICY_SQL.find, [projectId, tool]);
-      return row ? rowToPolicy(row) : null;
-    });
-  }
 
   /** Check, number and write inside one transaction: SQLite's write lock serialises writers. */
   writePolicy(write: PolicyWrite): Promise<number | null> {
@@ -180,16 +170,7 @@ export class SqliteGateStore implements GateStore {
     });
   }
 
-  listPolicyRevisions(projectId: string, tool: string, limit: number): Promise<PolicyRevisionRow[]> {
-    return this.sql.guard(() => this.sql.all(POLICY_SQL.revisions, [projectId, tool, limit]).map(rowToRevision));
-  }
 
-  findPolicyRevision(projectId: string, version: number): Promise<PolicyRevisionRow | null> {
-    return this.sql.guard(() => {
-      const row = this.sql.get(POLICY_SQL.revision, [projectId, version]);
-      return row ? rowToRevision(row) : null;
-    });
-  }
 
   toolTraffic(projectId: string, since: number): Promise<ToolTrafficRow[]> {
     return this.sql.guard(() => this.sql.all(POLICY_SQL.traffic, [projectId, since]).map(rowToTraffic));

@@ -1,13 +1,13 @@
-import { EVENT_COLUMNS, EVENT_COLUMN_LIST, RECORD_COLUMNS, num, numOrNull, placeholders, strOrNull } from "../../hot/shared/columns";
-import type { AuditEntryRow, MemberRole, MemberRow, ResendRequestRow, UserRow } from "../../ports/operator-store";
+import { EVENT_COLUMNS, EVENT_COLUMN_LIST, RECORD_COLUMNS, num, placeholders, strOrNull } from "../../hot/shared/columns";
+import type { AuditEntryRow, ResendRequestRow } from "../../ports/operator-store";
 import { SQL } from "../../hot/shared/statements";
 
 /**
- * The operator store's SQL, written once with numbered placeholders for both providers (as in
- * statements.ts). Postgres folds a change and its audit entry into one statement; SQLite runs the
- * same two statements in one immediate transaction.
+ * The operator store's audited changes, written once with numbered placeholders for both providers
+ * (as in hot/shared/statements.ts). Postgres folds a change and its audit entry into one statement;
+ * SQLite runs the same two statements in one immediate transaction. Reads are Prisma Client
+ * (lib/store/prisma/operator-repository.ts).
  */
-type Row = Record<string, unknown>;
 type Column<T> = readonly [column: string, field: keyof T, pgType: string];
 
 export const RESEND_COLUMNS: readonly Column<ResendRequestRow>[] = [
@@ -55,37 +55,19 @@ export const AUDIT_COLUMNS: readonly Column<AuditEntryRow>[] = [
 const list = <T>(columns: readonly Column<T>[]) => columns.map(([c]) => `"${c}"`).join(", ");
 const RESEND_LIST = list(RESEND_COLUMNS);
 export const AUDIT_LIST = list(AUDIT_COLUMNS);
-const MEMBER_SELECT = `SELECT m.project_id, m.user_id, m.role, m.created_at, u.email, u.name FROM project_members m JOIN users u ON u.id = m.user_id`;
-const API_KEY_LIST = `id, project_id, name, prefix, hash, created_at, last_used_at, revoked_at`;
-/** Pending, or approved and not yet used: a request the same asker should be pointed back to. */
-const OPEN = `(status = 'pending' OR (status = 'approved' AND used_at IS NULL))`;
 
 export const OPERATOR_SQL = {
-  userById: `SELECT id, email, name, instance_admin FROM users WHERE id = $1`,
-  userByEmail: `SELECT id, email, name, instance_admin FROM users WHERE email = $1`,
-  countUsers: `SELECT COUNT(*) AS n FROM users`,
-  setInstanceAdmin: `UPDATE users SET instance_admin = TRUE WHERE id = $1`,
-
-  member: `${MEMBER_SELECT} WHERE m.project_id = $1 AND m.user_id = $2`,
-  members: `${MEMBER_SELECT} WHERE m.project_id = $1 ORDER BY u.email`,
-  memberships: `SELECT project_id, role FROM project_members WHERE user_id = $1 ORDER BY project_id`,
   putMember: `INSERT INTO project_members (project_id, user_id, role, created_at) VALUES ($1, $2, $3, $4) ON CONFLICT (project_id, user_id) DO UPDATE SET role = excluded.role`,
   removeMember: `DELETE FROM project_members WHERE project_id = $1 AND user_id = $2`,
 
   insertResend: `INSERT INTO resend_requests (${RESEND_LIST}) VALUES (${placeholders(RESEND_COLUMNS, 1, false)})`,
-  resendById: `SELECT ${RESEND_LIST} FROM resend_requests WHERE project_id = $1 AND id = $2`,
-  resendByToken: `SELECT ${RESEND_LIST} FROM resend_requests WHERE project_id = $1 AND token_hash = $2`,
-  openResend: `SELECT ${RESEND_LIST} FROM resend_requests WHERE project_id = $1 AND key = $2 AND args_fingerprint = $3 AND requester_id = $4 AND expires_at > $5 AND ${OPEN} ORDER BY id DESC LIMIT 1`,
-  resends: `SELECT ${RESEND_LIST} FROM resend_requests WHERE project_id = $1 AND (CAST($2 AS TEXT) IS NULL OR status = $2) AND (CAST($3 AS TEXT) IS NULL OR id < $3) ORDER BY id DESC LIMIT $4`,
   /** Params: project, id, status, decider type/id/label, note, decided at, expires at. */
   decideResend: `UPDATE resend_requests SET status = $3, decider_type = $4, decider_id = $5, decider_label = $6, note = $7, decided_at = $8, expires_at = $9 WHERE project_id = $1 AND id = $2 AND status = 'pending' AND expires_at > $8`,
   issueToken: `UPDATE resend_requests SET token_hash = $3, token_issued_to = $4, token_issued_at = $5 WHERE project_id = $1 AND id = $2 AND status = 'approved' AND token_hash IS NULL AND used_at IS NULL AND expires_at > $5`,
   consumeToken: `UPDATE resend_requests SET used_at = $3 WHERE project_id = $1 AND id = $2 AND status = 'approved' AND used_at IS NULL AND expires_at > $3`,
-  setUsedCall: `UPDATE resend_requests SET used_call_id = $3 WHERE project_id = $1 AND id = $2 AND used_call_id IS NULL`,
 
   insertAudit: `INSERT INTO audit_log (${AUDIT_LIST}) VALUES (${placeholders(AUDIT_COLUMNS, 1, false)})`,
 
-  apiKeys: `SELECT ${API_KEY_LIST} FROM api_keys WHERE project_id = $1 ORDER BY created_at DESC, id DESC`,
   insertApiKey: SQL.insertApiKey,
   revokeApiKey: `UPDATE api_keys SET revoked_at = $3 WHERE project_id = $1 AND id = $2 AND revoked_at IS NULL`,
 };
@@ -102,51 +84,7 @@ export const PG_RECORD_BY_OPERATOR = `WITH changed AS (${SQL.updateRecord} RETUR
 export const resendValues = (row: ResendRequestRow): unknown[] => RESEND_COLUMNS.map(([, field]) => row[field]);
 export const auditValues = (row: AuditEntryRow): unknown[] => AUDIT_COLUMNS.map(([, field]) => row[field]);
 
-const bool = (value: unknown): boolean => value === true || Number(value) === 1;
-
-export function rowToUser(row: Row): UserRow {
-  return { id: String(row.id), email: String(row.email), name: String(row.name), instanceAdmin: bool(row.instance_admin) };
-}
-
-export function rowToMember(row: Row): MemberRow {
-  return {
-    projectId: String(row.project_id),
-    userId: String(row.user_id),
-    role: String(row.role) as MemberRole,
-    createdAt: num(row.created_at),
-    email: String(row.email),
-    name: String(row.name),
-  };
-}
-
-export function rowToResend(row: Row): ResendRequestRow {
-  return {
-    id: String(row.id),
-    projectId: String(row.project_id),
-    callId: String(row.call_id),
-    tool: String(row.tool),
-    key: String(row.key),
-    argsFingerprint: String(row.args_fingerprint),
-    args: strOrNull(row.args),
-    reason: String(row.reason),
-    requesterType: String(row.requester_type) as ResendRequestRow["requesterType"],
-    requesterId: String(row.requester_id),
-    requesterLabel: String(row.requester_label),
-    status: String(row.status) as ResendRequestRow["status"],
-    deciderType: strOrNull(row.decider_type) as ResendRequestRow["deciderType"],
-    deciderId: strOrNull(row.decider_id),
-    deciderLabel: strOrNull(row.decider_label),
-    note: strOrNull(row.note),
-    decidedAt: numOrNull(row.decided_at),
-    expiresAt: num(row.expires_at),
-    tokenHash: strOrNull(row.token_hash),
-    tokenIssuedAt: numOrNull(row.token_issued_at),
-    tokenIssuedTo: strOrNull(row.token_issued_to),
-    usedAt: numOrNull(row.used_at),
-    usedCallId: strOrNull(row.used_call_id),
-    createdAt: num(row.created_at),
-  };
-}
+type Row = Record<string, unknown>;
 
 export function rowToAudit(row: Row): AuditEntryRow {
   return {

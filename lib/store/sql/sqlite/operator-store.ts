@@ -1,21 +1,11 @@
 import type Database from "better-sqlite3";
 import type { CallRecord } from "../../../core/record";
+import { OperatorStoreBase } from "../shared/operator-store-base";
+import type { OperatorRepository } from "../../prisma/operator-repository";
+import { eventValues, recordValues } from "../../hot/shared/columns";
+import { OPERATOR_SQL as Q, auditValues, resendValues, rowToAudit } from "../shared/operator-statements";
 import { auditListStatement } from "../shared/audit-list-statements";
-import { CallListReads } from "../shared/call-list-statements";
-import { eventValues, recordValues, rowToApiKey } from "../../hot/shared/columns";
-import { OPERATOR_SQL as Q, auditValues, resendValues, rowToAudit, rowToMember, rowToResend, rowToUser } from "../shared/operator-statements";
-import type {
-  AuditEntryRow,
-  MemberRole,
-  MemberRow,
-  OperatorStore,
-  AuditFilter,
-  Page,
-  ResendDecision,
-  ResendRequestRow,
-  ResendStatus,
-  UserRow,
-} from "../../ports/operator-store";
+import type { AuditEntryRow, AuditFilter, MemberRole, OperatorStore, Page, ResendDecision, ResendRequestRow } from "../../ports/operator-store";
 import { SqliteStatements } from "../../connection/sqlite-connection";
 import { SQL } from "../../hot/shared/statements";
 import type { ApiKeyRow, GateEvent } from "../../ports/gate-store";
@@ -27,12 +17,12 @@ type Row = Record<string, unknown>;
  * included: nothing here holds a lock across an await, which matters because better-auth shares
  * this connection and the gate store's connection waits for locks synchronously.
  */
-export class SqliteOperatorStore extends CallListReads implements OperatorStore {
+export class SqliteOperatorStore extends OperatorStoreBase implements OperatorStore {
   readonly provider = "sqlite" as const;
   private readonly sql: SqliteStatements;
 
-  constructor(db: Database.Database) {
-    super();
+  constructor(db: Database.Database, repository: OperatorRepository) {
+    super(repository);
     this.sql = new SqliteStatements(db);
   }
 
@@ -53,43 +43,6 @@ export class SqliteOperatorStore extends CallListReads implements OperatorStore 
     });
   }
 
-  findUserById(id: string): Promise<UserRow | null> {
-    return this.sql.guard(() => {
-      const row = this.sql.get(Q.userById, [id]);
-      return row ? rowToUser(row) : null;
-    });
-  }
-
-  findUserByEmail(email: string): Promise<UserRow | null> {
-    return this.sql.guard(() => {
-      const row = this.sql.get(Q.userByEmail, [email]);
-      return row ? rowToUser(row) : null;
-    });
-  }
-
-  countUsers(): Promise<number> {
-    return this.sql.guard(() => Number(this.sql.get(Q.countUsers, [])!.n));
-  }
-
-  setInstanceAdmin(userId: string): Promise<void> {
-    return this.sql.guard(() => void this.run(Q.setInstanceAdmin, [userId]));
-  }
-
-  findMember(projectId: string, userId: string): Promise<MemberRow | null> {
-    return this.sql.guard(() => {
-      const row = this.sql.get(Q.member, [projectId, userId]);
-      return row ? rowToMember(row) : null;
-    });
-  }
-
-  listMembers(projectId: string): Promise<MemberRow[]> {
-    return this.sql.guard(() => this.sql.all(Q.members, [projectId]).map(rowToMember));
-  }
-
-  listMemberships(userId: string): Promise<{ projectId: string; role: MemberRole }[]> {
-    return this.sql.guard(() => this.sql.all(Q.memberships, [userId]).map((row) => ({ projectId: String(row.project_id), role: String(row.role) as MemberRole })));
-  }
-
   async putMember(projectId: string, userId: string, role: MemberRole, at: number, audit: AuditEntryRow): Promise<void> {
     await this.audited(() => this.run(Q.putMember, [projectId, userId, role, at]), audit);
   }
@@ -100,31 +53,6 @@ export class SqliteOperatorStore extends CallListReads implements OperatorStore 
 
   async insertResendRequest(row: ResendRequestRow, audit: AuditEntryRow): Promise<void> {
     await this.audited(() => this.run(Q.insertResend, resendValues(row)), audit);
-  }
-
-  findResendRequest(projectId: string, id: string): Promise<ResendRequestRow | null> {
-    return this.sql.guard(() => {
-      const row = this.sql.get(Q.resendById, [projectId, id]);
-      return row ? rowToResend(row) : null;
-    });
-  }
-
-  findResendRequestByTokenHash(projectId: string, tokenHash: string): Promise<ResendRequestRow | null> {
-    return this.sql.guard(() => {
-      const row = this.sql.get(Q.resendByToken, [projectId, tokenHash]);
-      return row ? rowToResend(row) : null;
-    });
-  }
-
-  findOpenResendRequest(projectId: string, key: string, argsFingerprint: string, requesterId: string, now: number): Promise<ResendRequestRow | null> {
-    return this.sql.guard(() => {
-      const row = this.sql.get(Q.openResend, [projectId, key, argsFingerprint, requesterId, now]);
-      return row ? rowToResend(row) : null;
-    });
-  }
-
-  listResendRequests(projectId: string, status: ResendStatus | null, page: Page): Promise<ResendRequestRow[]> {
-    return this.sql.guard(() => this.sql.all(Q.resends, [projectId, status, page.before ?? null, page.limit]).map(rowToResend));
   }
 
   decideResendRequest(projectId: string, id: string, d: ResendDecision, audit: AuditEntryRow): Promise<boolean> {
@@ -140,21 +68,10 @@ export class SqliteOperatorStore extends CallListReads implements OperatorStore 
     return this.audited(() => this.run(Q.consumeToken, [projectId, id, at]), audit);
   }
 
-  setResendUsedCall(projectId: string, id: string, callId: string): Promise<void> {
-    return this.sql.guard(() => void this.run(Q.setUsedCall, [projectId, id, callId]));
-  }
-
-  appendAudit(entry: AuditEntryRow): Promise<void> {
-    return this.sql.guard(() => void this.run(Q.insertAudit, auditValues(entry)));
-  }
-
+  /** The filtered audit page stays SQL: its prefix match by substr is case-sensitive on both providers, unlike Prisma's startsWith (LIKE on SQLite). */
   listAudit(projectId: string, page: Page, filter?: AuditFilter): Promise<AuditEntryRow[]> {
     const { sql, values } = auditListStatement(projectId, page, filter);
     return this.sql.guard(() => this.sql.all(sql, values).map(rowToAudit));
-  }
-
-  listApiKeys(projectId: string): Promise<ApiKeyRow[]> {
-    return this.sql.guard(() => this.sql.all(Q.apiKeys, [projectId]).map(rowToApiKey));
   }
 
   async createApiKey(row: ApiKeyRow, audit: AuditEntryRow): Promise<void> {

@@ -3,11 +3,11 @@ import { CallStatusSchema } from "@/lib/contract/v1";
 import { CallIdParams } from "@/lib/http/params";
 import { withApiRoute } from "@/lib/http/with-api-route";
 import { toCallStatus } from "@/lib/http/wire";
-import { getGate } from "@/lib/server/gate";
+import { services } from "@/lib/server/composition-root";
 
 export const GET = withApiRoute({
   params: CallIdParams,
   response: CallStatusSchema,
   handler: async ({ params, principal }) =>
-    toCallStatus(await getGate().service.getRecordOrThrow(principal.projectId, params.callId)),
+    toCallStatus(await services().gate.service.getRecordOrThrow(principal.projectId, params.callId)),
 });

@@ -3,7 +3,7 @@ import { BeginRequestSchema, BeginResponseSchema } from "@/lib/contract/v1";
 import { clientInfo } from "@/lib/http/client-info";
 import { withApiRoute } from "@/lib/http/with-api-route";
 import { toBeginInput, toWireDecision } from "@/lib/http/wire";
-import { getGate } from "@/lib/server/gate";
+import { services } from "@/lib/server/composition-root";
 import { agentActor } from "@/lib/server/operator-audit";
 import { bypassAsk } from "@/lib/server/resend-bypass";
 
@@ -12,7 +12,7 @@ export const POST = withApiRoute({
   response: BeginResponseSchema,
   handler: async ({ req, body, principal }) =>
     toWireDecision(
-      await getGate().service.begin(principal.projectId, {
+      await services().gate.service.begin(principal.projectId, {
         ...toBeginInput(body),
         bypass: bypassAsk(body, agentActor(principal, clientInfo(req))),
       }),

@@ -4,11 +4,11 @@ import { clientInfo } from "@/lib/http/client-info";
 import { toPreviewInput, toWirePreview } from "@/lib/http/preview-wire";
 import { withApiRoute } from "@/lib/http/with-api-route";
 import { agentActor } from "@/lib/server/operator-audit";
-import { getPreviews } from "@/lib/server/previews/preview-context";
+import { services } from "@/lib/server/composition-root";
 
 export const POST = withApiRoute({
   body: CreatePreviewRequestSchema,
   response: PreviewSchema,
   handler: async ({ req, body, principal }) =>
-    toWirePreview(await getPreviews().create(principal.projectId, toPreviewInput(body), agentActor(principal, clientInfo(req)))),
+    toWirePreview(await services().previews.create(principal.projectId, toPreviewInput(body), agentActor(principal, clientInfo(req)))),
 });

@@ -3,10 +3,10 @@ import { PreviewSchema } from "@/lib/contract/previews";
 import { PreviewIdParams } from "@/lib/http/params";
 import { toWirePreview } from "@/lib/http/preview-wire";
 import { withApiRoute } from "@/lib/http/with-api-route";
-import { getPreviews } from "@/lib/server/previews/preview-context";
+import { services } from "@/lib/server/composition-root";
 
 export const GET = withApiRoute({
   params: PreviewIdParams,
   response: PreviewSchema,
-  handler: async ({ params, principal }) => toWirePreview(await getPreviews().read(principal.projectId, params.previewId)),
+  handler: async ({ params, principal }) => toWirePreview(await services().previews.read(principal.projectId, params.previewId)),
 });

@@ -5,14 +5,14 @@ import { RequestIdParams } from "@/lib/http/operator-params";
 import { toWireResend } from "@/lib/http/operator-wire";
 import { withApiRoute } from "@/lib/http/with-api-route";
 import { agentActor } from "@/lib/server/operator-audit";
-import { getOperators } from "@/lib/server/operator-context";
+import { services } from "@/lib/server/composition-root";
 
 export const GET = withApiRoute({
   params: RequestIdParams,
   response: ResendRequestSchema,
   handler: async ({ req, params, principal }) => {
     const actor = agentActor(principal, clientInfo(req));
-    const { row, token } = await getOperators().resends.readByAgent(principal.projectId, params.requestId, principal.apiKeyId, actor);
+    const { row, token } = await services().operators.resends.readByAgent(principal.projectId, params.requestId, principal.apiKeyId, actor);
     return toWireResend(row, Date.now(), token);
   },
 });

@@ -3,7 +3,7 @@ import { CallStatusSchema, CompleteRequestSchema } from "@/lib/contract/v1";
 import { CallIdParams } from "@/lib/http/params";
 import { withApiRoute } from "@/lib/http/with-api-route";
 import { toCallStatus, toCompleteOutcome } from "@/lib/http/wire";
-import { getGate } from "@/lib/server/gate";
+import { services } from "@/lib/server/composition-root";
 
 export const POST = withApiRoute({
   params: CallIdParams,
@@ -11,7 +11,7 @@ export const POST = withApiRoute({
   response: CallStatusSchema,
   handler: async ({ body, params, principal }) =>
     toCallStatus(
-      await getGate().service.complete(
+      await services().gate.service.complete(
         principal.projectId,
         params.callId,
         body.leaseToken ?? null,

@@ -3,12 +3,12 @@ import { HeartbeatRequestSchema, HeartbeatResponseSchema } from "@/lib/contract/
 import { CallIdParams } from "@/lib/http/params";
 import { withApiRoute } from "@/lib/http/with-api-route";
 import { toHeartbeatResponse } from "@/lib/http/wire";
-import { getGate } from "@/lib/server/gate";
+import { services } from "@/lib/server/composition-root";
 
 export const POST = withApiRoute({
   params: CallIdParams,
   body: HeartbeatRequestSchema,
   response: HeartbeatResponseSchema,
   handler: async ({ body, params, principal }) =>
-    toHeartbeatResponse(await getGate().service.heartbeat(principal.projectId, params.callId, body.leaseToken, body.extendSeconds)),
+    toHeartbeatResponse(await services().gate.service.heartbeat(principal.projectId, params.callId, body.leaseToken, body.extendSeconds)),
 });

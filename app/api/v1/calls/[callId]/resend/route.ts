@@ -5,7 +5,7 @@ import { toWireResend } from "@/lib/http/operator-wire";
 import { CallIdParams } from "@/lib/http/params";
 import { withApiRoute } from "@/lib/http/with-api-route";
 import { agentActor } from "@/lib/server/operator-audit";
-import { getOperators } from "@/lib/server/operator-context";
+import { services } from "@/lib/server/composition-root";
 
 export const POST = withApiRoute({
   params: CallIdParams,
@@ -13,6 +13,6 @@ export const POST = withApiRoute({
   response: ResendRequestSchema,
   handler: async ({ req, params, body, principal }) => {
     const actor = agentActor(principal, clientInfo(req));
-    return toWireResend(await getOperators().resends.requestForCall(principal.projectId, params.callId, body.reason, actor), Date.now());
+    return toWireResend(await services().operators.resends.requestForCall(principal.projectId, params.callId, body.reason, actor), Date.now());
   },
 });

@@ -5,7 +5,7 @@ import { RunIdParams } from "@/lib/http/params";
 import { toRunCompensation } from "@/lib/http/saga-wire";
 import { withApiRoute } from "@/lib/http/with-api-route";
 import { agentActor } from "@/lib/server/operator-audit";
-import { getSagas } from "@/lib/server/sagas/saga-context";
+import { services } from "@/lib/server/composition-root";
 
 export const POST = withApiRoute({
   params: RunIdParams,
@@ -13,6 +13,6 @@ export const POST = withApiRoute({
   response: RunCompensationSchema,
   handler: async ({ req, params, body, principal }) =>
     toRunCompensation(
-      await getSagas().abort(principal.projectId, params.runId, body.reason, { by: "agent", actor: agentActor(principal, clientInfo(req)) }),
+      await services().sagas.abort(principal.projectId, params.runId, body.reason, { by: "agent", actor: agentActor(principal, clientInfo(req)) }),
     ),
 });

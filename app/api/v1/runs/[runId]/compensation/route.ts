@@ -3,10 +3,10 @@ import { RunCompensationSchema } from "@/lib/contract/sagas";
 import { RunIdParams } from "@/lib/http/params";
 import { toRunCompensation } from "@/lib/http/saga-wire";
 import { withApiRoute } from "@/lib/http/with-api-route";
-import { getSagas } from "@/lib/server/sagas/saga-context";
+import { services } from "@/lib/server/composition-root";
 
 export const GET = withApiRoute({
   params: RunIdParams,
   response: RunCompensationSchema,
-  handler: async ({ params, principal }) => toRunCompensation(await getSagas().get(principal.projectId, params.runId)),
+  handler: async ({ params, principal }) => toRunCompensation(await services().sagas.get(principal.projectId, params.runId)),
 });

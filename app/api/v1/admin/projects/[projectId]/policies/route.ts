@@ -3,11 +3,11 @@ import { PolicyListResponseSchema } from "@/lib/contract/admin-policies";
 import { ProjectParams } from "@/lib/http/params";
 import { toWireToolList } from "@/lib/http/policy-wire";
 import { withApiRoute } from "@/lib/http/with-api-route";
-import { getGate } from "@/lib/server/gate";
+import { services } from "@/lib/server/composition-root";
 
 export const GET = withApiRoute({
   auth: "admin",
   params: ProjectParams,
   response: PolicyListResponseSchema,
-  handler: async ({ params }) => toWireToolList(params.projectId, await getGate().policies.list(params.projectId)),
+  handler: async ({ params }) => toWireToolList(params.projectId, await services().gate.policies.list(params.projectId)),
 });

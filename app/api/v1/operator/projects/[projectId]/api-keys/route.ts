@@ -3,13 +3,13 @@ import { ApiKeyListSchema, CreateApiKeySchema, CreatedApiKeySchema } from "@/lib
 import { toWireApiKey } from "@/lib/http/operator-wire";
 import { ProjectParams } from "@/lib/http/params";
 import { withOperatorRoute } from "@/lib/http/with-operator-route";
-import { getOperators } from "@/lib/server/operator-context";
+import { services } from "@/lib/server/composition-root";
 
 export const GET = withOperatorRoute({
   role: "admin",
   params: ProjectParams,
   response: ApiKeyListSchema,
-  handler: async ({ params }) => ({ keys: (await getOperators().apiKeys.list(params.projectId)).map(toWireApiKey) }),
+  handler: async ({ params }) => ({ keys: (await services().operators.apiKeys.list(params.projectId)).map(toWireApiKey) }),
 });
 
 export const POST = withOperatorRoute({
@@ -18,7 +18,7 @@ export const POST = withOperatorRoute({
   body: CreateApiKeySchema,
   response: CreatedApiKeySchema,
   handler: async ({ params, body, operator }) => {
-    const { key, row } = await getOperators().apiKeys.create(params.projectId, body.name, operator.actor);
+    const { key, row } = await services().operators.apiKeys.create(params.projectId, body.name, operator.actor);
     return { ...toWireApiKey(row), key };
   },
 });

@@ -5,7 +5,7 @@ import { toWireAudit } from "@/lib/http/operator-wire";
 import { ProjectParams } from "@/lib/http/params";
 import { withOperatorRoute } from "@/lib/http/with-operator-route";
 import { apiKeyNames } from "@/lib/server/api-key-names";
-import { getOperators } from "@/lib/server/operator-context";
+import { services } from "@/lib/server/composition-root";
 
 export const GET = withOperatorRoute({
   role: "viewer",
@@ -13,7 +13,7 @@ export const GET = withOperatorRoute({
   query: AuditQuerySchema,
   response: AuditListSchema,
   handler: async ({ params, query }) => {
-    const { store } = getOperators();
+    const { store } = services().operators;
     const [entries, keyNames] = await Promise.all([
       store.listAudit(params.projectId, { limit: query.limit, before: query.before }, auditFilter(query)),
       apiKeyNames(store, params.projectId),

@@ -3,7 +3,7 @@ import { CallListQuerySchema, CallListSchema } from "@/lib/contract/calls";
 import { toCallSummary } from "@/lib/http/call-list-wire";
 import { ProjectParams } from "@/lib/http/params";
 import { withOperatorRoute } from "@/lib/http/with-operator-route";
-import { getCallExplorer } from "@/lib/server/call-explorer-context";
+import { services } from "@/lib/server/composition-root";
 
 export const GET = withOperatorRoute({
   role: "viewer",
@@ -11,7 +11,7 @@ export const GET = withOperatorRoute({
   query: CallListQuerySchema,
   response: CallListSchema,
   handler: async ({ params, query }) => {
-    const page = await getCallExplorer().listCalls(params.projectId, query);
+    const page = await services().operators.explorer.listCalls(params.projectId, query);
     return { calls: page.items.map(toCallSummary), nextCursor: page.nextCursor };
   },
 });

@@ -3,13 +3,13 @@ import { AddMemberSchema, MemberListSchema, MemberSchema } from "@/lib/contract/
 import { toWireMember } from "@/lib/http/operator-wire";
 import { ProjectParams } from "@/lib/http/params";
 import { withOperatorRoute } from "@/lib/http/with-operator-route";
-import { getOperators } from "@/lib/server/operator-context";
+import { services } from "@/lib/server/composition-root";
 
 export const GET = withOperatorRoute({
   role: "admin",
   params: ProjectParams,
   response: MemberListSchema,
-  handler: async ({ params }) => ({ members: (await getOperators().members.list(params.projectId)).map(toWireMember) }),
+  handler: async ({ params }) => ({ members: (await services().operators.members.list(params.projectId)).map(toWireMember) }),
 });
 
 export const POST = withOperatorRoute({
@@ -17,5 +17,5 @@ export const POST = withOperatorRoute({
   params: ProjectParams,
   body: AddMemberSchema,
   response: MemberSchema,
-  handler: async ({ params, body, operator }) => toWireMember(await getOperators().members.add(params.projectId, body, operator.actor)),
+  handler: async ({ params, body, operator }) => toWireMember(await services().operators.members.add(params.projectId, body, operator.actor)),
 });

@@ -3,13 +3,13 @@ import { AddOutboundAllowlistEntrySchema, OutboundAllowlistEntrySchema, Outbound
 import { toWireAllowlistEntry } from "@/lib/http/outbound-wire";
 import { ProjectParams } from "@/lib/http/params";
 import { withOperatorRoute } from "@/lib/http/with-operator-route";
-import { getOutbound } from "@/lib/server/outbound";
+import { services } from "@/lib/server/composition-root";
 
 export const GET = withOperatorRoute({
   role: "admin",
   params: ProjectParams,
   response: OutboundAllowlistSchema,
-  handler: async ({ params }) => ({ entries: (await getOutbound().allowlist.list(params.projectId)).map(toWireAllowlistEntry) }),
+  handler: async ({ params }) => ({ entries: (await services().outbound.allowlist.list(params.projectId)).map(toWireAllowlistEntry) }),
 });
 
 export const POST = withOperatorRoute({
@@ -17,5 +17,5 @@ export const POST = withOperatorRoute({
   params: ProjectParams,
   body: AddOutboundAllowlistEntrySchema,
   response: OutboundAllowlistEntrySchema,
-  handler: async ({ params, body, operator }) => toWireAllowlistEntry(await getOutbound().allowlist.add(params.projectId, body, operator.actor)),
+  handler: async ({ params, body, operator }) => toWireAllowlistEntry(await services().outbound.allowlist.add(params.projectId, body, operator.actor)),
 });

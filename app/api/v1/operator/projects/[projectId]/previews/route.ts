@@ -3,7 +3,7 @@ import { PreviewListQuerySchema, PreviewListSchema } from "@/lib/contract/previe
 import { ProjectParams } from "@/lib/http/params";
 import { toOperatorPreview } from "@/lib/http/preview-wire";
 import { withOperatorRoute } from "@/lib/http/with-operator-route";
-import { getPreviews } from "@/lib/server/previews/preview-context";
+import { services } from "@/lib/server/composition-root";
 
 export const GET = withOperatorRoute({
   role: "viewer",
@@ -11,6 +11,6 @@ export const GET = withOperatorRoute({
   query: PreviewListQuerySchema,
   response: PreviewListSchema,
   handler: async ({ params, query }) => ({
-    previews: (await getPreviews().list(params.projectId, query.status, query.limit)).map(toOperatorPreview),
+    previews: (await services().previews.list(params.projectId, query.status, query.limit)).map(toOperatorPreview),
   }),
 });

@@ -4,7 +4,7 @@ import { toOperatorResend } from "@/lib/http/operator-wire";
 import { ProjectParams } from "@/lib/http/params";
 import { withOperatorRoute } from "@/lib/http/with-operator-route";
 import { apiKeyNames } from "@/lib/server/api-key-names";
-import { getOperators } from "@/lib/server/operator-context";
+import { services } from "@/lib/server/composition-root";
 
 export const GET = withOperatorRoute({
   role: "viewer",
@@ -12,7 +12,7 @@ export const GET = withOperatorRoute({
   query: ResendListQuerySchema,
   response: ResendListSchema,
   handler: async ({ params, query }) => {
-    const operators = getOperators();
+    const operators = services().operators;
     const [rows, keyNames] = await Promise.all([
       operators.resends.list(params.projectId, query.status ?? null, { limit: query.limit, before: query.before }),
       apiKeyNames(operators.store, params.projectId),
@@ -28,5 +28,5 @@ export const POST = withOperatorRoute({
   body: OperatorCreateResendSchema,
   response: OperatorResendRequestSchema,
   handler: async ({ params, body, operator }) =>
-    toOperatorResend(await getOperators().resends.requestForCall(params.projectId, body.callId, body.reason, operator.actor), Date.now()),
+    toOperatorResend(await services().operators.resends.requestForCall(params.projectId, body.callId, body.reason, operator.actor), Date.now()),
 });

@@ -3,7 +3,7 @@ import { RunListQuerySchema, RunListSchema } from "@/lib/contract/calls";
 import { toRunSummary } from "@/lib/http/call-list-wire";
 import { ProjectParams } from "@/lib/http/params";
 import { withOperatorRoute } from "@/lib/http/with-operator-route";
-import { getCallExplorer } from "@/lib/server/call-explorer-context";
+import { services } from "@/lib/server/composition-root";
 
 export const GET = withOperatorRoute({
   role: "viewer",
@@ -11,7 +11,7 @@ export const GET = withOperatorRoute({
   query: RunListQuerySchema,
   response: RunListSchema,
   handler: async ({ params, query }) => {
-    const page = await getCallExplorer().listRuns(params.projectId, query);
+    const page = await services().operators.explorer.listRuns(params.projectId, query);
     return { runs: page.items.map(toRunSummary), nextCursor: page.nextCursor };
   },
 });

@@ -3,13 +3,13 @@ import { CreateUpstreamSchema, UpstreamListSchema, UpstreamSchema } from "@/lib/
 import { ProjectParams } from "@/lib/http/params";
 import { toWireUpstream } from "@/lib/http/upstream-wire";
 import { withOperatorRoute } from "@/lib/http/with-operator-route";
-import { getUpstreams } from "@/lib/server/upstreams/upstream-context";
+import { services } from "@/lib/server/composition-root";
 
 export const GET = withOperatorRoute({
   role: "admin",
   params: ProjectParams,
   response: UpstreamListSchema,
-  handler: async ({ params }) => ({ upstreams: (await getUpstreams().service.list(params.projectId)).map(toWireUpstream) }),
+  handler: async ({ params }) => ({ upstreams: (await services().upstreams.service.list(params.projectId)).map(toWireUpstream) }),
 });
 
 export const POST = withOperatorRoute({
@@ -17,5 +17,5 @@ export const POST = withOperatorRoute({
   params: ProjectParams,
   body: CreateUpstreamSchema,
   response: UpstreamSchema,
-  handler: async ({ params, body, operator }) => toWireUpstream(await getUpstreams().service.create(params.projectId, body, operator.actor)),
+  handler: async ({ params, body, operator }) => toWireUpstream(await services().upstreams.service.create(params.projectId, body, operator.actor)),
 });

@@ -4,15 +4,14 @@ import { clientInfo } from "@/lib/http/client-info";
 import { ProjectToolParams } from "@/lib/http/params";
 import { toWireRevision } from "@/lib/http/policy-wire";
 import { withApiRoute } from "@/lib/http/with-api-route";
-import { getGate } from "@/lib/server/gate";
-import { getOperators } from "@/lib/server/operator-context";
+import { services } from "@/lib/server/composition-root";
 import { auditPolicyChange, policyActor } from "@/lib/server/policy-audit";
 
 export const GET = withApiRoute({
   auth: "admin",
   params: ProjectToolParams,
   response: EffectivePolicyResponseSchema,
-  handler: async ({ params }) => getGate().policies.effective(params.projectId, params.tool),
+  handler: async ({ params }) => services().gate.policies.effective(params.projectId, params.tool),
 });
 
 export const PUT = withApiRoute({
@@ -24,8 +23,8 @@ export const PUT = withApiRoute({
     const { policy, ...change } = body;
     // A signed-in admin is the author, whatever the body says; the token's caller names one.
     const author = principal.operator?.email ?? change.author;
-    const result = await getGate().policies.update(params.projectId, params.tool, policy, { ...change, author });
-    await auditPolicyChange(getOperators().store, policyActor(principal.operator, clientInfo(req)), params.projectId, result.revision);
+    const result = await services().gate.policies.update(params.projectId, params.tool, policy, { ...change, author });
+    await auditPolicyChange(services().operators.store, policyActor(principal.operator, clientInfo(req)), params.projectId, result.revision);
     return { revision: toWireRevision(result.revision), effective: result.effective };
   },
 });

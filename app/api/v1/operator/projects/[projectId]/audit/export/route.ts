@@ -7,7 +7,7 @@ import { toWireAudit } from "@/lib/http/operator-wire";
 import { ProjectParams } from "@/lib/http/params";
 import { withOperatorRoute } from "@/lib/http/with-operator-route";
 import { apiKeyNames } from "@/lib/server/api-key-names";
-import { getOperators } from "@/lib/server/operator-context";
+import { services } from "@/lib/server/composition-root";
 
 const PAGE = 500;
 type Entry = ReturnType<typeof toWireAudit>;
@@ -18,7 +18,7 @@ export const GET = withOperatorRoute({
   query: AuditExportQuerySchema,
   response: z.string().describe("text/csv"),
   handler: async ({ params, query }) => {
-    const { store } = getOperators();
+    const { store } = services().operators;
     const keyNames = await apiKeyNames(store, params.projectId);
     const filter = auditFilter(query);
     return csvResponse<Entry>({

@@ -3,11 +3,11 @@ import { CallStatusSchema } from "@/lib/contract/v1";
 import { ProjectCallParams } from "@/lib/http/operator-params";
 import { withOperatorRoute } from "@/lib/http/with-operator-route";
 import { toCallStatus } from "@/lib/http/wire";
-import { getOperators } from "@/lib/server/operator-context";
+import { services } from "@/lib/server/composition-root";
 
 export const GET = withOperatorRoute({
   role: "viewer",
   params: ProjectCallParams,
   response: CallStatusSchema,
-  handler: async ({ params }) => toCallStatus(await getOperators().records.get(params.projectId, params.callId)),
+  handler: async ({ params }) => toCallStatus(await services().operators.records.get(params.projectId, params.callId)),
 });

@@ -5,7 +5,7 @@ import { toCallSummary } from "@/lib/http/call-list-wire";
 import { csvResponse } from "@/lib/http/csv-response";
 import { ProjectParams } from "@/lib/http/params";
 import { withOperatorRoute } from "@/lib/http/with-operator-route";
-import { getCallExplorer } from "@/lib/server/call-explorer-context";
+import { services } from "@/lib/server/composition-root";
 
 export const GET = withOperatorRoute({
   role: "viewer",
@@ -34,7 +34,7 @@ export const GET = withOperatorRoute({
       ],
       // The list's own cursor pages, at the largest page size, until the last one.
       next: async (cursor) => {
-        const page = await getCallExplorer().listCalls(params.projectId, { ...query, limit: 200, cursor: cursor ?? query.cursor });
+        const page = await services().operators.explorer.listCalls(params.projectId, { ...query, limit: 200, cursor: cursor ?? query.cursor });
         return { rows: page.items.map(toCallSummary), cursor: page.nextCursor };
       },
     }),

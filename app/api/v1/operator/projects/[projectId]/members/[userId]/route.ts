@@ -3,7 +3,7 @@ import { MemberSchema, SetRoleSchema } from "@/lib/contract/operator";
 import { ProjectUserParams } from "@/lib/http/operator-params";
 import { toWireMember } from "@/lib/http/operator-wire";
 import { withOperatorRoute } from "@/lib/http/with-operator-route";
-import { getOperators } from "@/lib/server/operator-context";
+import { services } from "@/lib/server/composition-root";
 
 export const PUT = withOperatorRoute({
   role: "admin",
@@ -11,12 +11,12 @@ export const PUT = withOperatorRoute({
   body: SetRoleSchema,
   response: MemberSchema,
   handler: async ({ params, body, operator }) =>
-    toWireMember(await getOperators().members.setRole(params.projectId, params.userId, body.role, operator.actor)),
+    toWireMember(await services().operators.members.setRole(params.projectId, params.userId, body.role, operator.actor)),
 });
 
 export const DELETE = withOperatorRoute({
   role: "admin",
   params: ProjectUserParams,
   response: MemberSchema,
-  handler: async ({ params, operator }) => toWireMember(await getOperators().members.remove(params.projectId, params.userId, operator.actor)),
+  handler: async ({ params, operator }) => toWireMember(await services().operators.members.remove(params.projectId, params.userId, operator.actor)),
 });

@@ -2,11 +2,11 @@
 import { OutboundAllowlistEntrySchema, OutboundEntryParams } from "@/lib/contract/outbound";
 import { toWireAllowlistEntry } from "@/lib/http/outbound-wire";
 import { withOperatorRoute } from "@/lib/http/with-operator-route";
-import { getOutbound } from "@/lib/server/outbound";
+import { services } from "@/lib/server/composition-root";
 
 export const DELETE = withOperatorRoute({
   role: "admin",
   params: OutboundEntryParams,
   response: OutboundAllowlistEntrySchema,
-  handler: async ({ params, operator }) => toWireAllowlistEntry(await getOutbound().allowlist.remove(params.projectId, params.entryId, operator.actor)),
+  handler: async ({ params, operator }) => toWireAllowlistEntry(await services().outbound.allowlist.remove(params.projectId, params.entryId, operator.actor)),
 });

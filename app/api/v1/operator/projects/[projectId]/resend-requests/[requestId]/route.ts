@@ -4,14 +4,14 @@ import { ProjectRequestParams } from "@/lib/http/operator-params";
 import { toOperatorResend } from "@/lib/http/operator-wire";
 import { withOperatorRoute } from "@/lib/http/with-operator-route";
 import { apiKeyNames } from "@/lib/server/api-key-names";
-import { getOperators } from "@/lib/server/operator-context";
+import { services } from "@/lib/server/composition-root";
 
 export const GET = withOperatorRoute({
   role: "viewer",
   params: ProjectRequestParams,
   response: OperatorResendRequestSchema,
   handler: async ({ params }) => {
-    const operators = getOperators();
+    const operators = services().operators;
     const [row, keyNames] = await Promise.all([operators.resends.getOrThrow(params.projectId, params.requestId), apiKeyNames(operators.store, params.projectId)]);
     return toOperatorResend(row, Date.now(), keyNames);
   },

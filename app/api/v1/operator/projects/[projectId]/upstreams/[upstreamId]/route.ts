@@ -3,13 +3,13 @@ import { UpdateUpstreamSchema, UpstreamSchema } from "@/lib/contract/upstreams";
 import { UpstreamParams } from "@/lib/http/params";
 import { toWireUpstream } from "@/lib/http/upstream-wire";
 import { withOperatorRoute } from "@/lib/http/with-operator-route";
-import { getUpstreams } from "@/lib/server/upstreams/upstream-context";
+import { services } from "@/lib/server/composition-root";
 
 export const GET = withOperatorRoute({
   role: "admin",
   params: UpstreamParams,
   response: UpstreamSchema,
-  handler: async ({ params }) => toWireUpstream(await getUpstreams().service.get(params.projectId, params.upstreamId)),
+  handler: async ({ params }) => toWireUpstream(await services().upstreams.service.get(params.projectId, params.upstreamId)),
 });
 
 export const PATCH = withOperatorRoute({
@@ -17,12 +17,12 @@ export const PATCH = withOperatorRoute({
   params: UpstreamParams,
   body: UpdateUpstreamSchema,
   response: UpstreamSchema,
-  handler: async ({ params, body, operator }) => toWireUpstream(await getUpstreams().service.update(params.projectId, params.upstreamId, body, operator.actor)),
+  handler: async ({ params, body, operator }) => toWireUpstream(await services().upstreams.service.update(params.projectId, params.upstreamId, body, operator.actor)),
 });
 
 export const DELETE = withOperatorRoute({
   role: "admin",
   params: UpstreamParams,
   response: UpstreamSchema,
-  handler: async ({ params, operator }) => toWireUpstream(await getUpstreams().service.delete(params.projectId, params.upstreamId, operator.actor)),
+  handler: async ({ params, operator }) => toWireUpstream(await services().upstreams.service.delete(params.projectId, params.upstreamId, operator.actor)),
 });

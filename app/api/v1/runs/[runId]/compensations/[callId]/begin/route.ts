@@ -4,12 +4,12 @@ import { BeginResponseSchema } from "@/lib/contract/v1";
 import { RunCallParams } from "@/lib/http/params";
 import { withApiRoute } from "@/lib/http/with-api-route";
 import { toWireDecision } from "@/lib/http/wire";
-import { getSagas } from "@/lib/server/sagas/saga-context";
+import { services } from "@/lib/server/composition-root";
 
 export const POST = withApiRoute({
   params: RunCallParams,
   body: CompensationBeginRequestSchema,
   response: BeginResponseSchema,
   handler: async ({ params, body, principal }) =>
-    toWireDecision(await getSagas().beginCompensation(principal.projectId, params.runId, params.callId, body.waitMs)),
+    toWireDecision(await services().sagas.beginCompensation(principal.projectId, params.runId, params.callId, body.waitMs)),
 });

@@ -3,7 +3,7 @@ import { PolicyHistoryResponseSchema } from "@/lib/contract/admin-policies";
 import { ProjectToolParams } from "@/lib/http/params";
 import { toWireRevision } from "@/lib/http/policy-wire";
 import { withApiRoute } from "@/lib/http/with-api-route";
-import { getGate } from "@/lib/server/gate";
+import { services } from "@/lib/server/composition-root";
 
 export const GET = withApiRoute({
   auth: "admin",
@@ -11,6 +11,6 @@ export const GET = withApiRoute({
   response: PolicyHistoryResponseSchema,
   handler: async ({ params }) => ({
     tool: params.tool,
-    revisions: (await getGate().policies.history(params.projectId, params.tool)).map(toWireRevision),
+    revisions: (await services().gate.policies.history(params.projectId, params.tool)).map(toWireRevision),
   }),
 });

@@ -3,7 +3,7 @@ import { SimulateRequestSchema, SimulateResponseSchema } from "@/lib/contract/ad
 import { ProjectToolParams } from "@/lib/http/params";
 import { toWireSimulation } from "@/lib/http/policy-wire";
 import { withApiRoute } from "@/lib/http/with-api-route";
-import { getGate } from "@/lib/server/gate";
+import { services } from "@/lib/server/composition-root";
 
 export const POST = withApiRoute({
   auth: "admin",
@@ -11,5 +11,5 @@ export const POST = withApiRoute({
   body: SimulateRequestSchema,
   response: SimulateResponseSchema,
   handler: async ({ params, body }) =>
-    toWireSimulation(await getGate().policies.simulate(params.projectId, params.tool, body.policy, body.sampleSize)),
+    toWireSimulation(await services().gate.policies.simulate(params.projectId, params.tool, body.policy, body.sampleSize)),
 });

@@ -3,11 +3,11 @@ import { ApiKeySchema } from "@/lib/contract/operator";
 import { ProjectKeyParams } from "@/lib/http/operator-params";
 import { toWireApiKey } from "@/lib/http/operator-wire";
 import { withOperatorRoute } from "@/lib/http/with-operator-route";
-import { getOperators } from "@/lib/server/operator-context";
+import { services } from "@/lib/server/composition-root";
 
 export const POST = withOperatorRoute({
   role: "admin",
   params: ProjectKeyParams,
   response: ApiKeySchema,
-  handler: async ({ params, operator }) => toWireApiKey(await getOperators().apiKeys.revoke(params.projectId, params.keyId, operator.actor)),
+  handler: async ({ params, operator }) => toWireApiKey(await services().operators.apiKeys.revoke(params.projectId, params.keyId, operator.actor)),
 });

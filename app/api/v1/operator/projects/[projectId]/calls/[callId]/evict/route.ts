@@ -4,7 +4,7 @@ import { CallStatusSchema } from "@/lib/contract/v1";
 import { ProjectCallParams } from "@/lib/http/operator-params";
 import { withOperatorRoute } from "@/lib/http/with-operator-route";
 import { toCallStatus } from "@/lib/http/wire";
-import { getOperators } from "@/lib/server/operator-context";
+import { services } from "@/lib/server/composition-root";
 
 export const POST = withOperatorRoute({
   role: "operator",
@@ -12,5 +12,5 @@ export const POST = withOperatorRoute({
   body: EvictSchema,
   response: CallStatusSchema,
   handler: async ({ params, body, operator }) =>
-    toCallStatus(await getOperators().records.evict(params.projectId, params.callId, body.reason, operator.actor)),
+    toCallStatus(await services().operators.records.evict(params.projectId, params.callId, body.reason, operator.actor)),
 });

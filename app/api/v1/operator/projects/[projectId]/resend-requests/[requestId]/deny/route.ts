@@ -3,7 +3,7 @@ import { DenySchema, OperatorResendRequestSchema } from "@/lib/contract/operator
 import { ProjectRequestParams } from "@/lib/http/operator-params";
 import { toOperatorResend } from "@/lib/http/operator-wire";
 import { withOperatorRoute } from "@/lib/http/with-operator-route";
-import { getOperators } from "@/lib/server/operator-context";
+import { services } from "@/lib/server/composition-root";
 
 export const POST = withOperatorRoute({
   role: "operator",
@@ -11,7 +11,7 @@ export const POST = withOperatorRoute({
   body: DenySchema,
   response: OperatorResendRequestSchema,
   handler: async ({ params, body, operator }) => {
-    const decided = await getOperators().resends.decide(params.projectId, params.requestId, "denied", { note: body.note }, operator.actor);
+    const decided = await services().operators.resends.decide(params.projectId, params.requestId, "denied", { note: body.note }, operator.actor);
     return toOperatorResend(decided, Date.now());
   },
 });

@@ -3,7 +3,7 @@ import { AbortRunRequestSchema, RunCompensationSchema } from "@/lib/contract/sag
 import { ProjectRunParams } from "@/lib/http/call-list-params";
 import { toRunCompensation } from "@/lib/http/saga-wire";
 import { withOperatorRoute } from "@/lib/http/with-operator-route";
-import { getSagas } from "@/lib/server/sagas/saga-context";
+import { services } from "@/lib/server/composition-root";
 
 export const POST = withOperatorRoute({
   role: "operator",
@@ -11,5 +11,5 @@ export const POST = withOperatorRoute({
   body: AbortRunRequestSchema,
   response: RunCompensationSchema,
   handler: async ({ params, body, operator }) =>
-    toRunCompensation(await getSagas().abort(params.projectId, params.runId, body.reason, { by: "operator", actor: operator.actor })),
+    toRunCompensation(await services().sagas.abort(params.projectId, params.runId, body.reason, { by: "operator", actor: operator.actor })),
 });

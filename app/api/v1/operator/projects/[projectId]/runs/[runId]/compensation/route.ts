@@ -3,11 +3,11 @@ import { RunCompensationSchema } from "@/lib/contract/sagas";
 import { ProjectRunParams } from "@/lib/http/call-list-params";
 import { toRunCompensation } from "@/lib/http/saga-wire";
 import { withOperatorRoute } from "@/lib/http/with-operator-route";
-import { getSagas } from "@/lib/server/sagas/saga-context";
+import { services } from "@/lib/server/composition-root";
 
 export const GET = withOperatorRoute({
   role: "viewer",
   params: ProjectRunParams,
   response: RunCompensationSchema,
-  handler: async ({ params }) => toRunCompensation(await getSagas().get(params.projectId, params.runId)),
+  handler: async ({ params }) => toRunCompensation(await services().sagas.get(params.projectId, params.runId)),
 });

@@ -4,8 +4,7 @@ import { clientInfo } from "@/lib/http/client-info";
 import { RevisionParams } from "@/lib/http/params";
 import { toWireRevision } from "@/lib/http/policy-wire";
 import { withApiRoute } from "@/lib/http/with-api-route";
-import { getGate } from "@/lib/server/gate";
-import { getOperators } from "@/lib/server/operator-context";
+import { services } from "@/lib/server/composition-root";
 import { auditPolicyChange, policyActor } from "@/lib/server/policy-audit";
 
 export const POST = withApiRoute({
@@ -15,8 +14,8 @@ export const POST = withApiRoute({
   response: PolicyChangeResponseSchema,
   handler: async ({ req, params, body, principal }) => {
     const author = principal.operator?.email ?? body.author;
-    const result = await getGate().policies.restore(params.projectId, params.tool, params.version, { ...body, author });
-    await auditPolicyChange(getOperators().store, policyActor(principal.operator, clientInfo(req)), params.projectId, result.revision);
+    const result = await services().gate.policies.restore(params.projectId, params.tool, params.version, { ...body, author });
+    await auditPolicyChange(services().operators.store, policyActor(principal.operator, clientInfo(req)), params.projectId, result.revision);
     return { revision: toWireRevision(result.revision), effective: result.effective };
   },
 });

@@ -3,7 +3,7 @@ import { ResolveCompensationSchema, RunCompensationSchema } from "@/lib/contract
 import { ProjectRunCallParams } from "@/lib/http/params";
 import { toRunCompensation } from "@/lib/http/saga-wire";
 import { withOperatorRoute } from "@/lib/http/with-operator-route";
-import { getSagas } from "@/lib/server/sagas/saga-context";
+import { services } from "@/lib/server/composition-root";
 
 export const POST = withOperatorRoute({
   role: "operator",
@@ -11,5 +11,5 @@ export const POST = withOperatorRoute({
   body: ResolveCompensationSchema,
   response: RunCompensationSchema,
   handler: async ({ params, body, operator }) =>
-    toRunCompensation(await getSagas().resolve(params.projectId, params.runId, params.callId, body.note, operator.actor)),
+    toRunCompensation(await services().sagas.resolve(params.projectId, params.runId, params.callId, body.note, operator.actor)),
 });

@@ -1,0 +1,259 @@
+import { type Auth, createAuth } from "../auth/auth";
+import { resolveAuthSecret } from "../auth/auth-secret";
+import { userCreator } from "../auth/create-user";
+import { toWireStorm } from "../contract/storms";
+import { type Env, env } from "../env";
+import { type OperatorDb, openOperatorDb } from "../store/connection/operator-db";
+import { openStore } from "../store/hot/open-gate-store";
+import { type Db, openDb } from "../store/prisma/client";
+import { PolicyRepository } from "../store/prisma/policy-repository";
+import { PreviewRepository } from "../store/prisma/preview-repository";
+import { RunAbortRepository } from "../store/prisma/run-abort-repository";
+import { UpstreamRepository } from "../store/prisma/upstream-repository";
+import type { GateStore } from "../store/ports/gate-store";
+import type { InsightStore } from "../store/ports/insight-store";
+import type { OperatorStore } from "../store/ports/operator-store";
+import { openInsightStore } from "../store/sql/open-insight-store";
+import { TracedGateService } from "../telemetry/traced-gate-service";
+import { recordStormTransition } from "../telemetry/storm-telemetry";
+import { ApiKeyAuthenticator } from "./api-keys";
+import { LeaseTokens } from "./lease-tokens";
+import { pgTimeoutsFrom } from "./pg-timeouts";
+import { SagaService } from "./sagas/saga-service";
+import { buildHttpGateway } from "./gateway/gateway-context";
+import type { HttpGateway } from "./gateway/http-gateway";
+import { type Mcp, buildMcp } from "./mcp-gateway/mcp-context";
+import { PreviewService } from "./previews/preview-service";
+import { type Outbound, createOutbound } from "./outbound/outbound-context";
+import { SecretBox, resolveSecretsKey } from "./upstreams/secret-box";
+import { UpstreamService } from "./upstreams/upstream-service";
+import { CallExplorer } from "./call-explorer";
+import { Collector } from "./collector";
+import type { GateService } from "./gate-service";
+import { OperatorApiKeys } from "./operator-api-keys";
+import { type CreateUser, OperatorMembers } from "./operator-members";
+import { OperatorRecords } from "./operator-records";
+import { PolicyService } from "./policy-service";
+import { StorePolicySource } from "./policy-source";
+import { ResendBypassGate } from "./resend-bypass";
+import { ResendService } from "./resend-service";
+import { StatsService } from "./stats-service";
+import { type StormNotice, StormMonitor } from "./storm-monitor";
+import { StormWebhook } from "./storm-webhook";
+
+/** The agent side: the hot-path store (its own connection or pool) and what decides calls. */
+export interface GateServices {
+  store: GateStore;
+  service: GateService;
+  auth: ApiKeyAuthenticator;
+  policies: PolicyService;
+  policySource: StorePolicySource;
+}
+
+/** The operator side: its own connection (shared with better-auth) and services. */
+export interface Operators {
+  db: OperatorDb;
+  store: OperatorStore;
+  auth: Auth;
+  createUser: CreateUser;
+  resends: ResendService;
+  bypass: ResendBypassGate;
+  records: OperatorRecords;
+  apiKeys: OperatorApiKeys;
+  members: OperatorMembers;
+  explorer: CallExplorer;
+}
+
+/** Retention, storms and statistics: one insight store (its own connection or small pool). */
+export interface Insights {
+  store: InsightStore;
+  stats: StatsService;
+  collector: Collector;
+  storms: StormMonitor;
+}
+
+/** Everything the app is made of. New services are added here, as fields built in buildServices. */
+export interface Services {
+  config: Env;
+  /** Prisma Client for everything off the hot path: repositories in lib/store/prisma take it. */
+  db: Db;
+  gate: GateServices;
+  operators: Operators;
+  insights: Insights;
+  /** Per-project MCP and HTTP upstreams; their secrets are sealed with the install's key. */
+  upstreams: { service: UpstreamService };
+  /** Every outbound call goes through the project's allowlist. */
+  outbound: Outbound;
+  mcp: Mcp;
+  /** The HTTP tools gateway (/gw/{upstream}/…). */
+  httpGateway: HttpGateway;
+  /** Previews a begin under a `preview` policy must redeem. */
+  previews: PreviewService;
+  /** Run aborts and compensations: the gate tells it of every complete. */
+  sagas: SagaService;
+  close(): Promise<void>;
+}
+
+/**
+ * Builds every service once, from the config, in dependency order: stores first, then the
+ * operators' resend services, then the gate service that asks them for bypasses. Each group is
+ * built on first use, so a script that only collects garbage never opens the operators' database
+ * or resolves the auth secret; a server builds them all at boot. The mutual needs — the gate tells
+ * the saga service of each complete and asks the preview service to redeem tokens, and both act
+ * through the gate — are closures here, called only after both exist: no import cycle, no dynamic
+ * import.
+ */
+export function buildServices(config: Env): Services {
+  const sqlite = { sqliteSynchronous: config.IDEMGATE_SQLITE_SYNCHRONOUS, sqliteBusyTimeoutMs: config.IDEMGATE_SQLITE_BUSY_TIMEOUT_MS };
+  const pgTimeouts = pgTimeoutsFrom(config);
+  const store = once(() => openStore({ databaseUrl: config.DATABASE_URL, pgPoolSize: config.IDEMGATE_PG_POOL_SIZE, pgTimeouts, ...sqlite }));
+  const policySource = once(() => new StorePolicySource(store()));
+  const db = once(() => openDb({ databaseUrl: config.DATABASE_URL, sqliteBusyTimeoutMs: config.IDEMGATE_SQLITE_BUSY_TIMEOUT_MS, pgTimeouts }));
+  const policyRepository = once(() => new PolicyRepository(db()));
+  const apiKeyAuth = once(() => new ApiKeyAuthenticator(store()));
+  const operators = once(() => buildOperators(config, db(), store(), policySource(), apiKeyAuth()));
+  const gate = once(
+    (): GateServices => ({
+      store: store(),
+      service: new TracedGateService(store(), policySource(), {
+        bypass: operators().bypass,
+        afterComplete: (record, policy, repeated) => sagas().afterComplete(record, policy, repeated),
+        previews: { redeem: (projectId, token, call) => previews().redeem(projectId, token, call) },
+        // Shared by every instance on the database, so one instance recognises another's earlier leases.
+        leaseTokens: new LeaseTokens(resolveAuthSecret(config.BETTER_AUTH_SECRET, config.IDEMGATE_DATA_DIR)),
+      }),
+      auth: apiKeyAuth(),
+      policies: new PolicyService(store(), policyRepository()),
+      policySource: policySource(),
+    }),
+  );
+  const insights = once(() => buildInsights(config, store(), policySource(), policyRepository()));
+  const upstreams = once(() => {
+    const box = new SecretBox(resolveSecretsKey(config.IDEMGATE_SECRETS_KEY, config.IDEMGATE_DATA_DIR));
+    return { service: new UpstreamService(new UpstreamRepository(db()), box) };
+  });
+  const outbound = once(() => createOutbound(db()));
+  const mcp = once(() =>
+    buildMcp({
+      gate: gate().service,
+      upstreams: upstreams().service,
+      guard: outbound().guard,
+      policies: gate().policies,
+      resends: () => operators().resends,
+      db: db(),
+    }),
+  );
+  const httpGateway = once(() => buildHttpGateway(gate().service, upstreams().service, outbound().guard));
+  const previews = once(() => new PreviewService(new PreviewRepository(db()), gate().service));
+  const sagas = once(() => new SagaService(new RunAbortRepository(db()), gate().service, () => operators().store, () => operators().records));
+  return {
+    config,
+    get db() {
+      return db();
+    },
+    get gate() {
+      return gate();
+    },
+    get operators() {
+      return operators();
+    },
+    get insights() {
+      return insights();
+    },
+    get upstreams() {
+      return upstreams();
+    },
+    get outbound() {
+      return outbound();
+    },
+    get mcp() {
+      return mcp();
+    },
+    get httpGateway() {
+      return httpGateway();
+    },
+    get previews() {
+      return previews();
+    },
+    get sagas() {
+      return sagas();
+    },
+    close: async () => {
+      await Promise.all([insights.built?.store.close(), operators.built?.db.close(), db.built?.$disconnect()]);
+      await store.built?.close();
+    },
+  };
+}
+
+/** A value built on first call; `built` shows whether it was (so close() opens nothing). */
+function once<T>(build: () => T): (() => T) & { built?: T } {
+  const get: (() => T) & { built?: T } = () => (get.built ??= build());
+  return get;
+}
+
+function buildOperators(config: Env, prisma: Db, store: GateStore, policySource: StorePolicySource, apiKeyAuth: ApiKeyAuthenticator): Operators {
+  const db = openOperatorDb({
+    databaseUrl: config.DATABASE_URL,
+    sqliteSynchronous: config.IDEMGATE_SQLITE_SYNCHRONOUS,
+    sqliteBusyTimeoutMs: config.IDEMGATE_SQLITE_BUSY_TIMEOUT_MS,
+    pgTimeouts: pgTimeoutsFrom(config),
+  }, prisma);
+  const auth = createAuth({
+    database: db.auth,
+    secret: resolveAuthSecret(config.BETTER_AUTH_SECRET, config.IDEMGATE_DATA_DIR),
+    baseURL: config.BETTER_AUTH_URL,
+    secureCookies: config.IDEMGATE_SECURE_COOKIES ?? config.BETTER_AUTH_URL?.startsWith("https://") ?? false,
+    signInPerMinute: config.IDEMGATE_SIGN_IN_RATE_LIMIT,
+  });
+  const resends = new ResendService(db.store, store, policySource, { tokenTtlMs: config.IDEMGATE_BYPASS_TOKEN_TTL_SECONDS * 1000 });
+  const createUser = userCreator(auth);
+  const records = new OperatorRecords(db.store, store, policySource);
+  return {
+    db,
+    store: db.store,
+    auth,
+    createUser,
+    resends,
+    bypass: new ResendBypassGate(db.store, resends),
+    records,
+    apiKeys: new OperatorApiKeys(db.store, apiKeyAuth),
+    members: new OperatorMembers(db.store, createUser),
+    explorer: new CallExplorer(db.store, records, policySource),
+  };
+}
+
+function buildInsights(config: Env, store: GateStore, policySource: StorePolicySource, policies: PolicyRepository): Insights {
+  const insightStore = openInsightStore({
+    databaseUrl: config.DATABASE_URL,
+    sqliteSynchronous: config.IDEMGATE_SQLITE_SYNCHRONOUS,
+    sqliteBusyTimeoutMs: config.IDEMGATE_SQLITE_BUSY_TIMEOUT_MS,
+    pgTimeouts: pgTimeoutsFrom(config, "background"),
+  });
+  const webhook = config.IDEMGATE_STORM_WEBHOOK_URL
+    ? new StormWebhook(config.IDEMGATE_STORM_WEBHOOK_URL, { timeoutMs: config.IDEMGATE_STORM_WEBHOOK_TIMEOUT_MS })
+    : null;
+  const announce = ({ type, storm }: StormNotice) => {
+    console.log(`[idemgate] ${type} ${storm.projectId}/${storm.tool}: ${storm.peakHits} dedup hits in ${storm.windowSeconds} s (baseline ${storm.baseline.toFixed(1)})`);
+    recordStormTransition(type, storm).catch(() => undefined);
+    webhook?.send(type, toWireStorm(storm));
+  };
+  return {
+    store: insightStore,
+    stats: new StatsService(insightStore, store),
+    collector: new Collector(insightStore, {
+      eventRetentionDays: config.IDEMGATE_EVENT_RETENTION_DAYS,
+      rollupRetentionDays: config.IDEMGATE_ROLLUP_RETENTION_DAYS,
+    }),
+    storms: new StormMonitor({ store: insightStore, policies: policySource, tools: policies, onTransition: announce }),
+  };
+}
+
+// On globalThis, not in a module variable: Next.js loads this module once per layer (the boot hook,
+// route handlers, pages), and they must all share one set of connections.
+const holder = globalThis as unknown as { __idemgateServices?: Services };
+
+/** The server process's services, built from the environment on first use. */
+export function services(): Services {
+  holder.__idemgateServices ??= buildServices(env());
+  return holder.__idemgateServices;
+}
