@@ -1,6 +1,5 @@
 import { AppError } from "../server/app-error";
 import { services } from "../server/composition-root";
-import { bindScope } from "../server/mcp-gateway/mcp-server-factory";
 import { agentActor } from "../server/operator-audit";
 import { bearerToken } from "./bearer-token";
 import { clientInfo } from "./client-info";
@@ -57,7 +56,7 @@ export function mcpRoute() {
         parsedBody = await req.clone().json().catch(() => undefined);
       }
       const actor = agentActor(principal, clientInfo(req));
-      bindScope(req, { caller: { projectId: principal.projectId, apiKeyId: principal.apiKeyId, actor, sessionId, runHeader: req.headers.get("idemgate-run-id") }, upstream });
+      mcp.bindScope(req, { caller: { projectId: principal.projectId, apiKeyId: principal.apiKeyId, actor, sessionId, runHeader: req.headers.get("idemgate-run-id") }, upstream });
       const response = await withIncomingTrace(req.headers, () => mcp.handler.fetch(req, parsedBody === undefined ? undefined : { parsedBody }));
       if (!isInitialize(parsedBody) || !response.ok || sessionId) return response;
 

@@ -249,7 +249,9 @@ function buildInsights(config: Env, store: GateStore, policySource: StorePolicyS
 }
 
 // On globalThis, not in a module variable: Next.js loads this module once per layer (the boot hook,
-// route handlers, pages), and they must all share one set of connections.
+// route handlers, pages), and they must all share one set of connections. Whichever layer asks
+// first (the boot hook) builds them with its own module copies, so a service must carry any
+// module-level state its callers need (see Mcp.bindScope) rather than have them import it.
 const holder = globalThis as unknown as { __idemgateServices?: Services };
 
 /** The server process's services, built from the environment on first use. */
