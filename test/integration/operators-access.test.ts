@@ -52,6 +52,13 @@ const ACCESS: Record<string, "signedIn" | Role> = {
   "GET projects/[projectId]/outbound-allowlist": "admin",
   "POST projects/[projectId]/outbound-allowlist": "admin",
   "DELETE projects/[projectId]/outbound-allowlist/[entryId]": "admin",
+  "GET projects/[projectId]/previews": "viewer",
+  "POST projects/[projectId]/previews/[previewId]/approve": "operator",
+  "POST projects/[projectId]/previews/[previewId]/deny": "operator",
+  "POST projects/[projectId]/runs/[runId]/abort": "operator",
+  "GET projects/[projectId]/runs/[runId]/compensation": "viewer",
+  "POST projects/[projectId]/runs/[runId]/compensations/[callId]/resolve": "operator",
+  "POST projects/[projectId]/runs/[runId]/compensations/[callId]/retry": "operator",
 };
 
 /** Every `route.ts` under the operator API, with the HTTP methods it exports. */
