@@ -1,17 +1,20 @@
-import { type ArgsFingerprinter, argsFingerprinter } from "../core/fingerprint";
+import type { ArgsFingerprinter } from "../core/fingerprint";
 import { normalizeCallIds } from "../core/identity";
 import { KeyDerivationError } from "../core/keys";
 import { type CallSignature, type LoopMatch, detectLoop, isLoopStep, loopHistorySize } from "../core/loop-detector";
 import { type BeginPlan, planBegin, alwaysExecutes } from "../core/plan-begin";
-import { type CompleteOutcome, planComplete, planHeartbeat } from "../core/plan-complete";
+import { type CompleteOutcome, planHeartbeat } from "../core/plan-complete";
 import { type BeginCall, type PreparedCall, prepareCall } from "../core/prepare-call";
 import type { BeginDecision, CallRecord, LoopWarning } from "../core/record";
 import type { EffectivePolicy, LoopPolicy } from "../core/policy";
 import type { GateStore } from "../store/ports/gate-store";
 import { AppError } from "./app-error";
+import { BoundedGuesses } from "./bounded-guesses";
+import { leaseLost, planStorableComplete } from "./complete-errors";
 import { assertWithinJsonBounds } from "./json-bounds";
 import { type EventFields, beginEvent, recordEvent } from "./gate-events";
-import { newId, newSecret } from "./ids";
+import { newId } from "./ids";
+import { InstallFingerprinter } from "./install-fingerprinter";
 import { LeaseTokens } from "./lease-tokens";
 import { OutcomeWaiters } from "./outcome-waiters";
 import type { PolicyLookup, PolicySource } from "./policy-source";
@@ -31,10 +34,6 @@ export interface BeginInput extends Omit<BeginCall, "projectId"> {
 const MAX_WRITE_RACES = 8;
 const LATCH_POLL_MIN_MS = 10;
 const LATCH_POLL_MAX_MS = 100;
-/** The install_secrets row that keys the args fingerprints of every instance on the database. */
-export const FINGERPRINT_SECRET = "args-fingerprint";
-/** Bounds on the guesses kept per process (cleared, not evicted one by one: they are only hints). */
-const GUESS_LIMIT = 10_000;
 
 export interface GateServiceOptions {
   clock?: () => number;
@@ -81,12 +80,10 @@ export class GateService {
   private readonly router: KeyRouter;
   private readonly leases: LeaseTokens;
   /** The policy last seen per project and tool: only a guess, to read everything a begin needs at once. */
-  private readonly lastPolicy = new Map<string, EffectivePolicy>();
+  private readonly lastPolicy = new BoundedGuesses<EffectivePolicy>();
   /** The tool of calls this process began: lets a complete read the record and the policy at once. */
-  private readonly toolOfCall = new Map<string, string>();
-  /** Loaded once from the database, then used synchronously on every begin. */
-  private fingerprint: ArgsFingerprinter | null = null;
-  private fingerprintLoad: Promise<ArgsFingerprinter> | null = null;
+  private readonly toolOfCall = new BoundedGuesses<string>();
+  private readonly fingerprints: InstallFingerprinter;
 
   constructor(
     readonly store: GateStore,
@@ -98,6 +95,7 @@ export class GateService {
     this.leases = options.leaseTokens ?? new LeaseTokens();
     this.afterComplete = options.afterComplete ?? null;
     this.previews = options.previews ?? null;
+    this.fingerprints = new InstallFingerprinter(store, this.clock);
   }
 
   private readonly previews: PreviewGate | null;
@@ -110,7 +108,7 @@ export class GateService {
     const input = normalizeCallIds(raw);
     // HTTP bodies were checked whole when read; in-process callers hand their args over directly.
     assertWithinJsonBounds(input.args, "args", ["args"]);
-    const fingerprint = this.fingerprint ?? (await this.loadFingerprinter());
+    const fingerprint = this.fingerprints.current() ?? (await this.fingerprints.load());
     const { policy, call, loop, firstRead } = await this.readForBegin(projectId, input, fingerprint);
     const unkeyed = alwaysExecutes(policy.policy);
     const bypass = input.bypass === undefined ? null : input.bypass.token !== undefined ? "token" : "ask";
@@ -155,7 +153,7 @@ export class GateService {
         const applied = await this.apply(plan, ctx);
         if (applied) {
           if (route) this.router.claimed(route, applied);
-          if (applied.decision === "execute") this.noteCall(applied.callId, call.tool);
+          if (applied.decision === "execute") this.toolOfCall.set(applied.callId, call.tool);
           return ctx.warning ? ({ ...applied, loopWarning: ctx.warning } as BeginDecision) : applied;
         }
         races++;
@@ -183,7 +181,7 @@ export class GateService {
       guessed && guess!.policy.loop.enabled ? this.readLoopHistory(guessed, guess!.policy.loop) : null,
       guessed && !alwaysExecutes(guess!.policy) ? this.store.findRecordByKey(projectId, guessed.key) : null,
     ]);
-    this.rememberPolicy(toolKey, policy);
+    this.lastPolicy.set(toolKey, policy);
     // Preparing a call is a pure function of the call and the policy, and the policy sources hand out
     // one object per content: when the guess is the very policy in force, its canonical args, hashes
     // and key are what a second preparation would compute. (A source that builds a new object each
@@ -207,16 +205,6 @@ export class GateService {
   /** The run's latest loop steps from the database (so every gate process sees them), oldest first. */
   private async readLoopHistory(call: PreparedCall, loop: LoopPolicy): Promise<CallSignature[]> {
     return (await this.store.loopHistory(call.projectId, call.runId, loopHistorySize(loop))).reverse();
-  }
-
-  private noteCall(callId: string, tool: string): void {
-    if (this.toolOfCall.size >= GUESS_LIMIT) this.toolOfCall.clear();
-    this.toolOfCall.set(callId, tool);
-  }
-
-  private rememberPolicy(toolKey: string, policy: EffectivePolicy): void {
-    if (this.lastPolicy.size >= GUESS_LIMIT && !this.lastPolicy.has(toolKey)) this.lastPolicy.clear();
-    this.lastPolicy.set(toolKey, policy);
   }
 
   /** A guess that cannot even derive a key is no guess. */
@@ -244,25 +232,10 @@ export class GateService {
     return decision;
   }
 
-  /**
-   * The installation's fingerprint key, generated by whichever instance asks first (the database's
-   * primary key settles a race) and cached for the life of the process.
-   */
-  private loadFingerprinter(): Promise<ArgsFingerprinter> {
-    this.fingerprintLoad ??= this.store.installSecret(FINGERPRINT_SECRET, newSecret(), this.clock()).then(
-      (secret) => (this.fingerprint = argsFingerprinter(secret)),
-      (error: unknown) => {
-        this.fingerprintLoad = null;
-        throw error;
-      },
-    );
-    return this.fingerprintLoad;
-  }
-
   /** The key and fingerprint a begin of this call would have, under the tool's policy in force (previews). */
   async prepareFor(projectId: string, raw: Omit<BeginCall, "projectId">): Promise<{ policy: EffectivePolicy; call: PreparedCall }> {
     const input = normalizeCallIds(raw);
-    const fingerprint = this.fingerprint ?? (await this.loadFingerprinter());
+    const fingerprint = this.fingerprints.current() ?? (await this.fingerprints.load());
     const policy = await this.policies.forTool(projectId, input.tool);
     return { policy, call: this.prepare({ ...input, projectId }, policy, fingerprint) };
   }
@@ -410,29 +383,6 @@ function withBypass(detail: Record<string, unknown> | null, bypass: BeginContext
   return bypass === null ? detail : { ...detail, bypass };
 }
 
-/**
- * Masking and serialising an outcome are the only steps of a complete that depend on the value sent.
- * Whatever they throw (a BigInt, a cycle or a toJSON that throws, from an in-process caller) is the
- * value's fault: a 400, so the caller stops resending a complete that can never succeed instead of
- * retrying until the lease lapses and the finished tool runs again.
- */
-function planStorableComplete(...args: Parameters<typeof planComplete>): ReturnType<typeof planComplete> {
-  try {
-    return planComplete(...args);
-  } catch (error) {
-    throw new AppError("invalid_input", `the outcome cannot be stored as JSON: ${error instanceof Error ? error.message : String(error)}`, {
-      issues: [{ path: ["result"], message: "not storable as JSON", code: "unstorable" }],
-    });
-  }
-}
-
 function waitKey(projectId: string, key: string): string {
   return `${projectId}\u0000${key}`;
-}
-
-function leaseLost(record: CallRecord): AppError {
-  return new AppError(
-    "lease_lost",
-    `this lease no longer owns call ${record.id} (now attempt ${record.attempt}, ${record.state}): the effect may have run twice`,
-  );
 }
