@@ -12,6 +12,7 @@ import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js"
 import { allowOutbound, decisionOf, gatewayClient, registerMcpUpstream, spawnAgent } from "../helpers/mcp-clients";
 import { type RunningUpstream, startUpstream } from "../helpers/mcp-upstream";
 import { sql } from "../helpers/sql";
+import { waitFor } from "../helpers/storm-scenario";
 import { type TwoProjects, startTwoProjects } from "../helpers/two-projects";
 
 type Result = { content: unknown; isError?: boolean; structuredContent?: unknown; _meta?: Record<string, unknown> };
@@ -211,12 +212,7 @@ describe.each(PROVIDERS)("%s: MCP gateway over Streamable HTTP", (provider) => {
     const { sessionId } = (await first.waitFor("sessionId")) as { sessionId: string };
     await first.waitFor("calling");
     // Killed once the gate has claimed the call, so the crash really is mid-call.
-    for (let tries = 0; ; tries++) {
-      const rows = await sql(world.databaseUrl, "SELECT id FROM call_records WHERE project_id = $1 AND run_id = $2", [world.projectA, `mcp:${sessionId}`]);
-      if (rows.length > 0) break;
-      if (tries > 600) throw new Error("the gate never saw the call");
-      await new Promise((resolve) => setTimeout(resolve, 50));
-    }
+    await waitFor(async () => (await sql(world.databaseUrl, "SELECT id FROM call_records WHERE project_id = $1 AND run_id = $2", [world.projectA, `mcp:${sessionId}`])).length > 0, 60_000, "the gate to claim the call");
     first.child.kill("SIGKILL");
     const second = spawnAgent({ ...common, session: sessionId });
     const { result } = (await second.waitFor("result")) as { result: Result };
@@ -272,12 +268,7 @@ describe("MCP gateway over stdio (idemgate mcp --upstream, speaking the 2026-07-
     const common = { transport: "stdio", url: world.server.baseUrl, upstream: "shop", key: world.agentA.apiKey, run: "run-stdio-crash", args: JSON.stringify({ orderId: "s-kill", slowMs: 3_000 }) };
     const first = spawnAgent(common);
     await first.waitFor("calling");
-    for (let tries = 0; ; tries++) {
-      const rows = await sql(world.databaseUrl, "SELECT id FROM call_records WHERE project_id = $1 AND run_id = $2", [world.projectA, "run-stdio-crash"]);
-      if (rows.length > 0) break;
-      if (tries > 600) throw new Error("the gate never saw the call");
-      await new Promise((resolve) => setTimeout(resolve, 50));
-    }
+    await waitFor(async () => (await sql(world.databaseUrl, "SELECT id FROM call_records WHERE project_id = $1 AND run_id = $2", [world.projectA, "run-stdio-crash"])).length > 0, 60_000, "the gate to claim the call");
     first.child.kill("SIGKILL");
     const second = spawnAgent(common);
     const { result } = (await second.waitFor("result")) as { result: Result };

@@ -12,16 +12,10 @@ import { type TestProject, createTestProject } from "../helpers/fixtures";
 import { OrderBackend, callBackend } from "../helpers/order-backend";
 import { uniqueRun } from "../helpers/policy-fixtures";
 import { type TestServer, startServer } from "../helpers/server";
+import { waitFor } from "../helpers/storm-scenario";
 
 const CHILD = path.join(import.meta.dirname, "saga-runner-child.ts");
 
-async function until(what: string, check: () => boolean | Promise<boolean>, timeoutMs = 60_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await check())) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 25));
-  }
-}
 
 describe.each(PROVIDERS)("%s: sagas — the order saga over HTTP", (provider) => {
   let db: TestDatabase;
@@ -120,7 +114,7 @@ describe.each(PROVIDERS)("%s: sagas — the order saga over HTTP", (provider) =>
       await placeOrder(backend, runId);
       backend.hangNext = "refund";
       const doomed = startRunner(runId, backend, `${runId}-doomed`);
-      await until("the refund to reach the backend", () => backend.count("refund") === 1);
+      await waitFor(async () => backend.count("refund") === 1, 60_000, "the refund to reach the backend");
       doomed.child.kill("SIGKILL");
       expect((await doomed.exit).code).toBeNull();
 
