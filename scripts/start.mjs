@@ -5,7 +5,7 @@ import { buildIfNeeded } from "./lib/build-if-needed.mjs";
 
 process.env.NEXT_TELEMETRY_DISABLED = "1";
 process.env.CHECKPOINT_DISABLE = "1";
-buildIfNeeded();
+buildIfNeeded({ typecheck: true });
 const server = spawn(process.execPath, ["node_modules/next/dist/bin/next", "start", ...process.argv.slice(2)], { stdio: "inherit" });
 for (const signal of ["SIGINT", "SIGTERM"]) process.on(signal, () => server.kill(signal));
 server.on("exit", (code, signal) => process.exit(code ?? (signal ? 1 : 0)));

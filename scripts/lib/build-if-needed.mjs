@@ -27,7 +27,8 @@ export function sourceHash() {
 
 const upToDate = (hash) => existsSync(".next/BUILD_ID") && existsSync(STAMP) && readFileSync(STAMP, "utf8") === hash;
 
-export function buildIfNeeded() {
+/** `typecheck: false` where tsc has already checked the tree (npm test does, first). */
+export function buildIfNeeded({ typecheck = false } = {}) {
   const hash = sourceHash();
   if (upToDate(hash)) return false;
   // Another process may be building the same sources (parallel test runs): wait for it, then
@@ -36,7 +37,7 @@ export function buildIfNeeded() {
     console.log("[idemgate] building the app (next build) …");
     const result = spawnSync(process.execPath, ["node_modules/next/dist/bin/next", "build"], {
       encoding: "utf8",
-      env: { ...process.env, NEXT_TELEMETRY_DISABLED: "1" },
+      env: { ...process.env, NEXT_TELEMETRY_DISABLED: "1", ...(typecheck ? {} : { IDEMGATE_BUILD_SKIP_TYPECHECK: "1" }) },
     });
     process.stdout.write(result.stdout ?? "");
     process.stderr.write(result.stderr ?? "");
