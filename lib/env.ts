@@ -83,6 +83,11 @@ const EnvSchema = z.object({
   /** Receives a POST for every storm opened and closed; unset, none is sent. */
   IDEMGATE_STORM_WEBHOOK_URL: z.url().optional(),
   IDEMGATE_STORM_WEBHOOK_TIMEOUT_MS: z.coerce.number().int().min(100).max(60_000).default(5_000),
+  /**
+   * Tests only: JSON `{ backendUrl, projectId, apiKey }` turns on the routes under /test-fixtures
+   * (lib/http/fixtures); unset, they answer 404.
+   */
+  IDEMGATE_TEST_FIXTURES: z.string().optional(),
 });
 
 export type Env = z.infer<typeof EnvSchema>;

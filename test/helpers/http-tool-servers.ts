@@ -9,7 +9,7 @@ import { idempotency } from "../../lib/sdk/http/hono";
 import { withIdempotency } from "../../lib/sdk/http/fetch";
 import { idempotencyMiddleware } from "../../lib/sdk/http/node";
 
-export type Framework = "express" | "hono" | "fetch";
+export type Framework = "express" | "hono" | "fetch" | "next";
 
 /**
  * A refunds API that the tests own, mounted with the middleware in one framework. Every execution
@@ -34,11 +34,16 @@ interface RefundBody {
   delayMs?: number;
 }
 
-async function refund(body: RefundBody, executions: Map<string, number>, effects: Map<string, number>): Promise<{ status: number; headers: Record<string, string>; body: unknown }> {
+async function refund(
+  body: RefundBody,
+  executions: Map<string, number>,
+  effects: Map<string, number>,
+  forwardedKey?: string,
+): Promise<{ status: number; headers: Record<string, string>; body: unknown }> {
   const count = (executions.get(body.id) ?? 0) + 1;
   executions.set(body.id, count);
   if (body.delayMs) await new Promise((resolve) => setTimeout(resolve, body.delayMs));
-  const key = currentToolCall()?.idempotencyKey ?? null;
+  const key = currentToolCall()?.idempotencyKey ?? forwardedKey ?? null;
   if (body.fail && count <= (body.failTimes ?? 1)) {
     return { status: body.fail, headers: { "content-type": "application/json", "x-failure": `attempt-${count}` }, body: { error: `failed with ${body.fail}`, count } };
   }
@@ -65,11 +70,13 @@ const close = (server: http.Server) => () =>
 export async function startToolServer(framework: Framework, gate: Gate): Promise<ToolServer> {
   const executions = new Map<string, number>();
   const effects = new Map<string, number>();
+  if (framework === "next") throw new Error("the Next.js routes are this app's own: see nextToolServer");
   const latch = { gate, latchMs: 15_000 };
   if (framework === "express") {
     const app = express();
     const handler: express.RequestHandler = async (req, res) => {
-      const out = await refund(req.body as RefundBody, executions, effects);
+      // The Next.js fixture routes run the middleware in the app and forward executions here with the gate's key.
+      const out = await refund(req.body as RefundBody, executions, effects, req.get("idemgate-fixture-key"));
       res.status(out.status).set(out.headers).json(out.body);
     };
     app.post("/v1/refunds", express.json(), idempotencyMiddleware({ gate }), handler);
@@ -107,4 +114,19 @@ export async function startToolServer(framework: Framework, gate: Gate): Promise
   const server = serve({ fetch: fetchApp, port: 0, hostname: "127.0.0.1" }) as http.Server;
   await new Promise<void>((resolve) => (server.listening ? resolve() : server.once("listening", () => resolve())));
   return { baseUrl: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, executions, effects, close: close(server) };
+}
+
+/**
+ * The middleware in a real Next.js route handler: this app's test-only routes under
+ * /test-fixtures/http-tools/{backend} (lib/http/fixtures), served by `next start` with
+ * IDEMGATE_TEST_FIXTURES pointing at `refunds` (an Express tool server here, whose ungated
+ * /v1/direct does and counts the work). The counts are the refunds server's.
+ */
+export function nextToolServer(nextBaseUrl: string, backend: "in-process" | "http", refunds: ToolServer): ToolServer {
+  return { baseUrl: `${nextBaseUrl}/test-fixtures/http-tools/${backend}`, executions: refunds.executions, effects: refunds.effects, close: async () => undefined };
+}
+
+/** The server environment that turns the fixture routes on for one project. */
+export function nextFixtureEnv(refunds: ToolServer, project: { projectId: string; apiKey: string }): Record<string, string> {
+  return { IDEMGATE_TEST_FIXTURES: JSON.stringify({ backendUrl: refunds.baseUrl, projectId: project.projectId, apiKey: project.apiKey }) };
 }

@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type Gate, createGate } from "../../lib/sdk";
 import { type TestDatabase, createTestDatabase } from "../helpers/databases";
 import { createTestProject } from "../helpers/fixtures";
-import { type Framework, type ToolServer, startToolServer } from "../helpers/http-tool-servers";
+import { type Framework, type ToolServer, nextFixtureEnv, nextToolServer, startToolServer } from "../helpers/http-tool-servers";
 import { type TestServer, startServer } from "../helpers/server";
 import { type TestGate, inProcessGate } from "../unit/sdk/helpers";
 
@@ -15,10 +15,45 @@ interface Answer {
   body: Record<string, unknown>;
 }
 
+interface Served {
+  db: TestDatabase;
+  project: { projectId: string; apiKey: string };
+  /** The refunds server the Next.js fixture routes forward executions to (it counts them). */
+  refunds: ToolServer;
+  server: TestServer;
+}
+
+let served: Promise<Served> | undefined;
+
+/**
+ * One `next start` for the whole file: the gate every "http" block talks to, and the app whose
+ * test-only routes mount the middleware in real Next.js route handlers.
+ */
+function servedApp(): Promise<Served> {
+  served ??= (async () => {
+    const db = await createTestDatabase("sqlite");
+    const project = await createTestProject(db.url);
+    // Only its ungated /v1/direct is used: its gated routes' gate is never asked.
+    const refunds = await startToolServer("express", createGate({ baseUrl: "http://127.0.0.1:1", apiKey: "ig_unused" }));
+    const server = await startServer(db.url, nextFixtureEnv(refunds, project));
+    return { db, project, refunds, server };
+  })();
+  return served;
+}
+
+afterAll(async () => {
+  if (!served) return;
+  const { db, refunds, server } = await served;
+  await server.stop();
+  await refunds.close();
+  await db.drop();
+});
+
 /**
  * The draft's behaviour table (draft-ietf-httpapi-idempotency-key-header), run against the
- * middleware mounted in Express, in Hono and as a Fetch route handler (a Next.js route module's
- * export), each backed by the gate in process and over HTTP.
+ * middleware mounted in Express, in Hono, as a Fetch route handler (a Next.js route module's
+ * export, served by Hono's node server) and in real Next.js route handlers of this app's production
+ * build, each backed by the gate in process and over HTTP.
  */
 describe.each<[Framework, Backend]>([
   ["express", "in-process"],
@@ -27,22 +62,25 @@ describe.each<[Framework, Backend]>([
   ["express", "http"],
   ["hono", "http"],
   ["fetch", "http"],
+  ["next", "in-process"],
+  ["next", "http"],
 ])("Idempotency-Key middleware in %s, gate %s", (framework, backend) => {
   let inProcess: TestGate | undefined;
-  let db: TestDatabase | undefined;
-  let gateServer: TestServer | undefined;
   let tool: ToolServer;
 
   beforeAll(async () => {
+    if (framework === "next") {
+      const app = await servedApp();
+      tool = nextToolServer(app.server.baseUrl, backend, app.refunds);
+      return;
+    }
     let gate: Gate;
     if (backend === "in-process") {
       inProcess = await inProcessGate();
       gate = inProcess.gate;
     } else {
-      db = await createTestDatabase("sqlite");
-      const project = await createTestProject(db.url);
-      gateServer = await startServer(db.url);
-      gate = createGate({ baseUrl: gateServer.baseUrl, apiKey: project.apiKey, waitMs: 2_000 });
+      const app = await servedApp();
+      gate = createGate({ baseUrl: app.server.baseUrl, apiKey: app.project.apiKey, waitMs: 2_000 });
     }
     tool = await startToolServer(framework, gate);
   });
@@ -50,8 +88,6 @@ describe.each<[Framework, Backend]>([
   afterAll(async () => {
     await tool?.close();
     await inProcess?.close();
-    await gateServer?.stop();
-    await db?.drop();
   });
 
   async function post(path: string, body: unknown, headers: Record<string, string> = {}): Promise<Answer> {
