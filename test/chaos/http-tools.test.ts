@@ -1,9 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createGate } from "../../lib/sdk";
-import { type TestDatabase, createTestDatabase } from "../helpers/databases";
-import { createTestProject } from "../helpers/fixtures";
+import { type GatewayWorld, startGatewayWorld } from "../helpers/gateway-world";
 import { type ToolServer, startToolServer } from "../helpers/http-tool-servers";
-import { type TestServer, startServer } from "../helpers/server";
 import { type Rng, between, chance, rngFor } from "./prng";
 
 const SIZE = process.env.IDEMGATE_CHAOS_SIZE === "full" ? 200 : 24;
@@ -47,34 +45,48 @@ const SCENARIOS: HttpScenario[] = [
   },
 ];
 
-async function send(url: string, key: string, body: Record<string, unknown>, timeoutMs: number): Promise<number | "timeout"> {
-  try {
-    const res = await fetch(url, {
-      method: "POST",
-      headers: { "content-type": "application/json", "idempotency-key": key },
-      body: JSON.stringify(body),
-      signal: AbortSignal.timeout(timeoutMs),
-    });
-    await res.arrayBuffer();
-    return res.status;
-  } catch {
-    return "timeout";
-  }
+type Send = (body: Record<string, unknown>, timeoutMs: number) => Promise<number | "timeout">;
+
+function sender(url: string, headers: Record<string, string>): Send {
+  return async (body, timeoutMs) => {
+    try {
+      const res = await fetch(url, {
+        method: "POST",
+        headers: { "content-type": "application/json", ...headers },
+        body: JSON.stringify(body),
+        signal: AbortSignal.timeout(timeoutMs),
+      });
+      await res.arrayBuffer();
+      return res.status;
+    } catch {
+      return "timeout";
+    }
+  };
 }
 
-/** Runs one intended refund to a final answer; resolves with the number of HTTP attempts. */
-async function intendedRefund(url: string, scenario: HttpScenario, index: number): Promise<number> {
+/** How one family sends an intended request and counts its side effects. */
+interface Target {
+  /** The client for intended request `id` (its key is fixed per intended request, as a retrying client keeps it). */
+  send(id: string): Send;
+  /** The refund script's body, as this target's handler takes it. */
+  body(script: Record<string, unknown>): Record<string, unknown>;
+  /** Side effects done for intended request `id`. */
+  effects(id: string): number;
+}
+
+/** Runs one intended request to a final answer; resolves with the number of HTTP attempts. */
+async function intendedRequest(target: Target, scenario: HttpScenario, index: number): Promise<number> {
   const rng = rngFor(SEED, scenario.id, index);
   const id = `${scenario.id}-${index}`;
-  const key = `key-${id}`;
-  const body = scenario.script.body(rng, id);
+  const send = target.send(id);
+  const body = target.body(scenario.script.body(rng, id));
   let attempts = 0;
   const firstTimeout = scenario.script.timeoutMs(rng);
   const attempt = async (): Promise<number | "timeout"> => {
     // Like real clients, each retry waits longer than the last (a loaded machine answers slowly).
     const timeout = Math.min(5_000, firstTimeout * 2 ** Math.min(attempts, 10));
     attempts++;
-    return send(url, key, body, timeout);
+    return send(body, timeout);
   };
   const first = await Promise.all(Array.from({ length: scenario.script.copies }, attempt));
   let final = first.find((status) => status !== "timeout" && status < 300 && status !== 409);
@@ -95,52 +107,88 @@ interface Row {
   duplicates: number;
 }
 
-async function runFamily(tool: ToolServer, path: string, scenario: HttpScenario): Promise<Row> {
-  const attempts = await Promise.all(Array.from({ length: SIZE }, (_, i) => intendedRefund(`${tool.baseUrl}${path}`, scenario, i)));
+async function runFamily(target: Target, scenario: HttpScenario): Promise<Row> {
+  const attempts = await Promise.all(Array.from({ length: SIZE }, (_, i) => intendedRequest(target, scenario, i)));
   // Handlers still running for a timed-out attempt finish before their effects are counted.
   await new Promise((resolve) => setTimeout(resolve, 600));
-  const ids = Array.from({ length: SIZE }, (_, i) => `${scenario.id}-${i}`);
-  const effects = ids.reduce((sum, id) => sum + (tool.effects.get(id) ?? 0), 0);
-  const duplicates = ids.reduce((sum, id) => sum + Math.max(0, (tool.effects.get(id) ?? 0) - 1), 0);
+  const counts = Array.from({ length: SIZE }, (_, i) => target.effects(`${scenario.id}-${i}`));
+  const effects = counts.reduce((sum, n) => sum + n, 0);
+  const duplicates = counts.reduce((sum, n) => sum + Math.max(0, n - 1), 0);
   return { scenario: scenario.id, requests: SIZE, attempts: attempts.reduce((a, b) => a + b, 0), effects, duplicates };
 }
 
-/** The HTTP-tools family: scripted unreliable clients against the middleware (gate over HTTP) and against the same handler without it. */
-describe(`chaos, HTTP tools (${SIZE} requests per scenario, seed ${SEED}): one refund per intended request with the middleware`, () => {
-  let db: TestDatabase;
-  let server: TestServer;
+/** The middleware's targets: the same Express refunds handler with the middleware (gate over HTTP) and without it. */
+function refundTarget(tool: ToolServer, path: string): Target {
+  return {
+    send: (id) => sender(`${tool.baseUrl}${path}`, { "idempotency-key": `key-${id}` }),
+    body: (script) => script,
+    effects: (id) => tool.effects.get(id) ?? 0,
+  };
+}
+
+/**
+ * The gateway's targets: charges through /gw/{upstream} and straight to the upstream. This upstream
+ * is registered with a key header it ignores (as most APIs ignore Idempotency-Key), so the gate is
+ * the only thing between a retry and a second charge; the no-gate client's key reaches it unread.
+ */
+function chargeTarget(world: GatewayWorld, gated: boolean): Target {
+  const url = gated ? `${world.servers[0]!.baseUrl}/gw/plain/v1/charges` : `${world.upstream.url}/v1/charges`;
+  // Both targets charge the one upstream: each names its charges apart.
+  const ref = (id: unknown) => `${gated ? "gw" : "direct"}:${String(id)}`;
+  return {
+    send: (id) => sender(url, gated ? { authorization: `Bearer ${world.apiKey}`, "idempotency-key": `key-${id}` } : { "x-client-key": `key-${id}` }),
+    body: ({ id, delayMs, fail }) => ({ ref: ref(id), amount: 1, ...(delayMs ? { delayMs } : {}), ...(fail ? { failOnce: true } : {}) }),
+    effects: (id) => world.upstream.charges.filter((charge) => charge.ref === ref(id)).length,
+  };
+}
+
+const FAMILIES = ["middleware", "gateway"] as const;
+
+/** The HTTP-tools family: scripted unreliable clients against the middleware and the /gw gateway (gate over HTTP), each beside the same client without the gate. */
+describe(`chaos, HTTP tools (${SIZE} requests per scenario, seed ${SEED}): one effect per intended request with the middleware and through the gateway`, () => {
+  let world: GatewayWorld;
   let gated: ToolServer;
   let baseline: ToolServer;
-  const rows: { gated: Row; baseline: Row }[] = [];
+  const rows: { family: string; gated: Row; baseline: Row }[] = [];
 
   beforeAll(async () => {
-    db = await createTestDatabase("sqlite");
-    const project = await createTestProject(db.url, "chaos http tools");
-    server = await startServer(db.url);
-    gated = await startToolServer("express", createGate({ baseUrl: server.baseUrl, apiKey: project.apiKey }));
-    baseline = await startToolServer("express", createGate({ baseUrl: server.baseUrl, apiKey: project.apiKey }));
+    world = await startGatewayWorld("sqlite");
+    const res = await world.root.raw("POST", `/api/v1/operator/projects/${world.projectId}/upstreams`, {
+      kind: "http",
+      name: "plain",
+      url: `${world.upstream.url}/`,
+      idempotencyHeader: "x-ignored-key",
+    });
+    if (!res.ok) throw new Error(`upstream: ${res.status} ${await res.text()}`);
+    const gate = () => createGate({ baseUrl: world.servers[0]!.baseUrl, apiKey: world.apiKey });
+    gated = await startToolServer("express", gate());
+    baseline = await startToolServer("express", gate());
   });
 
   afterAll(async () => {
     if (rows.length) {
       console.log(
         [
-          "| scenario | intended requests | HTTP attempts (gate) | refunds (gate) | HTTP attempts (no gate) | refunds (no gate) | duplicates (no gate) |",
-          "|---|---|---|---|---|---|---|",
-          ...rows.map(({ gated: g, baseline: b }) => `| ${g.scenario} | ${g.requests} | ${g.attempts} | ${g.effects} | ${b.attempts} | ${b.effects} | ${b.duplicates} |`),
+          `HTTP tools chaos — size ${SIZE}, seed ${SEED}; gate: real \`next start\` over HTTP (SQLite); middleware: Express refunds handler; gateway: /gw in front of a charges API that ignores idempotency keys`,
+          "",
+          "| family | scenario | intended requests | HTTP attempts (gate) | effects (gate) | HTTP attempts (no gate) | effects (no gate) | duplicates (no gate) |",
+          "|---|---|---:|---:|---:|---:|---:|---:|",
+          ...rows.map(({ family, gated: g, baseline: b }) => `| ${family} | ${g.scenario} | ${g.requests} | ${g.attempts} | ${g.effects} | ${b.attempts} | ${b.effects} | ${b.duplicates} |`),
         ].join("\n"),
       );
     }
     await gated?.close();
     await baseline?.close();
-    await server?.stop();
-    await db?.drop();
+    await world?.stop();
   });
 
-  it.each(SCENARIOS)("$id: $title", async (scenario) => {
-    const withGate = await runFamily(gated, "/v1/refunds", scenario);
-    const withoutGate = await runFamily(baseline, "/v1/direct", scenario);
-    rows.push({ gated: withGate, baseline: withoutGate });
+  const cases = FAMILIES.flatMap((family) => SCENARIOS.map((scenario) => ({ family, ...scenario, scenario })));
+  it.each(cases)("$family, $id: $title", async ({ family, scenario }) => {
+    const [withTarget, withoutTarget] =
+      family === "middleware" ? [refundTarget(gated, "/v1/refunds"), refundTarget(baseline, "/v1/direct")] : [chargeTarget(world, true), chargeTarget(world, false)];
+    const withGate = await runFamily(withTarget, scenario);
+    const withoutGate = await runFamily(withoutTarget, scenario);
+    rows.push({ family, gated: withGate, baseline: withoutGate });
     expect(withGate.duplicates).toBe(0);
     expect(withGate.effects).toBe(SIZE);
   });

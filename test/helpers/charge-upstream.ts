@@ -11,7 +11,7 @@ export interface ChargeUpstream {
   url: string;
   port: number;
   /** Charges made: the side effects. */
-  charges: { id: string; amount: number; key: string | null }[];
+  charges: { id: string; amount: number; key: string | null; ref: string | null }[];
   /** Every request received, keyed or not. */
   requests: { path: string; key: string | null; authorization: string | null; headers: Record<string, unknown> }[];
   close(): Promise<void>;
@@ -23,6 +23,7 @@ export async function startChargeUpstream(): Promise<ChargeUpstream> {
   const charges: ChargeUpstream["charges"] = [];
   const requests: ChargeUpstream["requests"] = [];
   const byKey = new Map<string, { done: boolean; body: string }>();
+  const failedOnce = new Set<string>();
   const server = http.createServer(async (req, res) => {
     let raw = "";
     for await (const chunk of req) raw += chunk;
@@ -50,14 +51,19 @@ export async function startChargeUpstream(): Promise<ChargeUpstream> {
       return;
     }
     if (url.pathname !== "/v1/charges" || req.method !== "POST") return void res.writeHead(404).end();
-    const input = JSON.parse(raw || "{}") as { amount?: number; delayMs?: number };
+    // `ref` names the intended charge (the chaos suite counts effects per ref); `failOnce` answers 503 to its first request, charging nothing.
+    const input = JSON.parse(raw || "{}") as { amount?: number; delayMs?: number; ref?: string; failOnce?: boolean };
+    if (input.failOnce && input.ref && !failedOnce.has(input.ref)) {
+      failedOnce.add(input.ref);
+      return void res.writeHead(503, { "content-type": "application/json", "retry-after": "0" }).end('{"error":"try again"}');
+    }
     if (key) {
       const seen = byKey.get(key);
       if (seen && !seen.done) return void res.writeHead(409, { "content-type": "application/json" }).end('{"error":"a request with this key is in progress"}');
       if (seen) return void res.writeHead(200, { "content-type": "application/json", "idempotent-replayed": "true" }).end(seen.body);
       byKey.set(key, { done: false, body: "" });
     }
-    const charge = { id: `ch_${charges.length + 1}`, amount: input.amount ?? 0, key };
+    const charge = { id: `ch_${charges.length + 1}`, amount: input.amount ?? 0, key, ref: input.ref ?? null };
     charges.push(charge);
     if (input.delayMs) await new Promise((resolve) => setTimeout(resolve, input.delayMs));
     const body = JSON.stringify({ chargeId: charge.id, amount: charge.amount });
