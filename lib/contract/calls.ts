@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { decodeCursor } from "../core/cursor";
+import { RUN_STATES as SAGA_RUN_STATES } from "./sagas";
 import { BEGIN_DECISIONS, BeginDecisionNameSchema } from "./v1";
 
 /**
@@ -12,11 +13,14 @@ const id = z.string().min(1).max(200);
 
 export const CALL_STATUSES = ["in_progress", "succeeded", "failed", "released", "accepted"] as const;
 
-/** What the decision filter accepts: every begin decision (the contract's own list), a lease lost, or an operator's eviction. */
-export const CALL_DECISION_FILTERS = [...BEGIN_DECISIONS, "lease_lost", "evicted"] as const;
+/**
+ * What the decision filter accepts: every begin decision (the contract's own list), a lease lost, an
+ * operator's eviction, or a status check that could not tell (`check_unknown`: the operators' queue).
+ */
+export const CALL_DECISION_FILTERS = [...BEGIN_DECISIONS, "lease_lost", "evicted", "check_unknown"] as const;
 export type CallDecisionFilter = (typeof CALL_DECISION_FILTERS)[number];
 
-const oneDecision = z.union([BeginDecisionNameSchema, z.enum(["lease_lost", "evicted"])]);
+const oneDecision = z.union([BeginDecisionNameSchema, z.enum(["lease_lost", "evicted", "check_unknown"])]);
 /** One decision, or several comma-separated; either way a list of distinct decisions. */
 const decisionFilter = z
   .union([
@@ -96,7 +100,7 @@ export const LedgerEventSchema = z
     id: z.string(),
     callId: z.string().nullable().describe("null for a begin the loop detector blocked before any record"),
     at: isoTime,
-    type: z.enum(["begin", "complete", "heartbeat", "lease_lost", "resend", "operator", "saga"]),
+    type: z.enum(["begin", "complete", "heartbeat", "lease_lost", "resend", "operator", "saga", "check"]),
     decision: z.string(),
     attempt: z.number().int(),
     tool: z.string(),
@@ -154,6 +158,9 @@ export const RunSummarySchema = z
     begins: z.number().int(),
     dedupHits: z.number().int().describe("Begins answered replay, in_progress or refused"),
     blocked: z.number().int().describe("Begins the loop detector blocked"),
+    sagaState: z
+      .enum(SAGA_RUN_STATES)
+      .describe("Sagas: running until aborted; then compensating → compensated | compensation_failed"),
   })
   .meta({ id: "RunSummary" });
 

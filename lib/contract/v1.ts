@@ -226,6 +226,20 @@ export const HeartbeatRequestSchema = z
   .strict()
   .meta({ id: "HeartbeatRequest" });
 
+/**
+ * Status checks: the tool's checker ran after `verify` and could not tell whether the effect
+ * happened. Nothing runs and no outcome is recorded; the ledger keeps `check: unknown` and the call
+ * waits in the operators' queue (an operator resolves it with what they find downstream).
+ */
+export const CheckReportRequestSchema = z
+  .object({
+    leaseToken: z.string().min(1).max(200).describe("The verify attempt's lease"),
+    outcome: z.literal("unknown").describe("found and not_found are reported by complete's `check`"),
+    reason: z.string().trim().min(1).max(2_000).optional().describe("Why the checker could not tell (shown to operators)"),
+  })
+  .strict()
+  .meta({ id: "CheckReportRequest" });
+
 export const CallStatusSchema = z
   .object({
     callId: z.string(),
@@ -309,6 +323,7 @@ export type BeginRequest = z.infer<typeof BeginRequestSchema>;
 export type BeginResponse = z.infer<typeof BeginResponseSchema>;
 export type CompleteRequest = z.infer<typeof CompleteRequestSchema>;
 export type HeartbeatRequest = z.infer<typeof HeartbeatRequestSchema>;
+export type CheckReportRequest = z.input<typeof CheckReportRequestSchema>;
 export type CallStatus = z.infer<typeof CallStatusSchema>;
 export type HeartbeatResponse = z.infer<typeof HeartbeatResponseSchema>;
 export type ErrorResponse = z.infer<typeof ErrorResponseSchema>;

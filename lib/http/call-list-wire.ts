@@ -44,7 +44,7 @@ export function toLedgerEvent(event: GateEvent): LedgerEvent {
   };
 }
 
-export function toRunSummary(row: RunRow): RunSummary {
+export function toRunSummary(row: RunRow, sagaState: RunSummary["sagaState"]): RunSummary {
   return {
     runId: row.runId,
     startedAt: iso(row.startedAt),
@@ -58,5 +58,6 @@ export function toRunSummary(row: RunRow): RunSummary {
     begins: row.begins,
     dedupHits: row.dedupHits,
     blocked: row.blocked,
+    sagaState,
   };
 }

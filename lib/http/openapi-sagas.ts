@@ -1,9 +1,10 @@
 import type { OpenAPIRegistry } from "@asteasolutions/zod-to-openapi";
 import { AbortRunRequestSchema, CompensationBeginRequestSchema, ResolveCompensationSchema, RetryCompensationSchema, RunCompensationSchema } from "../contract/sagas";
-import { BeginResponseSchema } from "../contract/v1";
+import { OperatorQueueSchema } from "../contract/operator-queue";
+import { BeginResponseSchema, CallStatusSchema, CheckReportRequestSchema } from "../contract/v1";
 import { ProjectRunParams } from "./call-list-params";
 import { errorResponse, json, jsonBody } from "./openapi-pieces";
-import { ProjectRunCallParams, RunCallParams, RunIdParams } from "./params";
+import { CallIdParams, ProjectParams, ProjectRunCallParams, RunCallParams, RunIdParams } from "./params";
 
 const errors = {
   400: errorResponse("Invalid input: the zod issues are listed; nothing was stored"),
@@ -13,7 +14,7 @@ const errors = {
   503: errorResponse("Store unavailable: retry"),
 };
 
-/** Sagas: the agent's abort and plan runner endpoints, and the operators' run actions. */
+/** Sagas: the agent's abort and plan runner endpoints, and the operators' run actions; status checks; the operators' queue. */
 export function registerSagaPaths(registry: OpenAPIRegistry): void {
   const apiKey = [{ apiKey: [] }];
   const session = [{ operatorSession: [] }];
@@ -31,6 +32,24 @@ export function registerSagaPaths(registry: OpenAPIRegistry): void {
     security: apiKey,
     request: { params: RunCallParams, ...jsonBody(CompensationBeginRequestSchema) },
     responses: { 200: json(BeginResponseSchema, "The gate's decision for the undo"), ...errors },
+  });
+  registry.registerPath({
+    method: "post",
+    path: "/api/v1/calls/{callId}/check",
+    summary: "Status checks: the checker of a verify attempt could not tell; kept on the ledger (check unknown) and the call goes to the operators' queue",
+    tags: ["status checks"],
+    security: apiKey,
+    request: { params: CallIdParams, ...jsonBody(CheckReportRequestSchema) },
+    responses: { 200: json(CallStatusSchema, "The call, unchanged (still waiting for an outcome)"), ...errors, 409: errorResponse("lease_lost: not this attempt's lease") },
+  });
+  registry.registerPath({
+    method: "get",
+    path: "/api/v1/operator/projects/{projectId}/queue",
+    summary: "The operators' queue: runs whose compensation failed, unknown status checks, unfinished operations, verify tally (viewer)",
+    tags: ["operators"],
+    security: session,
+    request: { params: ProjectParams },
+    responses: { 200: json(OperatorQueueSchema, "What waits for a human"), ...errors },
   });
   registry.registerPath({ method: "get", path: `${opRun}/compensation`, summary: "The run's saga state (viewer)", tags, security: session, request: { params: ProjectRunParams }, responses: { 200: plan, ...errors } });
   registry.registerPath({ method: "post", path: `${opRun}/abort`, summary: "Abort a run with a reason (operator, audited)", tags, security: session, request: { params: ProjectRunParams, ...jsonBody(AbortRunRequestSchema) }, responses: { 200: plan, ...errors } });

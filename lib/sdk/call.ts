@@ -167,8 +167,12 @@ async function runAttempt<T>(deps: CallDeps, claim: Claim, exec: Exec<T>, option
   });
   if (lost) return lostResult();
   if (!outcome.ok && outcome.unknown) {
-    // Neither run it (it may have happened) nor record an outcome (none is known): the lease lapses and
-    // the call waits in the operators' queue for someone to resolve it.
+    // Neither run it (it may have happened) nor record an outcome (none is known): the ledger says the
+    // check could not tell, the lease lapses, and the call waits in the operators' queue for someone to
+    // resolve it. The report is best effort: the result is the same whether it landed or not.
+    await deps.transport
+      .reportCheck?.(claim.callId, { leaseToken: claim.leaseToken, outcome: "unknown", reason: outcome.error.message.slice(0, 2_000) })
+      .catch(() => undefined);
     return { kind: "done", result: { ok: false, status: "unknown_outcome", ...ref, reason: outcome.error.message } };
   }
 

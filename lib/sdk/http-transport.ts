@@ -9,7 +9,7 @@ import { PreviewSchema } from "../contract/previews";
 import { RunCompensationSchema } from "../contract/sagas";
 import { GateError } from "./errors";
 import { traceHeaders } from "./tracing";
-import type { BeginRequest, CompleteRequest, GateTransport, HeartbeatRequest, PreviewTransport, SagaTransport, CreatePreviewRequest } from "./types";
+import type { BeginRequest, CheckReportRequest, CompleteRequest, GateTransport, HeartbeatRequest, PreviewTransport, SagaTransport, CreatePreviewRequest } from "./types";
 
 export interface HttpTransportOptions {
   baseUrl: string;
@@ -40,6 +40,10 @@ export class HttpTransport implements GateTransport, SagaTransport, PreviewTrans
 
   complete(callId: string, request: CompleteRequest) {
     return this.send("POST", `/api/v1/calls/${encodeURIComponent(callId)}/complete`, request, CallStatusSchema);
+  }
+
+  reportCheck(callId: string, request: CheckReportRequest) {
+    return this.send("POST", `/api/v1/calls/${encodeURIComponent(callId)}/check`, request, CallStatusSchema);
   }
 
   heartbeat(callId: string, request: HeartbeatRequest) {

@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { BeginRequestSchema, CompleteRequestSchema, HeartbeatRequestSchema } from "../contract/v1";
+import { BeginRequestSchema, CheckReportRequestSchema, CompleteRequestSchema, HeartbeatRequestSchema } from "../contract/v1";
 import { ERROR_STATUS } from "../http/errors";
 import { toBeginInput, toCallStatus, toCompleteOutcome, toHeartbeatResponse, toWireDecision } from "../http/wire";
 import { AppError } from "../server/app-error";
@@ -7,7 +7,7 @@ import { GateService } from "../server/gate-service";
 import { type PolicySource, defaultPolicies } from "../server/policy-source";
 import { type GateStore, StoreUnavailableError } from "../store/ports/gate-store";
 import { GateError } from "./errors";
-import type { BeginRequest, CompleteRequest, GateTransport, HeartbeatRequest, HeartbeatResponse } from "./types";
+import type { BeginRequest, CheckReportRequest, CompleteRequest, GateTransport, HeartbeatRequest, HeartbeatResponse } from "./types";
 
 export interface InProcessOptions {
   projectId: string;
@@ -46,6 +46,13 @@ export class InProcessTransport implements GateTransport {
     return guard(async () => {
       const body = CompleteRequestSchema.parse(request);
       return toCallStatus(await this.service.complete(this.projectId, callId, body.leaseToken ?? null, toCompleteOutcome(body)));
+    });
+  }
+
+  reportCheck(callId: string, request: CheckReportRequest) {
+    return guard(async () => {
+      const body = CheckReportRequestSchema.parse(request);
+      return toCallStatus(await this.service.reportUnknownCheck(this.projectId, callId, body.leaseToken, body.reason ?? null));
     });
   }
 

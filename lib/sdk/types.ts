@@ -3,6 +3,7 @@ import type {
   BeginRequest,
   BeginResponse,
   CallStatus,
+  CheckReportRequest,
   CompleteRequest,
   HeartbeatRequest,
   HeartbeatResponse,
@@ -11,7 +12,7 @@ import type { CreatePreviewRequestSchema, PreviewWire } from "../contract/previe
 import type { RunCompensation } from "../contract/sagas";
 import type { ToolErrorInfo } from "./errors";
 
-export type { BeginRequest, BeginResponse, CallStatus, CompleteRequest, HeartbeatRequest, HeartbeatResponse, PreviewWire, RunCompensation };
+export type { BeginRequest, BeginResponse, CallStatus, CheckReportRequest, CompleteRequest, HeartbeatRequest, HeartbeatResponse, PreviewWire, RunCompensation };
 export type CreatePreviewRequest = z.input<typeof CreatePreviewRequestSchema>;
 
 /**
@@ -23,6 +24,8 @@ export interface GateTransport {
   complete(callId: string, request: CompleteRequest): Promise<CallStatus>;
   heartbeat(callId: string, request: HeartbeatRequest): Promise<HeartbeatResponse>;
   status(callId: string): Promise<CallStatus>;
+  /** Status checks: the checker could not tell (recorded on the ledger for operators). Optional for older transports. */
+  reportCheck?(callId: string, request: CheckReportRequest): Promise<CallStatus>;
 }
 
 /** Sagas over the wire (the HTTP transport has them): abort a run, read its plan, begin one undo. */

@@ -8,6 +8,7 @@ import { openStore } from "../store/hot/open-gate-store";
 import { type Db, openDb } from "../store/prisma/client";
 import { PolicyRepository } from "../store/prisma/policy-repository";
 import { PreviewRepository } from "../store/prisma/preview-repository";
+import { OperatorQueueRepository } from "../store/prisma/operator-queue-repository";
 import { RunAbortRepository } from "../store/prisma/run-abort-repository";
 import { UpstreamRepository } from "../store/prisma/upstream-repository";
 import type { GateStore } from "../store/ports/gate-store";
@@ -19,6 +20,7 @@ import { recordStormTransition } from "../telemetry/storm-telemetry";
 import { ApiKeyAuthenticator } from "./api-keys";
 import { LeaseTokens } from "./lease-tokens";
 import { pgTimeoutsFrom } from "./pg-timeouts";
+import { OperatorQueue } from "./operator-queue";
 import { SagaService } from "./sagas/saga-service";
 import { buildHttpGateway } from "./gateway/gateway-context";
 import type { HttpGateway } from "./gateway/http-gateway";
@@ -91,6 +93,8 @@ export interface Services {
   previews: PreviewService;
   /** Run aborts and compensations: the gate tells it of every complete. */
   sagas: SagaService;
+  /** What waits for a human: failed compensations, unknown status checks, unfinished operations. */
+  operatorQueue: OperatorQueue;
   close(): Promise<void>;
 }
 
@@ -146,6 +150,7 @@ export function buildServices(config: Env): Services {
   const httpGateway = once(() => buildHttpGateway(gate().service, upstreams().service, outbound().guard));
   const previews = once(() => new PreviewService(new PreviewRepository(db()), gate().service));
   const sagas = once(() => new SagaService(new RunAbortRepository(db()), gate().service, () => operators().store, () => operators().records));
+  const operatorQueue = once(() => new OperatorQueue(new OperatorQueueRepository(db()), sagas));
   return {
     config,
     get db() {
@@ -177,6 +182,9 @@ export function buildServices(config: Env): Services {
     },
     get sagas() {
       return sagas();
+    },
+    get operatorQueue() {
+      return operatorQueue();
     },
     close: async () => {
       await Promise.all([insights.built?.store.close(), operators.built?.db.close(), db.built?.$disconnect()]);

@@ -350,6 +350,25 @@ export class GateService {
   }
 
   /**
+   * Status checks: the checker of a `verify` attempt could not tell whether the effect happened.
+   * Nothing is completed (no outcome is known); the ledger keeps `check: unknown` with the reason,
+   * which puts the call in the operators' queue until someone resolves it by hand.
+   */
+  async reportUnknownCheck(projectId: string, callId: string, leaseToken: string, reason: string | null): Promise<CallRecord> {
+    const startedAt = performance.now();
+    const { record, policy } = await this.readForCall(projectId, callId);
+    const fields = { startedAt, at: this.clock(), policyVersion: policy.version };
+    if (record.leaseToken !== leaseToken) {
+      this.assertIssuedEarlier(record, leaseToken);
+      await this.store.appendEvent(recordEvent(record, { ...fields, type: "lease_lost", decision: "check_unknown" }));
+      throw leaseLost(record);
+    }
+    if (record.state !== "in_progress") return record;
+    await this.store.appendEvent(recordEvent(record, { ...fields, type: "check", decision: "unknown", detail: reason ? { reason } : null }));
+    return record;
+  }
+
+  /**
    * Only a token of an earlier attempt of this record means that attempt may have run beside the
    * current one (the alarm operators see). Any other token was never issued for the record: a 409
    * that writes nothing, so a made-up token cannot raise the alarm.

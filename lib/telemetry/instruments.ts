@@ -11,6 +11,8 @@ interface Instruments {
   /** Sagas: undos finished, by tool and outcome (succeeded, failed, released, resolved). */
   compensations: Counter;
   sagaAborts: Counter;
+  /** Status checks reported after verify, by tool and outcome (found, not_found, unknown). */
+  statusChecks: Counter;
 }
 
 let cached: Instruments | undefined;
@@ -39,6 +41,9 @@ export function instruments(): Instruments {
       }),
       sagaAborts: meter.createCounter("idemgate.saga.aborts", {
         description: "Runs aborted, by who aborted them (agent, policy, operator)",
+      }),
+      statusChecks: meter.createCounter("idemgate.status_checks", {
+        description: "Status checks after verify, by tool and outcome (found, not_found, unknown)",
       }),
     };
   }

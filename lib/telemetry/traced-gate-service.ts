@@ -37,6 +37,18 @@ export class TracedGateService extends GateService {
     return withSpan("idemgate.complete", { "gen_ai.operation.name": "execute_tool", "idemgate.call_id": callId }, async (span) => {
       const record = await super.complete(projectId, callId, leaseToken, outcome);
       span.setAttribute("idemgate.outcome", record.state);
+      if (outcome.outcome !== "accepted" && outcome.check) {
+        span.setAttribute("idemgate.check", outcome.check);
+        instruments().statusChecks.add(1, { tool: record.tool, outcome: outcome.check });
+      }
+      return record;
+    });
+  }
+
+  override reportUnknownCheck(projectId: string, callId: string, leaseToken: string, reason: string | null): Promise<CallRecord> {
+    return withSpan("idemgate.check", { "idemgate.call_id": callId, "idemgate.check": "unknown" }, async () => {
+      const record = await super.reportUnknownCheck(projectId, callId, leaseToken, reason);
+      instruments().statusChecks.add(1, { tool: record.tool, outcome: "unknown" });
       return record;
     });
   }

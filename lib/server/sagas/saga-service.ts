@@ -1,4 +1,4 @@
-import { type CompensationPlan, isCompensationKey, mayBeginCompensation, planCompensation } from "../../core/plan-compensation";
+import { type CompensationPlan, type RunState, isCompensationKey, mayBeginCompensation, planCompensation } from "../../core/plan-compensation";
 import type { EffectivePolicy } from "../../core/policy";
 import type { BeginDecision, CallRecord } from "../../core/record";
 import type { OperatorStore } from "../../store/ports/operator-store";
@@ -40,6 +40,24 @@ export class SagaService {
     return { runId, abort, plan: planCompensation(abort !== null, records) };
   }
 
+  /** Each run's saga state (runs list): `running` unless aborted; aborted runs are planned from their records. */
+  async statesOf(projectId: string, runIds: string[]): Promise<Map<string, RunState>> {
+    const states = new Map<string, RunState>(runIds.map((runId) => [runId, "running"]));
+    const aborts = await this.runs.findMany(projectId, runIds);
+    const records = await this.runs.recordsOfRuns(projectId, aborts.map((a) => a.runId));
+    for (const abort of aborts) states.set(abort.runId, planCompensation(true, records.get(abort.runId) ?? []).state);
+    return states;
+  }
+
+  /** Aborted runs whose plan is not done: a compensation failed permanently, or one is still to run. Newest abort first. */
+  async needingAttention(projectId: string, limit = 100): Promise<RunSaga[]> {
+    const aborts = await this.runs.recent(projectId, limit);
+    const records = await this.runs.recordsOfRuns(projectId, aborts.map((a) => a.runId));
+    return aborts
+      .map((abort) => ({ runId: abort.runId, abort, plan: planCompensation(true, records.get(abort.runId) ?? []) }))
+      .filter((saga) => saga.plan.state === "compensation_failed" || saga.plan.state === "compensating");
+  }
+
   /** Idempotent: a second abort (any source) answers the run as the first one left it. */
   async abort(projectId: string, runId: string, reason: string, source: AbortSource): Promise<RunSaga> {
     return withSpan("idemgate.saga.abort", { "idemgate.run_id": runId, "idemgate.abort.by": source.by }, async () => {
@@ -79,7 +97,8 @@ export class SagaService {
     if (!allowed.ok) throw new AppError("invalid_state", allowed.reason);
     const { step } = allowed;
     const original = plan.steps.find((s) => s.callId === callId)!;
-    return this.gate.begin(projectId, {
+    const attributes = { "idemgate.run_id": runId, "idemgate.call_id": callId, "gen_ai.tool.name": step.compensation.tool };
+    return withSpan("idemgate.saga.compensate", attributes, () => this.gate.begin(projectId, {
       tool: step.compensation.tool,
       runId,
       stepId: original.stepId === null ? null : `${original.stepId}:compensate`,
@@ -89,7 +108,7 @@ export class SagaService {
       args: step.compensation.args,
       derivedKey: step.compensationKey,
       waitMs,
-    });
+    }));
   }
 
   /** Called after every stored complete (and its retries): counts undos by outcome; a policy may abort the run. */

@@ -2,8 +2,8 @@ import type { CallRecord } from "../../core/record";
 import type { PolicyStore } from "./policy-store";
 
 /** resend: an approved bypass raised the key's generation; operator: a record evicted or resolved by hand. */
-/** saga: a run aborted (its compensation plan starts). */
-export type EventType = "begin" | "complete" | "heartbeat" | "lease_lost" | "resend" | "operator" | "saga";
+/** saga: a run aborted (its compensation plan starts). check: a status check could not tell (decision `unknown`). */
+export type EventType = "begin" | "complete" | "heartbeat" | "lease_lost" | "resend" | "operator" | "saga" | "check";
 
 /** One decision in the append-only ledger. */
 export interface GateEvent {

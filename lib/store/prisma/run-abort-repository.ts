@@ -29,6 +29,12 @@ export class RunAbortRepository {
     return rows.map((row) => ({ ...row, abortedAt: Number(row.abortedAt) }));
   }
 
+  /** The project's latest aborts, newest first (the operators' queue looks for runs still needing work). */
+  async recent(projectId: string, limit: number): Promise<RunAbortRow[]> {
+    const rows = await this.prisma.runAbort.findMany({ where: { projectId }, orderBy: { abortedAt: "desc" }, take: limit });
+    return rows.map((row) => ({ ...row, abortedAt: Number(row.abortedAt) }));
+  }
+
   /**
    * The first abort wins and later ones change nothing (false): the insert, its ledger event and its
    * audit entry are one transaction. Insert-if-absent rather than catching a unique violation, which
@@ -45,6 +51,15 @@ export class RunAbortRepository {
       if (audit) await tx.auditEntry.create({ data: { ...audit, at: BigInt(audit.at) } });
       return true;
     });
+  }
+
+  /** Every record of these runs (one query), grouped by run. */
+  async recordsOfRuns(projectId: string, runIds: string[]): Promise<Map<string, CallRecord[]>> {
+    const byRun = new Map<string, CallRecord[]>(runIds.map((runId) => [runId, []]));
+    if (runIds.length === 0) return byRun;
+    const rows = await this.prisma.callRecord.findMany({ where: { projectId, runId: { in: runIds } }, orderBy: [{ firstSeenAt: "asc" }, { id: "asc" }] });
+    for (const row of rows) byRun.get(row.runId)?.push(fromStoredRecord(row));
+    return byRun;
   }
 
   /** Every record of the run: its calls and their compensations (`<key>:compensate`). */

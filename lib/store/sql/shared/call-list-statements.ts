@@ -28,6 +28,7 @@ function withLastDecision(page: string, order: "ASC" | "DESC"): string {
 function decisionMatch(decision: string): { type: string; decision: string | null } {
   if (decision === "lease_lost") return { type: "lease_lost", decision: null };
   if (decision === "evicted") return { type: "operator", decision: "evicted" };
+  if (decision === "check_unknown") return { type: "check", decision: "unknown" };
   return { type: "begin", decision };
 }
 

@@ -1,4 +1,4 @@
-// GET /api/v1/operator/projects/{projectId}/runs — viewers: runs, newest first, with their counts; cursor-paged.
+// GET /api/v1/operator/projects/{projectId}/runs — viewers: runs, newest first, with their counts and saga state; cursor-paged.
 import { RunListQuerySchema, RunListSchema } from "@/lib/contract/calls";
 import { toRunSummary } from "@/lib/http/call-list-wire";
 import { ProjectParams } from "@/lib/http/params";
@@ -12,6 +12,7 @@ export const GET = withOperatorRoute({
   response: RunListSchema,
   handler: async ({ params, query }) => {
     const page = await services().operators.explorer.listRuns(params.projectId, query);
-    return { runs: page.items.map(toRunSummary), nextCursor: page.nextCursor };
+    const states = await services().sagas.statesOf(params.projectId, page.items.map((run) => run.runId));
+    return { runs: page.items.map((run) => toRunSummary(run, states.get(run.runId) ?? "running")), nextCursor: page.nextCursor };
   },
 });

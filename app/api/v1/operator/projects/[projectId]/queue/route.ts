@@ -1,0 +1,13 @@
+// GET /api/v1/operator/projects/{projectId}/queue — viewers: the operators' queue (failed compensations, unknown status checks, unfinished operations, verify tally).
+import { OperatorQueueSchema } from "@/lib/contract/operator-queue";
+import { toOperatorQueue } from "@/lib/http/operator-queue-wire";
+import { ProjectParams } from "@/lib/http/params";
+import { withOperatorRoute } from "@/lib/http/with-operator-route";
+import { services } from "@/lib/server/composition-root";
+
+export const GET = withOperatorRoute({
+  role: "viewer",
+  params: ProjectParams,
+  response: OperatorQueueSchema,
+  handler: async ({ params }) => toOperatorQueue(await services().operatorQueue.view(params.projectId)),
+});
