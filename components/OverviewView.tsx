@@ -6,6 +6,7 @@ import { DecisionsChart } from "./DecisionsChart";
 import { DecisionsTable } from "./DecisionsTable";
 import { DedupRateChart } from "./DedupRateChart";
 import { KpiGrid } from "./KpiGrid";
+import { OperatorQueuePanel } from "./OperatorQueuePanel";
 import { useProject } from "./ProjectContext";
 import { RangePicker } from "./RangePicker";
 import { EmptyState, ErrorState, Loading } from "./StateViews";
@@ -95,6 +96,7 @@ export function OverviewView() {
       {storms.data ? <StormBanner storms={storms.data.storms} href={`${base}/storms`} /> : null}
       <KpiGrid kpis={kpis} hrefOf={(k) => (k.group ? groupCallsHref(base, k.group.id as DecisionGroupId, { from, to }) : null)} />
       {dedup.error ? <ErrorState error={dedup.error} onRetry={() => dedup.refetch()} /> : null}
+      <OperatorQueuePanel projectId={projectId} />
       <section aria-labelledby="chart-title" className="card">
         <h2 id="chart-title" style={{ marginTop: 0, fontSize: "1.1em" }}>
           Calls by decision

@@ -4,10 +4,13 @@ import Link from "next/link";
 import { formatInstant } from "@/lib/dashboard/format-time";
 import { prepareRunTimeline } from "@/lib/dashboard/prepare-run-timeline";
 import { useRunQuery } from "@/lib/dashboard/queries/use-runs-query";
+import { useSagaQuery } from "@/lib/dashboard/queries/use-saga-query";
+import { labelOfStepStatus, toneOfStepStatus } from "@/lib/dashboard/saga-labels";
 import { DecisionBadge, ToneBadge } from "./DecisionBadge";
 import { useProject } from "./ProjectContext";
 import { LoopCycles } from "./LoopCycles";
 import { RunTimeline } from "./RunTimeline";
+import { SagaPanel } from "./SagaPanel";
 import { EmptyState, ErrorState, Loading } from "./StateViews";
 import "./explorer.css";
 import { TableWrap } from "./TableWrap";
@@ -16,6 +19,8 @@ import { TableWrap } from "./TableWrap";
 export function RunDetail({ runId }: { runId: string }) {
   const { projectId } = useProject();
   const run = useRunQuery(projectId, runId);
+  const saga = useSagaQuery(projectId, runId);
+  const undoOf = new Map((saga.data?.steps ?? []).map((step) => [step.callId, step]));
   const base = `/projects/${encodeURIComponent(projectId)}`;
   const header = (
     <>
@@ -41,6 +46,7 @@ export function RunDetail({ runId }: { runId: string }) {
       </p>
       {run.data.truncated ? <p className="muted">This run is long: only its oldest calls and events are shown.</p> : null}
       <LoopCycles events={run.data.events} subject="run" />
+      <SagaPanel runId={runId} />
       <section aria-labelledby="lanes-title" className="card stack">
         <h2 id="lanes-title" style={{ margin: 0 }}>Timeline</h2>
         {timeline.lanes.length === 0 ? <EmptyState title="No events" /> : <RunTimeline timeline={timeline} projectId={projectId} />}
@@ -56,6 +62,7 @@ export function RunDetail({ runId }: { runId: string }) {
                 <th scope="col">Status</th>
                 <th scope="col">Attempts</th>
                 <th scope="col">Decisions</th>
+                <th scope="col">Compensation</th>
               </tr>
             </thead>
             <tbody>
@@ -77,6 +84,15 @@ export function RunDetail({ runId }: { runId: string }) {
                         </ToneBadge>
                       ))}
                     </span>
+                  </td>
+                  <td data-label="Compensation">
+                    {s.callId && undoOf.has(s.callId) ? (
+                      <ToneBadge tone={toneOfStepStatus(undoOf.get(s.callId)!.status)}>
+                        {undoOf.get(s.callId)!.compensation.tool}: {labelOfStepStatus(undoOf.get(s.callId)!.status)}
+                      </ToneBadge>
+                    ) : (
+                      <span className="muted">—</span>
+                    )}
                   </td>
                 </tr>
               ))}

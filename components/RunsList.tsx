@@ -4,6 +4,7 @@ import Link from "next/link";
 import { usePathname, useSearchParams } from "next/navigation";
 import { formatInstant } from "@/lib/dashboard/format-time";
 import { useRunsQuery } from "@/lib/dashboard/queries/use-runs-query";
+import { labelOfRunState, toneOfRunState } from "@/lib/dashboard/saga-labels";
 import { type RunFilters as Filters, runFiltersFromSearch, runFiltersToSearch } from "@/lib/dashboard/run-filters";
 import { ToneBadge } from "./DecisionBadge";
 import { LoadMoreRow } from "./LoadMoreRow";
@@ -57,6 +58,7 @@ export function RunsList() {
                   <th scope="col">Calls</th>
                   <th scope="col">Agents</th>
                   <th scope="col">Outcomes</th>
+                  <th scope="col">Saga</th>
                   <th scope="col">Dedup hits</th>
                 </tr>
               </thead>
@@ -83,6 +85,9 @@ export function RunsList() {
                         {r.inProgress ? <ToneBadge tone="exec">{r.inProgress} running</ToneBadge> : null}
                         {r.blocked ? <ToneBadge tone="danger">{r.blocked} blocked</ToneBadge> : null}
                       </span>
+                    </td>
+                    <td data-label="Saga" data-testid="run-saga-state">
+                      {r.sagaState === "running" ? <span className="muted">running</span> : <ToneBadge tone={toneOfRunState(r.sagaState)}>{labelOfRunState(r.sagaState)}</ToneBadge>}
                     </td>
                     <td data-label="Dedup hits">
                       {r.dedupHits} <span className="muted">of {r.begins} begins</span>

@@ -35,6 +35,8 @@ export function toneOfEvent(event: Pick<EventLike, "type" | "decision">): Tone {
       return STATUS_TONES[event.decision] ?? "neutral";
     case "lease_lost":
       return "danger";
+    case "check":
+      return "warn";
     default:
       return "neutral";
   }
@@ -51,7 +53,13 @@ export function describeEvent(event: EventLike): string {
       return event.argsMismatch ? `${base} (different args)` : base;
     }
     case "complete":
+      if (detail.check === "found") return `complete: ${event.decision} (status check found it downstream; nothing ran)`;
+      if (detail.check === "not_found") return `complete: ${event.decision} (status check found nothing; ran under the same key)`;
       return event.decision === "released" ? "complete: released (retryable failure)" : `complete: ${event.decision}`;
+    case "check":
+      return "status check could not tell: waiting for an operator";
+    case "saga":
+      return `run ${event.decision}`;
     case "heartbeat":
       return "heartbeat: lease extended";
     case "lease_lost":

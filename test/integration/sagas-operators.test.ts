@@ -1,4 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { RunListSchema } from "../../lib/contract/calls";
+import { OperatorQueueSchema } from "../../lib/contract/operator-queue";
 import { RunCompensationSchema } from "../../lib/contract/sagas";
 import { ToolError, createGate } from "../../lib/sdk";
 import { TestClient } from "../helpers/client";
@@ -57,6 +59,12 @@ describe.each(PROVIDERS)("%s: sagas — operators", (provider) => {
     const runPath = operator.p(projectId, `/runs/${runId}`);
     const seen = await viewer.call(RunCompensationSchema, "GET", `${runPath}/compensation`);
     expect(seen.steps[0]).toMatchObject({ status: "failed", error: { message: "charge already disputed" } });
+    // The operators' queue lists the run with the step, args and error that stopped it; so does the runs list's state.
+    const queued = (await viewer.call(OperatorQueueSchema, "GET", operator.p(projectId, "/queue"))).runs.find((r) => r.runId === runId);
+    expect(queued).toMatchObject({ state: "compensation_failed", abort: { reason: "user cancelled" } });
+    expect(queued!.steps.find((s) => s.status === "failed")).toMatchObject({ compensation: { tool: "refund_charge", args: { chargeId: "c1" } }, error: { message: "charge already disputed" } });
+    const listed = async () => (await viewer.call(RunListSchema, "GET", operator.p(projectId, `/runs?runId=${runId}`))).runs[0]?.sagaState;
+    expect(await listed()).toBe("compensation_failed");
     const forbidden = await viewer.expectError("POST", `${runPath}/compensations/${failed.callId}/resolve`, { note: "x" });
     expect(forbidden.status).toBe(403);
 
@@ -69,6 +77,8 @@ describe.each(PROVIDERS)("%s: sagas — operators", (provider) => {
     const finished = await gate.compensate(runId, { compensators });
     expect(finished).toMatchObject({ ok: true, state: "compensated" });
     expect(releases).toBe(1);
+    expect(await listed()).toBe("compensated");
+    expect((await viewer.call(OperatorQueueSchema, "GET", operator.p(projectId, "/queue"))).runs.some((r) => r.runId === runId)).toBe(false);
   });
 
   it("retry lets a failed undo run again; an operator aborts a run (audited) and the agent's runner undoes it", async () => {

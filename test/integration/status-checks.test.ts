@@ -1,10 +1,13 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { BeginRequest } from "../../lib/contract/v1";
+import { CallListSchema } from "../../lib/contract/calls";
+import { OperatorQueueSchema } from "../../lib/contract/operator-queue";
+import { type BeginRequest, CallStatusSchema } from "../../lib/contract/v1";
 import { type CheckOutcome, createGate } from "../../lib/sdk";
 import { AdminClient, TEST_ADMIN_TOKEN } from "../helpers/admin-client";
 import { TestClient } from "../helpers/client";
 import { PROVIDERS, type TestDatabase, createTestDatabase } from "../helpers/databases";
 import { type TestProject, createTestProject, eventsForCall } from "../helpers/fixtures";
+import { OPERATOR_ENV, OperatorClient, ROOT, createOperator } from "../helpers/operator-client";
 import { expectDecision, uniqueRun } from "../helpers/policy-fixtures";
 import { type TestServer, startServer } from "../helpers/server";
 
@@ -33,12 +36,14 @@ describe.each(PROVIDERS)("%s: status checks resolve verify without a human", (pr
   let server: TestServer;
   let project: TestProject;
   let client: TestClient;
+  let operator: OperatorClient;
 
   beforeAll(async () => {
     db = await createTestDatabase(provider);
     project = await createTestProject(db.url);
-    server = await startServer(db.url, { IDEMGATE_ADMIN_TOKEN: TEST_ADMIN_TOKEN });
+    server = await startServer(db.url, { IDEMGATE_ADMIN_TOKEN: TEST_ADMIN_TOKEN, ...OPERATOR_ENV });
     client = new TestClient(server.baseUrl, project.apiKey);
+    operator = await createOperator(await OperatorClient.signIn(server.baseUrl, ROOT.email, ROOT.password), project.projectId, "operator");
     await new AdminClient(server.baseUrl, project.projectId).put(TOOL, { effect: "async", leaseSeconds: 1 }, "test: short leases, verify on expiry");
   });
 
@@ -97,6 +102,36 @@ describe.each(PROVIDERS)("%s: status checks resolve verify without a human", (pr
     expect(await blind({ amount: 7 }, { runId: unknownRun, step: "payout" })).toMatchObject({ ok: false, status: "unknown_outcome", reason: "the payout API is down" });
     expect(ran).toBe(0);
     expect((await client.status(vanished.callId)).status).toBe("in_progress");
+
+    // The unknown is on the ledger and the call is in the operators' queue (and the calls filter finds it).
+    const check = (await eventsForCall(db.url, project.projectId, vanished.callId)).find((e) => e.type === "check");
+    expect(check).toMatchObject({ decision: "unknown" });
+    expect(JSON.parse(check!.detail!)).toEqual({ reason: "the payout API is down" });
+    const queue = () => operator.call(OperatorQueueSchema, "GET", operator.p(project.projectId, "/queue"));
+    expect((await queue()).uncheckedCalls.find((c) => c.callId === vanished.callId)).toMatchObject({ tool: TOOL, runId: unknownRun, reason: "the payout API is down" });
+    const filtered = await operator.call(CallListSchema, "GET", operator.p(project.projectId, "/calls?decision=check_unknown"));
+    expect(filtered.calls.map((c) => c.callId)).toContain(vanished.callId);
+    // A made-up lease token records nothing.
+    const bogus = await fetch(`${server.baseUrl}/api/v1/calls/${vanished.callId}/check`, {
+      method: "POST",
+      headers: { authorization: `Bearer ${project.apiKey}`, "content-type": "application/json" },
+      body: JSON.stringify({ leaseToken: "lt_made_up", outcome: "unknown" }),
+    });
+    expect(bogus.status).toBe(409);
+
+    // An operator resolves it with what they found: it leaves the queue and counts as settled by hand.
+    const before = (await queue()).verify;
+    await operator.call(CallStatusSchema, "POST", operator.p(project.projectId, `/calls/${vanished.callId}/resolve`), {
+      outcome: "succeeded",
+      result: { payoutId: "po_manual" },
+      note: "found in the payout dashboard",
+    });
+    const after = await queue();
+    expect(after.uncheckedCalls.some((c) => c.callId === vanished.callId)).toBe(false);
+    expect(after.verify.byHand).toBe(before.byHand + 1);
+    expect(after.verify).toMatchObject({ found: expect.any(Number), notFound: expect.any(Number) });
+    expect(after.verify.found + after.verify.notFound).toBeGreaterThanOrEqual(2);
+    expect(after.verify.unknown).toBeGreaterThanOrEqual(1);
   });
 
   it("without a checker it is verify, as before", async () => {

@@ -17,6 +17,9 @@ export const queryKeys = {
   callEvents: (projectId: string, callId: string) => ["call-events", { projectId, callId }] as const,
   runs: (projectId: string) => ["runs", { projectId }] as const,
   run: (projectId: string, runId: string) => ["run", { projectId, runId }] as const,
+  saga: (projectId: string, runId: string) => ["saga", { projectId, runId }] as const,
+  previews: (projectId: string, status?: string) => ["previews", { projectId, status: status ?? null }] as const,
+  operatorQueue: (projectId: string) => ["operator-queue", { projectId }] as const,
   audit: (projectId: string, filters: object = {}) => ["audit", { projectId, ...filters }] as const,
 };
 
