@@ -1,4 +1,4 @@
-import { mkdtempSync, writeFileSync } from "node:fs";
+import { appendFileSync, mkdtempSync } from "node:fs";
 import path from "node:path";
 import Database from "better-sqlite3";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -61,7 +61,8 @@ describe(`chaos (${SIZE}, seed ${SEED}): exactly one side effect per request thr
   afterAll(async () => {
     const table = chaosTable(rows, { size: SIZE, seed: SEED });
     console.log(`\n${table}\n`);
-    if (process.env.IDEMGATE_CHAOS_REPORT) writeFileSync(process.env.IDEMGATE_CHAOS_REPORT, `${table}\n`);
+    // Appended: the other families (multi-step) add their tables to the same report.
+    if (process.env.IDEMGATE_CHAOS_REPORT) appendFileSync(process.env.IDEMGATE_CHAOS_REPORT, `${table}\n`);
     env?.backend.close();
     await server?.stop();
     await db?.drop();
