@@ -59,6 +59,7 @@ const ACCESS: Record<string, "signedIn" | Role> = {
   "GET projects/[projectId]/runs/[runId]/compensation": "viewer",
   "POST projects/[projectId]/runs/[runId]/compensations/[callId]/resolve": "operator",
   "POST projects/[projectId]/runs/[runId]/compensations/[callId]/retry": "operator",
+  "GET projects/[projectId]/queue": "viewer",
 };
 
 /** Every `route.ts` under the operator API, with the HTTP methods it exports. */
