@@ -5,7 +5,7 @@ import { ActionsTable } from "./ActionsTable";
 import { ConfirmAction } from "./ConfirmAction";
 import { QueryListStates } from "./QueryListStates";
 import { EmptyState, ErrorState } from "./StateViews";
-import { CreateUpstreamSchema } from "@/lib/contract/upstreams";
+import { CreateUpstreamSchema, type WireUpstream } from "@/lib/contract/upstreams";
 import { validateForm, withoutBlanks } from "@/lib/dashboard/form-errors";
 import { formatInstant } from "@/lib/dashboard/format-time";
 import { useCreateUpstreamMutation, useDeleteUpstreamMutation, useUpstreamsQuery } from "@/lib/dashboard/queries/use-upstreams-query";
@@ -37,7 +37,7 @@ export function UpstreamsPanel({ projectId }: { projectId: string }) {
                 <td>
                   <code>{upstream.name}</code>
                 </td>
-                <td>{upstream.kind === "mcp" ? `MCP · ${upstream.transport === "stdio" ? "stdio" : "Streamable HTTP"}` : "HTTP"}</td>
+                <td>{upstream.kind === "mcp" ? `MCP · ${upstream.transport === "stdio" ? "stdio" : "Streamable HTTP"}` : <HttpSettings upstream={upstream} />}</td>
                 <td>
                   <code>{upstream.url ?? [upstream.command, ...upstream.args].join(" ")}</code>
                 </td>
@@ -63,12 +63,31 @@ export function UpstreamsPanel({ projectId }: { projectId: string }) {
   );
 }
 
+/** An HTTP upstream's key header and stored-response limit, defaults included, so an operator sees what /gw does. */
+function HttpSettings({ upstream }: { upstream: WireUpstream }) {
+  const limit = upstream.maxStoredBytes ?? DEFAULT_MAX_STORED_BYTES;
+  return (
+    <>
+      HTTP · key in <code>{upstream.idempotencyHeader ?? "idempotency-key"}</code> · replays responses up to {formatBytes(limit)}
+    </>
+  );
+}
+
+function formatBytes(bytes: number): string {
+  if (bytes >= 1024 * 1024 && bytes % (1024 * 1024) === 0) return `${bytes / (1024 * 1024)} MiB`;
+  if (bytes >= 1024 && bytes % 1024 === 0) return `${bytes / 1024} KiB`;
+  return `${bytes.toLocaleString("en")} bytes`;
+}
+
+const DEFAULT_MAX_STORED_BYTES = 1024 * 1024;
+
 type Kind = "mcp-http" | "mcp-stdio" | "http";
 
 function AddUpstreamForm({ projectId }: { projectId: string }) {
   const create = useCreateUpstreamMutation(projectId);
   const [kind, setKind] = useState<Kind>("mcp-http");
-  const [fields, setFields] = useState({ name: "", url: "", command: "", secret: "" });
+  const blank = { name: "", url: "", command: "", secret: "", idempotencyHeader: "", maxStoredBytes: "" };
+  const [fields, setFields] = useState(blank);
   const [submitted, setSubmitted] = useState(false);
   const set = (field: keyof typeof fields) => (event: { target: { value: string } }) => setFields((current) => ({ ...current, [field]: event.target.value }));
   const given = withoutBlanks(fields);
@@ -77,8 +96,15 @@ function AddUpstreamForm({ projectId }: { projectId: string }) {
       ? { kind: "mcp", transport: "stdio", name: given.name, command: given.command?.split(/\s+/)[0], args: given.command?.split(/\s+/).slice(1) ?? [], secret: given.secret }
       : kind === "mcp-http"
         ? { kind: "mcp", transport: "streamable_http", name: given.name, url: given.url, secret: given.secret }
-        : { kind: "http", name: given.name, url: given.url, secret: given.secret };
-  const checked = validateForm(CreateUpstreamSchema, JSON.parse(JSON.stringify(input)));
+        : {
+            kind: "http",
+            name: given.name,
+            url: given.url,
+            secret: given.secret,
+            idempotencyHeader: given.idempotencyHeader,
+            maxStoredBytes: given.maxStoredBytes === undefined ? undefined : Number(given.maxStoredBytes),
+          };
+  const checked = validateForm(CreateUpstreamSchema, JSON.parse(JSON.stringify(input)), { maxStoredBytes: "a whole number of bytes, at most 67108864 (64 MiB)" });
   const errors = submitted && !checked.ok ? checked.errors : {};
 
   async function submit(event: FormEvent) {
@@ -86,7 +112,7 @@ function AddUpstreamForm({ projectId }: { projectId: string }) {
     setSubmitted(true);
     if (!checked.ok) return;
     if (!(await create.mutateAsync(checked.data).catch(() => null))) return;
-    setFields({ name: "", url: "", command: "", secret: "" });
+    setFields(blank);
     setSubmitted(false);
   }
 
@@ -119,6 +145,31 @@ function AddUpstreamForm({ projectId }: { projectId: string }) {
             <input id="upstream-url" value={fields.url} placeholder="https://mcp.example.com/mcp" onChange={set("url")} aria-invalid={errors.url ? true : undefined} aria-describedby={errors.url ? "upstream-url-error" : undefined} style={{ flex: "1 1 220px", minWidth: 0 }} />
           </>
         )}
+        {kind === "http" ? (
+          <>
+            <label htmlFor="upstream-key-header">Key header</label>
+            <input
+              id="upstream-key-header"
+              value={fields.idempotencyHeader}
+              placeholder="Idempotency-Key"
+              onChange={set("idempotencyHeader")}
+              aria-invalid={errors.idempotencyHeader ? true : undefined}
+              aria-describedby={errors.idempotencyHeader ? "upstream-idempotencyHeader-error" : "upstream-http-help"}
+              style={{ flex: "0 1 160px", minWidth: 0 }}
+            />
+            <label htmlFor="upstream-max-stored">Replay limit (bytes)</label>
+            <input
+              id="upstream-max-stored"
+              inputMode="numeric"
+              value={fields.maxStoredBytes}
+              placeholder="1048576"
+              onChange={set("maxStoredBytes")}
+              aria-invalid={errors.maxStoredBytes ? true : undefined}
+              aria-describedby={errors.maxStoredBytes ? "upstream-maxStoredBytes-error" : "upstream-http-help"}
+              style={{ flex: "0 1 120px", minWidth: 0 }}
+            />
+          </>
+        ) : null}
         <label htmlFor="upstream-secret">Secret (write-only)</label>
         <input id="upstream-secret" type="password" autoComplete="off" value={fields.secret} onChange={set("secret")} style={{ flex: "0 1 160px", minWidth: 0 }} />
         <button type="submit" className="primary" disabled={create.isPending}>
@@ -128,6 +179,14 @@ function AddUpstreamForm({ projectId }: { projectId: string }) {
       {error("name")}
       {error("url")}
       {error("command")}
+      {error("idempotencyHeader")}
+      {error("maxStoredBytes")}
+      {kind === "http" ? (
+        <p id="upstream-http-help" className="muted" style={{ margin: 0 }}>
+          The gateway serves it at <code>/gw/&lt;name&gt;/…</code> and sends the gate&apos;s key in the key header (default Idempotency-Key, as Stripe expects). Responses up to the
+          replay limit (default 1 MiB) are stored and replayed; larger ones pass through and are recorded as not replayable.
+        </p>
+      ) : null}
       {create.error ? <ErrorState error={create.error} /> : null}
     </form>
   );

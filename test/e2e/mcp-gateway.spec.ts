@@ -54,6 +54,23 @@ test("settings: an admin allows the upstream's address and adds it as an MCP ups
   expect((await client.listTools()).tools.map((tool) => tool.name)).toContain("delete_customer");
 });
 
+test("settings: an HTTP upstream with its own key header and replay limit", async () => {
+  const panel = page.getByTestId("upstreams-panel");
+  const name = `pay${Date.now().toString(36)}`;
+  await panel.getByLabel("Kind").selectOption("http");
+  await panel.getByLabel("Name").fill(name);
+  await panel.getByLabel("URL").fill("http://127.0.0.1:9/");
+  await panel.getByLabel("Key header").fill("X-Idem-Key");
+  await panel.getByLabel("Replay limit (bytes)").fill("lots");
+  await panel.getByRole("button", { name: "Add" }).click();
+  await expect(panel.getByText("a whole number of bytes, at most 67108864 (64 MiB)")).toBeVisible();
+  await panel.getByLabel("Replay limit (bytes)").fill("65536");
+  await panel.getByRole("button", { name: "Add" }).click();
+  const row = panel.getByTestId("upstream-row").filter({ hasText: name });
+  await expect(row).toContainText("HTTP · key in x-idem-key · replays responses up to 64 KiB");
+  await expectNoSeriousA11yViolations(page);
+});
+
 test("a destructive MCP tool's resend waits for approval; an operator approves it in the UI; the next call runs once", async ({ baseURL }) => {
   // One deletion per customer, whichever run asks: each call below is its own run, as separate chats would be.
   const policy = await page.request.put(`/api/v1/admin/projects/proj_demo/policies/${NAME}__delete_customer`, {
