@@ -42,6 +42,10 @@ const scalarFields = {
     .array(z.string().max(200).regex(JSON_POINTER, "a JSON pointer such as /orderId"))
     .max(10)
     .describe("JSON pointers into the args (e.g. /orderId) whose values become the call's scope when it names none: re-plans of the same order dedupe"),
+  keepHeaders: z
+    .array(z.string().regex(/^[!#$%&'*+.^_`|~0-9A-Za-z-]{1,100}$/, "a header name, or a prefix ending in * (x-*)"))
+    .max(100)
+    .describe("HTTP tools (the middleware and /gw; a route is a tool named e.g. `POST /v1/refunds`): the response headers a replay reproduces, `x-*` for a prefix; Set-Cookie and hop-by-hop headers never"),
   preview: z
     .enum(["none", "required", "approve"])
     .describe("required: a first execution needs a preview token (POST /api/v1/calls/preview); approve: and an operator's approval of that preview"),

@@ -70,6 +70,11 @@ export const ExecuteDecisionSchema = z
     attempt: z.number().int(),
     recovered: z.boolean(),
     retry: RetryAdviceSchema,
+    replayable: z
+      .boolean()
+      .optional()
+      .describe("false when the tool's policy never replays its outcome (effect read, onDuplicate execute or refuse): a large result need not be stored whole"),
+    keepHeaders: z.array(z.string()).optional().describe("HTTP tools: the response headers the tool's policy keeps for replays (policy keepHeaders)"),
     loopWarning,
   })
   .meta({ id: "ExecuteDecision", description: "You hold the lease: run the tool with `key` as its idempotency key, then complete" });

@@ -1,5 +1,5 @@
 import { sameArgs } from "./fingerprint";
-import type { EffectivePolicy, ToolPolicy } from "./policy";
+import { type EffectivePolicy, type ToolPolicy, replaysOutcomes } from "./policy";
 import type { PreparedCall } from "./prepare-call";
 import {
   type BeginDecision,
@@ -199,5 +199,7 @@ function executeDecision(record: CallRecord, env: PlanEnv, recovered: boolean): 
     attempt: record.attempt,
     recovered,
     retry: env.policy.policy.retry,
+    replayable: replaysOutcomes(env.policy.policy),
+    keepHeaders: env.policy.policy.keepHeaders,
   };
 }

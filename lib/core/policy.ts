@@ -53,6 +53,8 @@ export interface ToolPolicy {
   scopeFrom: string[];
   /** Previews: `required` wants a dry run's preview token before a first execution; `approve` also a human's approval. */
   preview: "none" | "required" | "approve";
+  /** HTTP tools (a route is a tool named `POST /v1/refunds`): response headers a replay reproduces; `x-*` matches a prefix. */
+  keepHeaders: string[];
 }
 
 /**
@@ -80,6 +82,14 @@ export interface EffectivePolicy {
   version: number;
 }
 
+/** The response headers HTTP tools keep for replays unless their policy names others: content and caching headers, and `x-*`. */
+export const DEFAULT_KEEP_HEADERS: readonly string[] = ["content-type", "content-language", "content-location", "location", "etag", "last-modified", "link", "cache-control", "x-*"];
+
+/** Whether a tool's outcome is ever replayed: never under effect read or onDuplicate execute/refuse, so a tool need not store it whole. */
+export function replaysOutcomes(policy: ToolPolicy): boolean {
+  return policy.effect !== "read" && policy.onDuplicate === "replay";
+}
+
 export const DEFAULT_POLICY: Readonly<ToolPolicy> = Object.freeze<ToolPolicy>({
   effect: "write",
   keyStrategy: "step",
@@ -98,6 +108,7 @@ export const DEFAULT_POLICY: Readonly<ToolPolicy> = Object.freeze<ToolPolicy>({
   onPermanentFailure: "none",
   scopeFrom: [],
   preview: "none",
+  keepHeaders: [...DEFAULT_KEEP_HEADERS],
 });
 
 export const DEFAULT_EFFECTIVE_POLICY: EffectivePolicy = { policy: DEFAULT_POLICY, version: 0 };

@@ -92,6 +92,10 @@ export type BeginDecision =
       attempt: number;
       recovered: boolean;
       retry: RetryAdvice;
+      /** False when the policy never replays this tool's outcome (effect read, onDuplicate execute or refuse). */
+      replayable: boolean;
+      /** HTTP tools: the response headers the policy keeps for replays. */
+      keepHeaders: string[];
     } & Flagged)
   | ({
       decision: "replay";

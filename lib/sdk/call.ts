@@ -136,6 +136,8 @@ async function runAttempt<T>(deps: CallDeps, claim: Claim, exec: Exec<T>, option
     signal: controller.signal,
     callId: claim.callId,
     recovered: claim.decision === "execute" ? claim.recovered : true,
+    ...(claim.decision === "execute" && claim.replayable !== undefined ? { replayable: claim.replayable } : {}),
+    ...(claim.decision === "execute" && claim.keepHeaders !== undefined ? { keepHeaders: claim.keepHeaders } : {}),
   };
   let outcome: Outcome<T>;
   try {

@@ -72,6 +72,10 @@ export interface ExecContext {
   callId: string;
   /** True when an earlier attempt vanished (its lease expired) and this one took over. */
   recovered: boolean;
+  /** False when the tool's policy never replays its outcome (the gate says so on execute; absent from older gates). */
+  replayable?: boolean;
+  /** HTTP tools: the response headers the tool's policy keeps for replays (absent from older gates). */
+  keepHeaders?: string[];
 }
 
 export type Exec<T> = (ctx: ExecContext) => Promise<T> | T;

@@ -23,7 +23,38 @@ export interface ToolServer {
   executions: Map<string, number>;
   /** Refunds made (successful runs) per request id: the side effect. */
   effects: Map<string, number>;
+  /** `/v1/stream` writes its first line, then waits for this before its second: a test sees what reaches it meanwhile. */
+  release(id: string): void;
   close(): Promise<void>;
+}
+
+/** Hold points of `/v1/stream` handlers, by request id. */
+class Holds {
+  private readonly waiting = new Map<string, () => void>();
+  private readonly released = new Set<string>();
+  wait(id: string): Promise<void> {
+    if (this.released.has(id)) return Promise.resolve();
+    return new Promise((resolve) => this.waiting.set(id, resolve));
+  }
+  release = (id: string): void => {
+    this.released.add(id);
+    this.waiting.get(id)?.();
+  };
+}
+
+/** `/v1/stream`'s body: a line, the hold, another line; counted like a refund. */
+function streamed(body: RefundBody, executions: Map<string, number>, effects: Map<string, number>, holds: Holds): ReadableStream<Uint8Array> {
+  executions.set(body.id, (executions.get(body.id) ?? 0) + 1);
+  effects.set(body.id, (effects.get(body.id) ?? 0) + 1);
+  const encoder = new TextEncoder();
+  return new ReadableStream<Uint8Array>({
+    start: async (controller) => {
+      controller.enqueue(encoder.encode("first\n"));
+      await holds.wait(body.id);
+      controller.enqueue(encoder.encode("second\n"));
+      controller.close();
+    },
+  });
 }
 
 interface RefundBody {
@@ -72,6 +103,9 @@ export async function startToolServer(framework: Framework, gate: Gate): Promise
   const effects = new Map<string, number>();
   if (framework === "next") throw new Error("the Next.js routes are this app's own: see nextToolServer");
   const latch = { gate, latchMs: 15_000 };
+  const holds = new Holds();
+  const streamResponse = (body: RefundBody) =>
+    new Response(streamed(body, executions, effects, holds), { status: 200, headers: { "content-type": "text/plain", "x-refund-id": `rf_${body.id}` } });
   if (framework === "express") {
     const app = express();
     const handler: express.RequestHandler = async (req, res) => {
@@ -82,10 +116,15 @@ export async function startToolServer(framework: Framework, gate: Gate): Promise
     app.post("/v1/refunds", express.json(), idempotencyMiddleware({ gate }), handler);
     app.post("/v1/latched", express.json(), idempotencyMiddleware(latch), handler);
     app.get("/v1/refunds", (_req, res) => void res.json({ list: [] }));
+    app.post("/v1/stream", express.json(), idempotencyMiddleware({ gate }), async (req, res) => {
+      res.status(200).set({ "content-type": "text/plain", "x-refund-id": `rf_${(req.body as RefundBody).id}` });
+      for await (const chunk of streamed(req.body as RefundBody, executions, effects, holds)) res.write(chunk);
+      res.end();
+    });
     // The same handler without the middleware: the baseline the benchmark compares with.
     app.post("/v1/direct", express.json(), handler);
     const server = http.createServer(app);
-    return { baseUrl: await listen(server), executions, effects, close: close(server) };
+    return { baseUrl: await listen(server), executions, effects, release: holds.release, close: close(server) };
   }
   const fetchHandler = async (request: Request) => {
     const out = await refund((await request.json()) as RefundBody, executions, effects);
@@ -98,14 +137,16 @@ export async function startToolServer(framework: Framework, gate: Gate): Promise
     app.post("/v1/refunds", idempotency({ gate }), (c) => fetchHandler(c.req.raw));
     app.post("/v1/latched", idempotency(latch), (c) => fetchHandler(c.req.raw));
     app.get("/v1/refunds", (c) => c.json({ list: [] }));
+    app.post("/v1/stream", idempotency({ gate }), async (c) => streamResponse((await c.req.json()) as RefundBody));
     fetchApp = async (request) => app.fetch(request);
   } else {
     // A Next.js route module's exports, as `app/v1/refunds/route.ts` would have them.
     const refunds = { POST: withIdempotency({ gate, route: "/v1/refunds" }, fetchHandler), GET: async () => Response.json({ list: [] }) };
     const latched = { POST: withIdempotency({ ...latch, route: "/v1/latched" }, fetchHandler) };
+    const stream = { POST: withIdempotency({ gate, route: "/v1/stream" }, async (request: Request) => streamResponse((await request.json()) as RefundBody)) };
     fetchApp = async (request) => {
       const { pathname } = new URL(request.url);
-      const route = pathname === "/v1/refunds" ? refunds : pathname === "/v1/latched" ? latched : null;
+      const route = pathname === "/v1/refunds" ? refunds : pathname === "/v1/latched" ? latched : pathname === "/v1/stream" ? stream : null;
       const method = request.method as "POST" | "GET";
       const handler = route && (route as Record<string, ((r: Request) => Promise<Response>) | undefined>)[method];
       return handler ? handler(request) : new Response("not found", { status: 404 });
@@ -113,7 +154,7 @@ export async function startToolServer(framework: Framework, gate: Gate): Promise
   }
   const server = serve({ fetch: fetchApp, port: 0, hostname: "127.0.0.1" }) as http.Server;
   await new Promise<void>((resolve) => (server.listening ? resolve() : server.once("listening", () => resolve())));
-  return { baseUrl: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, executions, effects, close: close(server) };
+  return { baseUrl: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, executions, effects, release: holds.release, close: close(server) };
 }
 
 /**
@@ -123,7 +164,13 @@ export async function startToolServer(framework: Framework, gate: Gate): Promise
  * /v1/direct does and counts the work). The counts are the refunds server's.
  */
 export function nextToolServer(nextBaseUrl: string, backend: "in-process" | "http", refunds: ToolServer): ToolServer {
-  return { baseUrl: `${nextBaseUrl}/test-fixtures/http-tools/${backend}`, executions: refunds.executions, effects: refunds.effects, close: async () => undefined };
+  return {
+    baseUrl: `${nextBaseUrl}/test-fixtures/http-tools/${backend}`,
+    executions: refunds.executions,
+    effects: refunds.effects,
+    release: refunds.release,
+    close: async () => undefined,
+  };
 }
 
 /** The server environment that turns the fixture routes on for one project. */

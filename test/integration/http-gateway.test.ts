@@ -110,6 +110,33 @@ describe("HTTP gateway /gw/{upstream}", () => {
     expect((await world.gw("v1/export?bytes=1000", { key: big, body: {}, upstream: "paykey" })).status).toBe(409);
   });
 
+  it("a route's policy (set through the policy API like any tool's) names the headers a replay keeps, and a route that never replays streams large bodies through as a success", async () => {
+    const base = `/api/v1/operator/projects/${world.projectId}/upstreams`;
+    expect((await world.root.raw("POST", base, { kind: "http", name: "policed", url: `${world.upstream.url}/` })).ok).toBe(true);
+    await world.policies.put("POST /gw/policed/v1/charges", { keepHeaders: ["content-type"] });
+    const key = randomUUID();
+    const first = await world.gw("v1/charges", { key, body: { amount: 8 }, upstream: "policed" });
+    expect(first.headers.get("x-charge-id")).toMatch(/^ch_/);
+    const charge = await first.json();
+    const again = await world.gw("v1/charges", { key, body: { amount: 8 }, upstream: "policed" });
+    expect(await again.json()).toEqual(charge);
+    expect(again.headers.get("idempotent-replayed")).toBe("true");
+    expect(again.headers.get("content-type")).toMatch(/^application\/json/);
+    expect(again.headers.get("x-charge-id")).toBeNull();
+
+    // 3 MB, over the 1 MiB limit: under a replaying policy recorded as a failure (see the 1 GiB case), under refuse as the success it was.
+    await world.policies.put("POST /gw/policed/v1/export", { onDuplicate: "refuse" });
+    const big = randomUUID();
+    const streamed = await world.gw("v1/export?bytes=3000000", { key: big, body: {}, upstream: "policed" });
+    expect(streamed.status).toBe(200);
+    expect((await streamed.arrayBuffer()).byteLength).toBe(3_000_000);
+    const [call] = await callsOfRun(world, big);
+    expect(call).toMatchObject({ tool: "POST /gw/policed/v1/export", status: "succeeded" });
+    const refused = await world.gw("v1/export?bytes=3000000", { key: big, body: {}, upstream: "policed" });
+    expect(refused.status).toBe(409);
+    expect(((await refused.json()) as { detail: string }).detail).toMatch(/already processed \(succeeded/);
+  });
+
   it("GET is forwarded ungated", async () => {
     const res = await world.gw("v1/nothing-here", { method: "GET" });
     expect(res.status).toBe(404);

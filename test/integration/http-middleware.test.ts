@@ -217,3 +217,73 @@ describe.each<[Framework, Backend]>([
     expect(await res.json()).toEqual({ list: [] });
   });
 });
+
+/**
+ * The route's policy drives what the middleware keeps (the gate sends it on execute): the headers a
+ * replay reproduces (policy keepHeaders), and for a route that never replays (here onDuplicate
+ * refuse) a body passed through as the handler writes it, recorded as a success without it.
+ */
+describe.each<Framework>(["express", "hono", "fetch"])("the route's policy, middleware in %s", (framework) => {
+  let refusing: TestGate;
+  let keeping: TestGate;
+  let refusingTool: ToolServer;
+  let keepingTool: ToolServer;
+
+  beforeAll(async () => {
+    refusing = await inProcessGate({ policy: { onDuplicate: "refuse" } });
+    keeping = await inProcessGate({ policy: { keepHeaders: ["x-refund-id"] } });
+    refusingTool = await startToolServer(framework, refusing.gate);
+    keepingTool = await startToolServer(framework, keeping.gate);
+  });
+
+  afterAll(async () => {
+    await refusingTool?.close();
+    await keepingTool?.close();
+    await refusing?.close();
+    await keeping?.close();
+  });
+
+  const send = (tool: ToolServer, path: string, key: string, body: unknown) =>
+    fetch(`${tool.baseUrl}${path}`, { method: "POST", headers: { "content-type": "application/json", "idempotency-key": key }, body: JSON.stringify(body) });
+
+  it("a route that never replays streams the body through as it is written and records the success", async () => {
+    const id = randomUUID().slice(0, 8);
+    const key = randomUUID();
+    const res = await send(refusingTool, "/v1/stream", key, { id, amount: 1 });
+    expect(res.status).toBe(200);
+    const reader = res.body!.getReader();
+    const decoder = new TextDecoder();
+    let text = "";
+    // The handler is still holding its second line: what arrives now was not held back by the middleware.
+    while (!text.includes("first\n")) {
+      const chunk = await reader.read();
+      if (chunk.done) break;
+      text += decoder.decode(chunk.value, { stream: true });
+    }
+    expect(text).toBe("first\n");
+    refusingTool.release(id);
+    for (let chunk = await reader.read(); !chunk.done; chunk = await reader.read()) text += decoder.decode(chunk.value, { stream: true });
+    expect(text).toBe("first\nsecond\n");
+    // Refused, not run again; the record says the request succeeded (a replaying route, its body unstored, would have recorded a failure).
+    const again = await send(refusingTool, "/v1/stream", key, { id, amount: 1 });
+    expect(again.status).toBe(409);
+    expect(((await again.json()) as { detail: string }).detail).toMatch(/already processed \(succeeded/);
+    expect(refusingTool.executions.get(id)).toBe(1);
+  });
+
+  it("a replay reproduces the headers the route's policy keeps, and no others", async () => {
+    const id = randomUUID().slice(0, 8);
+    const key = randomUUID();
+    const first = await send(keepingTool, "/v1/refunds", key, { id, amount: 4 });
+    expect(first.status).toBe(201);
+    expect(first.headers.get("location")).toBe(`/v1/refunds/rf_${id}`);
+    const body = await first.text();
+    const again = await send(keepingTool, "/v1/refunds", key, { id, amount: 4 });
+    expect(again.status).toBe(201);
+    expect(await again.text()).toBe(body);
+    expect(again.headers.get("x-refund-id")).toBe(first.headers.get("x-refund-id"));
+    expect(again.headers.get("location")).toBeNull();
+    expect(again.headers.get("idempotent-replayed")).toBe("true");
+    expect(keepingTool.executions.get(id)).toBe(1);
+  });
+});

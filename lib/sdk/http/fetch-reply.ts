@@ -2,9 +2,11 @@ import type { HttpReply } from "./stored-response";
 
 const NULL_BODY = new Set([101, 204, 205, 304]);
 
-export async function replyFromResponse(response: Response): Promise<HttpReply> {
+/** The handler's response; with `stream` (a route that never replays) its body passes through unread. */
+export async function replyFromResponse(response: Response, stream = false): Promise<HttpReply> {
   const headers: [string, string][] = [];
   response.headers.forEach((value, name) => headers.push([name, value]));
+  if (stream && response.body) return { status: response.status, headers, body: null, stream: response.body };
   const bytes = new Uint8Array(await response.arrayBuffer());
   return { status: response.status, headers, body: bytes.byteLength ? bytes : null };
 }

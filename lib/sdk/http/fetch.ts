@@ -25,7 +25,7 @@ export function withIdempotency<Rest extends unknown[]>(
       header: (name: string) => request.headers.get(name),
       body: bodyValue(bytes, request.headers.get("content-type")),
     };
-    const answer = await runIdempotent(options, incoming, async () => replyFromResponse(await handler(request, ...rest)));
+    const answer = await runIdempotent(options, incoming, async (ctx) => replyFromResponse(await handler(request, ...rest), !ctx.replayable));
     if (answer.kind === "pass") return handler(request, ...rest);
     return responseFromReply(answer.reply);
   };

@@ -19,9 +19,9 @@ export function idempotency(options: IdempotencyOptions & { route?: string }): M
       header: (name: string) => c.req.header(name) ?? null,
       body: bodyValue(bytes, c.req.header("content-type")),
     };
-    const answer = await runIdempotent(options, incoming, async () => {
+    const answer = await runIdempotent(options, incoming, async (ctx) => {
       await next();
-      return replyFromResponse(c.res);
+      return replyFromResponse(c.res, !ctx.replayable);
     });
     if (answer.kind === "pass") return next();
     if (answer.kind === "executed") {

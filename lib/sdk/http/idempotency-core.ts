@@ -5,6 +5,7 @@ import type { CallResult, CallSpec, ExecContext } from "../types";
 import { type HeaderReader, type KeySource, readKeySource } from "./key-source";
 import { type Problem, type ProblemKind, problem } from "./problem";
 import {
+  DEFAULT_KEEP_HEADERS,
   DEFAULT_MAX_STORED_BYTES,
   type HttpReply,
   type StoredResponse,
@@ -24,7 +25,10 @@ export interface IdempotencyOptions {
   required?: boolean;
   /** Wait this long for a concurrent request with the same key, then replay its response; 0 (default) answers 409 at once. */
   latchMs?: number;
-  /** Response headers kept for replays (`x-*` matches a prefix). Default: content and caching headers, and `x-*`. */
+  /**
+   * Response headers kept for replays (`x-*` matches a prefix), besides those the route's policy
+   * keeps (policy `keepHeaders`: content and caching headers and `x-*` unless an operator changes it).
+   */
   keepHeaders?: string[];
   /** Bodies larger than this are not stored: a replay gets the status and headers only. Default 1 MiB. */
   maxStoredBytes?: number;
@@ -49,6 +53,11 @@ export interface HandlerContext {
   idempotencyKey: string;
   attempt: number;
   signal: AbortSignal;
+  /**
+   * False when the route's policy never replays a response (effect read, onDuplicate execute or
+   * refuse): the adapter then passes the body through as it comes instead of holding it.
+   */
+  replayable: boolean;
 }
 
 export type IdempotentAnswer =
@@ -148,7 +157,6 @@ export async function runIdempotent(options: IdempotencyOptions, incoming: Incom
     return { kind: "answer", reply: problemReply("keyMissing", `${incoming.method} ${incoming.route} needs an Idempotency-Key header (a unique string per intended operation)`) };
   }
 
-  const keeps = headerKeeper(options.keepHeaders);
   const maxBytes = options.maxStoredBytes ?? DEFAULT_MAX_STORED_BYTES;
   let live: HttpReply | null = null;
   let result: CallResult<StoredResponse>;
@@ -156,14 +164,18 @@ export async function runIdempotent(options: IdempotencyOptions, incoming: Incom
     result = await options.gate.call<StoredResponse>(
       specFor(source, toolName(incoming.method, incoming.route), payloadArgs(incoming.target, incoming.body)),
       async (ctx: ExecContext) => {
-        const reply = await handler({ idempotencyKey: ctx.idempotencyKey, attempt: ctx.attempt, signal: ctx.signal });
+        const replayable = ctx.replayable !== false;
+        const reply = await handler({ idempotencyKey: ctx.idempotencyKey, attempt: ctx.attempt, signal: ctx.signal, replayable });
         live = reply;
         const verdict = classifyStatus(reply.status);
+        // The headers the route's policy keeps, and any the code adds.
+        const keeps = headerKeeper([...(ctx.keepHeaders ?? DEFAULT_KEEP_HEADERS), ...(options.keepHeaders ?? [])]);
         const stored = toStored(reply, keeps, maxBytes);
         if (verdict === "retryable") throw new HandlerFailed(reply, `HTTP ${reply.status}`, true);
-        // Too large to keep: never recorded as a success a replay could not reproduce. A permanent
-        // failure marked not replayable, so a duplicate is told it ran instead of running again.
-        if (verdict === "permanent" || stored.bodyOmitted) throw new HandlerFailed(reply, permanentMessage(stored), false);
+        // Too large to keep on a replaying route: never recorded as a success a replay could not
+        // reproduce. A permanent failure marked not replayable, so a duplicate is told it ran instead
+        // of running again. A route that never replays records its success without the body.
+        if (verdict === "permanent" || (stored.bodyOmitted && replayable)) throw new HandlerFailed(reply, permanentMessage(stored), false);
         return stored;
       },
       { maxWaitMs: options.latchMs ?? 0, toolRetry: false, classifyError: classify },

@@ -77,9 +77,10 @@ async function handle(options: NodeIdempotencyOptions, req: NodeRequest, res: Se
     body: await readBody(req),
   };
   const original = { writeHead: res.writeHead, write: res.write, end: res.end };
-  const answer = await runIdempotent(options, incoming, () => capture(res, next));
+  const answer = await runIdempotent(options, incoming, (ctx) => (ctx.replayable ? capture(res, next) : passThrough(res, next)));
   Object.assign(res, original);
   if (answer.kind === "pass") return next();
+  if (answer.reply.sent) return;
   send(res, answer.reply);
 }
 
@@ -110,16 +111,30 @@ function capture(res: ServerResponse, next: Next): Promise<HttpReply> {
     held.end = (chunk?: unknown, encoding?: unknown, callback?: unknown) => {
       if (chunk !== undefined && chunk !== null && typeof chunk !== "function") chunks.push(toBuffer(chunk, encoding));
       const done = [chunk, encoding, callback].find((arg) => typeof arg === "function");
-      const headers: [string, string][] = [];
-      for (const [name, value] of Object.entries(res.getHeaders())) {
-        if (value === undefined) continue;
-        for (const one of Array.isArray(value) ? value : [value]) headers.push([name, String(one)]);
-      }
       const body = Buffer.concat(chunks);
-      resolve({ status: res.statusCode, headers, body: body.byteLength ? new Uint8Array(body) : null });
+      resolve({ status: res.statusCode, headers: headerPairs(res), body: body.byteLength ? new Uint8Array(body) : null });
       if (typeof done === "function") queueMicrotask(() => (done as () => void)());
       return res;
     };
+    next();
+  });
+}
+
+function headerPairs(res: ServerResponse): [string, string][] {
+  const headers: [string, string][] = [];
+  for (const [name, value] of Object.entries(res.getHeaders())) {
+    if (value === undefined) continue;
+    for (const one of Array.isArray(value) ? value : [value]) headers.push([name, String(one)]);
+  }
+  return headers;
+}
+
+/** A route that never replays: the rest of the chain writes straight to the client; the gate gets status and headers once it is sent. */
+function passThrough(res: ServerResponse, next: Next): Promise<HttpReply> {
+  return new Promise<HttpReply>((resolve) => {
+    const done = () => resolve({ status: res.statusCode, headers: headerPairs(res), body: null, sent: true });
+    res.once("finish", done);
+    res.once("close", done);
     next();
   });
 }

@@ -1,3 +1,5 @@
+import { DEFAULT_KEEP_HEADERS } from "../../core/policy";
+
 /** A response as the handler produced it; headers as pairs so repeated ones survive. */
 export interface HttpReply {
   status: number;
@@ -5,6 +7,8 @@ export interface HttpReply {
   body: Uint8Array | null;
   /** A body over the stored limit, passed through as it arrives (`body` then holds nothing). */
   stream?: ReadableStream<Uint8Array>;
+  /** Already on its way to the client (a Node handler writing straight through): nothing is left to send. */
+  sent?: true;
 }
 
 /** What the gate keeps of a response: status, the kept headers, and the body if it fits. */
@@ -17,7 +21,7 @@ export interface StoredResponse {
   bodyOmitted?: true;
 }
 
-export const DEFAULT_KEEP_HEADERS = ["content-type", "content-language", "content-location", "location", "etag", "last-modified", "link", "cache-control", "x-*"];
+export { DEFAULT_KEEP_HEADERS };
 export const DEFAULT_MAX_STORED_BYTES = 1024 * 1024;
 
 /** Response headers that describe this transfer, never the stored one. */
@@ -25,7 +29,7 @@ const HOP_BY_HOP = new Set(["connection", "keep-alive", "transfer-encoding", "co
 
 const TEXTUAL = /^(text\/|application\/(?:[\w.+-]*\+)?(?:json|xml)\b|application\/(?:x-www-form-urlencoded|javascript))/i;
 
-export function headerKeeper(keep: string[] = DEFAULT_KEEP_HEADERS): (name: string) => boolean {
+export function headerKeeper(keep: readonly string[] = DEFAULT_KEEP_HEADERS): (name: string) => boolean {
   const exact = new Set(keep.filter((k) => !k.endsWith("*")).map((k) => k.toLowerCase()));
   const prefixes = keep.filter((k) => k.endsWith("*")).map((k) => k.slice(0, -1).toLowerCase());
   return (name) => {
@@ -38,7 +42,7 @@ export function headerKeeper(keep: string[] = DEFAULT_KEEP_HEADERS): (name: stri
 export function toStored(reply: HttpReply, keeps: (name: string) => boolean, maxBytes: number): StoredResponse {
   const headers = reply.headers.filter(([name]) => keeps(name));
   const contentType = reply.headers.find(([name]) => name.toLowerCase() === "content-type")?.[1] ?? "";
-  if (reply.stream || (reply.body && reply.body.byteLength > maxBytes)) return { status: reply.status, headers, body: null, encoding: "utf8", bodyOmitted: true };
+  if (reply.stream || reply.sent || (reply.body && reply.body.byteLength > maxBytes)) return { status: reply.status, headers, body: null, encoding: "utf8", bodyOmitted: true };
   if (!reply.body || reply.body.byteLength === 0) return { status: reply.status, headers, body: null, encoding: "utf8" };
   const buffer = Buffer.from(reply.body.buffer, reply.body.byteOffset, reply.body.byteLength);
   if (TEXTUAL.test(contentType)) {

@@ -85,8 +85,9 @@ export class HttpGateway {
       header: (name: string) => req.headers.get(name),
       body: bodyValue(bytes, req.headers.get("content-type")),
     };
-    const forward = (key: string | null, signal?: AbortSignal) => this.forward(projectId, resolved, target, req, bytes, key, maxStoredBytes, signal);
-    const answer = await runIdempotent(options, incoming, (ctx) => forward(ctx.idempotencyKey, ctx.signal));
+    const forward = (key: string | null, signal?: AbortSignal, storeUpTo = maxStoredBytes) => this.forward(projectId, resolved, target, req, bytes, key, storeUpTo, signal);
+    // A route whose policy never replays streams its response through from the first byte.
+    const answer = await runIdempotent(options, incoming, (ctx) => forward(ctx.idempotencyKey, ctx.signal, ctx.replayable ? maxStoredBytes : 0));
     if (answer.kind === "pass") return responseFromReply(await forward(null));
     return responseFromReply(answer.reply);
   }
@@ -131,6 +132,7 @@ export class HttpGateway {
       // Nothing came back: a 502, released, so the caller's retry forwards it again under the same key.
       return problemReply("upstreamFailed", `${upstream.row.name} did not answer: ${(error as Error).message}`);
     }
+    if (maxStoredBytes === 0 && response.body) return { status: response.status, headers: returnedResponseHeaders(response.headers), body: null, stream: response.body };
     const body = await readLimited(response.body, maxStoredBytes);
     const base = { status: response.status, headers: returnedResponseHeaders(response.headers) };
     return "bytes" in body ? { ...base, body: body.bytes.byteLength ? body.bytes : null } : { ...base, body: null, stream: body.stream };

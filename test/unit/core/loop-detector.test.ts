@@ -114,6 +114,8 @@ describe("isLoopStep — which begins are the agent deciding again", () => {
     attempt,
     recovered: attempt > 1,
     retry: DEFAULT_POLICY.retry,
+    replayable: true,
+    keepHeaders: DEFAULT_POLICY.keepHeaders,
   });
   const replay: BeginDecision = {
     decision: "replay",
