@@ -31,17 +31,17 @@ export class KeepAliveClient {
     return this.request("GET", path, undefined);
   }
 
-  post(path: string, body: unknown): Promise<JsonResponse> {
-    return this.request("POST", path, JSON.stringify(body));
+  post(path: string, body: unknown, headers: Record<string, string> = {}): Promise<JsonResponse> {
+    return this.request("POST", path, JSON.stringify(body), false, headers);
   }
 
   close(): void {
     this.agent.destroy();
   }
 
-  private request(method: string, path: string, payload: string | undefined, retried = false): Promise<JsonResponse> {
+  private request(method: string, path: string, payload: string | undefined, retried = false, extra: Record<string, string> = {}): Promise<JsonResponse> {
     return new Promise((resolve, reject) => {
-      const headers: Record<string, string | number> = { ...this.headers };
+      const headers: Record<string, string | number> = { ...this.headers, ...extra };
       if (payload !== undefined) {
         headers["content-type"] = "application/json";
         headers["content-length"] = Buffer.byteLength(payload);
@@ -63,7 +63,7 @@ export class KeepAliveClient {
         // A kept-alive socket the server closed while idle, before reading this request: the one
         // retry Node's docs recommend (nothing reached the handler).
         if (!retried && req.reusedSocket && error.code === "ECONNRESET") {
-          this.request(method, path, payload, true).then(resolve, reject);
+          this.request(method, path, payload, true, extra).then(resolve, reject);
         } else {
           reject(error);
         }

@@ -9,6 +9,7 @@ const SECTION_TITLES: [Group, string][] = [
   ["scaleout", "Scale-out (Postgres, instances behind round-robin clients)"],
   ["growth", "Growth: begin latency by records stored (in-process, 1 client)"],
   ["stats", "Dashboard statistics over the seeded ledger (StatsService, 1 client)"],
+  ["httptools", "HTTP tools (issue #19): the Idempotency-Key middleware over the bare handler, /gw over the direct upstream (fresh keys, 1 client)"],
 ];
 
 const count = (n: number) => Math.round(n).toLocaleString("en");
@@ -54,6 +55,18 @@ function peerComparison(result: BenchResult): string | null {
   return markdownTable(["workload", "clients", "peer ops/s", ...labels.map((l) => `${l} ops/s (÷ peer)`)], rows, [false, true, true, ...labels.map(() => true)]);
 }
 
+/** Each gated HTTP-tools cell over its floor, in milliseconds: what the middleware or the gateway adds. */
+function addedLatency(cells: CellResult[]): string[] {
+  const lines: string[] = [];
+  for (const cell of cells) {
+    const floor = cells.find((c) => c.subjectId === cell.floorId && c.workload === cell.workload && c.clients === cell.clients);
+    if (!cell.median || !floor?.median) continue;
+    const plus = (n: number) => `${n >= 0 ? "+" : ""}${ms(n)}`;
+    lines.push(`- ${cell.label}: adds p50 ${plus(cell.median.p50Ms - floor.median.p50Ms)} ms, p99 ${plus(cell.median.p99Ms - floor.median.p99Ms)} ms over ${floor.label}`);
+  }
+  return lines;
+}
+
 export function renderReport(result: BenchResult): string {
   const m = result.machine;
   const o = result.options;
@@ -75,6 +88,7 @@ export function renderReport(result: BenchResult): string {
     const cells = result.cells.filter((c) => c.group === group);
     if (cells.length === 0) continue;
     out.push(`## ${title}`, "", markdownTable(HEADER, cells.map(cellRow), RIGHT), "");
+    if (group === "httptools") out.push(...addedLatency(cells), "");
     if (group === "peer") {
       const comparison = peerComparison(result);
       if (comparison) out.push("In-process beside the peer (ops/s; in brackets ours ÷ peer):", "", comparison, "");

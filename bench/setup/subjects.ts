@@ -3,7 +3,11 @@ import { env } from "../../lib/env";
 import { buildServices } from "../../lib/server/composition-root";
 import { createProjectWithKey } from "../../lib/server/projects";
 import { openStore } from "../../lib/store/hot/open-gate-store";
+import { SYSTEM_ACTOR } from "../../lib/server/operator-audit";
+import { type ChargeUpstream, startChargeUpstream } from "../../test/helpers/charge-upstream";
+import { startToolServer } from "../../test/helpers/http-tool-servers";
 import { httpGateSubject } from "../cells/http-gate";
+import { httpToolsSubjects } from "../cells/http-tools";
 import { applyBenchPolicy, benchPolicies } from "../cells/bench-policy";
 import { fillReplayPool, inProcessSubject } from "../cells/in-process";
 import { nextFloorSubject } from "../cells/next-floor";
@@ -37,19 +41,27 @@ export interface Built {
 const other = (sync: "full" | "normal"): "full" | "normal" => (sync === "full" ? "normal" : "full");
 
 /** A database with a project and its replay pool, written in-process before any server starts. */
-async function gateDatabase(url: string, pool: { tag: string; size: number }, sqliteSynchronous: "full" | "normal") {
-  const app = buildServices({ ...env(), DATABASE_URL: url, IDEMGATE_SQLITE_SYNCHRONOUS: sqliteSynchronous });
+async function gateDatabase(url: string, pool: { tag: string; size: number }, sqliteSynchronous: "full" | "normal", upstream?: ChargeUpstream) {
+  const app = buildServices({ ...env(), DATABASE_URL: url, IDEMGATE_SQLITE_SYNCHRONOUS: sqliteSynchronous, IDEMGATE_SECRETS_KEY: BENCH_SECRETS_KEY });
   const { store, policies } = app.gate;
   try {
     const created = await createProjectWithKey(store, "bench");
     if (!created) throw new Error("project id collision");
     await applyBenchPolicy(policies, created.projectId);
     await fillReplayPool(createGate({ inProcess: { store, projectId: created.projectId, policies: benchPolicies } }), pool.tag, pool.size);
+    if (upstream) {
+      // The HTTP-tools cells' gateway: `/gw/pay/…` in front of the charges API, on the allowlist.
+      await app.upstreams.service.create(created.projectId, { kind: "http", name: "pay", url: `${upstream.url}/` }, SYSTEM_ACTOR);
+      await app.outbound.allowlist.add(created.projectId, { pattern: `127.0.0.1:${upstream.port}` }, SYSTEM_ACTOR);
+    }
     return { url, projectId: created.projectId, apiKey: created.apiKey.key };
   } finally {
     await app.close();
   }
 }
+
+/** Seals upstream secrets in the seeded database (none is set; fixed so nothing is written to a data dir). */
+const BENCH_SECRETS_KEY = Buffer.alloc(32, 7).toString("base64");
 
 type Wants = ReturnType<typeof wants>;
 
@@ -60,6 +72,7 @@ function wants(options: BenchOptions) {
     floorSqlite: sections.has("floors") || (floorsToo && sections.has("inprocess")),
     floorPg: sections.has("floors") || (floorsToo && sections.has("inprocess")),
     floorNext: sections.has("floors") || (floorsToo && (sections.has("http") || sections.has("scaleout"))),
+    httptools: sections.has("httptools"),
     inprocess: sections.has("inprocess"),
     peer: sections.has("peer"),
     sqliteHttp: sections.has("http"),
@@ -77,8 +90,8 @@ interface HttpTarget {
 }
 
 /** A gate database with its project and replay pool, and its server(s) booting in the background. */
-async function startHttpTarget(ctx: BuildContext, url: string, instances: number): Promise<HttpTarget> {
-  const db = await gateDatabase(url, { tag: "http_pool", size: ctx.options.replayPool }, ctx.options.sqliteSynchronous);
+async function startHttpTarget(ctx: BuildContext, url: string, instances: number, upstream?: ChargeUpstream): Promise<HttpTarget> {
+  const db = await gateDatabase(url, { tag: "http_pool", size: ctx.options.replayPool }, ctx.options.sqliteSynchronous, upstream);
   const servers = (async () => {
     const started: TestServer[] = [];
     for (let i = 0; i < instances; i++) started.push(await ctx.servers.launch(url));
@@ -162,13 +175,14 @@ export async function buildSubjects(ctx: BuildContext): Promise<Built> {
   if (!pgUp) log(`${NO_POSTGRES}: the Postgres cells are skipped`);
   if (pgUp) databases.migratedPostgresTemplate().catch(() => undefined); // awaited where first needed
 
-  const needSqliteServer = want.floorNext || want.sqliteHttp;
+  const needSqliteServer = want.floorNext || want.sqliteHttp || want.httptools;
   const needPgServer = pgUp && want.pgHttp;
   if (needSqliteServer || needPgServer) buildIfNeeded();
   let sqliteTarget: HttpTarget | undefined;
+  const upstream = want.httptools ? await startChargeUpstream() : undefined;
   if (needSqliteServer) {
     log("http: SQLite database, replay pool, server");
-    sqliteTarget = await startHttpTarget(ctx, await databases.sqlite("http"), 1);
+    sqliteTarget = await startHttpTarget(ctx, await databases.sqlite("http"), 1, upstream);
   }
 
   const floors: SubjectOrSkip[] = [];
@@ -200,5 +214,27 @@ export async function buildSubjects(ctx: BuildContext): Promise<Built> {
 
   const { growth, stats } = await growthAndStats(ctx, want.growth, want.stats, pgUp);
   const web = await httpSubjects(ctx, want, sqliteTarget, pgTarget, pgUp);
-  return { subjects: [...floors, ...web.floors, ...inprocess, ...peer, ...web.http, ...web.scaleout, ...growth, ...stats], redisVersion };
+  const httptools = upstream && sqliteTarget ? await httpToolsTargets(ctx, sqliteTarget, upstream) : [];
+  return { subjects: [...floors, ...web.floors, ...inprocess, ...peer, ...web.http, ...web.scaleout, ...growth, ...stats, ...httptools], redisVersion };
+}
+
+/** Issue #19's cells: Express tool servers (gate in process, gate over the SQLite server) and the server's /gw. */
+async function httpToolsTargets(ctx: BuildContext, target: HttpTarget, upstream: ChargeUpstream): Promise<SubjectOrSkip[]> {
+  ctx.log("httptools: tool servers");
+  const [server] = await target.servers;
+  const store = openStore({ databaseUrl: await ctx.databases.sqlite("httptools_inprocess"), sqliteSynchronous: ctx.options.sqliteSynchronous });
+  const created = await createProjectWithKey(store, "bench http tools");
+  const inProcessTools = await startToolServer("express", createGate({ inProcess: { store, projectId: created!.projectId, policies: benchPolicies } }));
+  const httpTools = await startToolServer("express", createGate({ baseUrl: server!.baseUrl, apiKey: target.db.apiKey }));
+  return httpToolsSubjects({
+    inProcessTools: inProcessTools.baseUrl,
+    httpTools: httpTools.baseUrl,
+    upstream: upstream.url,
+    gateway: server!.baseUrl,
+    apiKey: target.db.apiKey,
+    close: async () => {
+      await Promise.all([inProcessTools.close(), httpTools.close(), upstream.close()]);
+      await store.close();
+    },
+  });
 }

@@ -33,6 +33,11 @@ const EXPECTED: Record<string, Record<string, number[]>> = {
   "growth.postgres-1k": { "begin-fresh": [1], "begin-replay": [1] },
   "stats.sqlite": { "dedup-24h": [1], "series-hour-24h": [1], "series-minute-2h": [1], "top-runs-1h": [1] },
   "stats.postgres": { "dedup-24h": [1], "series-hour-24h": [1], "series-minute-2h": [1], "top-runs-1h": [1] },
+  "httptools.handler": { fresh: [1] },
+  "httptools.middleware-inprocess": { fresh: [1] },
+  "httptools.middleware-http": { fresh: [1] },
+  "httptools.upstream": { fresh: [1] },
+  "httptools.gateway": { fresh: [1] },
 };
 const expectedIds = Object.entries(EXPECTED).flatMap(([subject, workloads]) =>
   Object.entries(workloads).flatMap(([workload, clients]) => clients.map((c) => `${subject}/${workload}/c${c}`)),
