@@ -36,6 +36,10 @@ function servedApp(): Promise<Served> {
     // Only its ungated /v1/direct is used: its gated routes' gate is never asked.
     const refunds = await startToolServer("express", createGate({ baseUrl: "http://127.0.0.1:1", apiKey: "ig_unused" }));
     const server = await startServer(db.url, nextFixtureEnv(refunds, project));
+    // Warm the routes the blocks use (a loaded machine's first request to a cold route module can
+    // outlast a client's timeout): a begin and complete, and each fixture route once.
+    await createGate({ baseUrl: server.baseUrl, apiKey: project.apiKey }).call({ tool: "warm-up", runId: randomUUID() }, () => null);
+    for (const backend of ["in-process", "http"]) await (await fetch(`${server.baseUrl}/test-fixtures/http-tools/${backend}/v1/refunds`, { method: "POST" })).arrayBuffer();
     return { db, project, refunds, server };
   })();
   return served;
