@@ -1,3 +1,4 @@
+import { appendFileSync } from "node:fs";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createGate } from "../../lib/sdk";
 import { type GatewayWorld, startGatewayWorld } from "../helpers/gateway-world";
@@ -167,15 +168,16 @@ describe(`chaos, HTTP tools (${SIZE} requests per scenario, seed ${SEED}): one e
 
   afterAll(async () => {
     if (rows.length) {
-      console.log(
-        [
+      const table = [
           `HTTP tools chaos — size ${SIZE}, seed ${SEED}; gate: real \`next start\` over HTTP (SQLite); middleware: Express refunds handler; gateway: /gw in front of a charges API that ignores idempotency keys`,
           "",
           "| family | scenario | intended requests | HTTP attempts (gate) | effects (gate) | HTTP attempts (no gate) | effects (no gate) | duplicates (no gate) |",
           "|---|---|---:|---:|---:|---:|---:|---:|",
           ...rows.map(({ family, gated: g, baseline: b }) => `| ${family} | ${g.scenario} | ${g.requests} | ${g.attempts} | ${g.effects} | ${b.attempts} | ${b.effects} | ${b.duplicates} |`),
-        ].join("\n"),
-      );
+        ].join("\n");
+      console.log(table);
+      // npm run chaos prints the report after the run.
+      if (process.env.IDEMGATE_CHAOS_REPORT) appendFileSync(process.env.IDEMGATE_CHAOS_REPORT, `\n${table}\n`);
     }
     await gated?.close();
     await baseline?.close();
