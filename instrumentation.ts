@@ -15,4 +15,7 @@ export async function register(): Promise<void> {
   });
   const { bootOrExit } = await import("./lib/server/boot");
   await bootOrExit();
+  // The agent API without Next.js's router, for scripts/serve.mjs (npm start) to put in front.
+  const { installAgentApi } = await import("./lib/http/agent-api");
+  installAgentApi();
 }

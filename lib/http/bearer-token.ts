@@ -1,7 +1,8 @@
 import { createHash, timingSafeEqual } from "node:crypto";
+import type { HeaderReader } from "./header-reader";
 
 /** The token of an `Authorization: Bearer …` header, or null. */
-export function bearerToken(req: Request): string | null {
+export function bearerToken(req: { headers: HeaderReader }): string | null {
   const match = /^Bearer\s+(\S+)$/i.exec(req.headers.get("authorization") ?? "");
   return match ? match[1]! : null;
 }

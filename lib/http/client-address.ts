@@ -2,6 +2,7 @@ import dc from "node:diagnostics_channel";
 import type { IncomingMessage } from "node:http";
 import type { TLSSocket } from "node:tls";
 import proxyaddr from "proxy-addr";
+import type { HeaderReader } from "./header-reader";
 
 /**
  * Headers our own server process writes on every request before Next.js sees it, overwriting
@@ -50,12 +51,12 @@ function firstValue(header: string | string[] | undefined): string | undefined {
 const unmapIpv4 = (address: string) => address.replace(/^::ffff:(\d+\.\d+\.\d+\.\d+)$/i, "$1");
 
 /** The vouched-for client address of a request; null when this process did not resolve one. */
-export function clientIp(headers: Headers): string | null {
+export function clientIp(headers: HeaderReader): string | null {
   return holder.__idemgateClientAddress ? headers.get(CLIENT_IP_HEADER) : null;
 }
 
 /** The client's own X-Forwarded-For, for the record only. */
-export function reportedForwardedFor(headers: Headers): string | null {
+export function reportedForwardedFor(headers: HeaderReader): string | null {
   return holder.__idemgateClientAddress ? headers.get(REPORTED_FOR_HEADER) : null;
 }
 

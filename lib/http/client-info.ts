@@ -1,4 +1,5 @@
 import { clientIp, reportedForwardedFor } from "./client-address";
+import type { HeaderReader } from "./header-reader";
 
 /** Where a request came from, for the audit log. */
 export interface ClientInfo {
@@ -13,7 +14,7 @@ export interface ClientInfo {
 
 const clip = (value: string | null, max: number): string | null => (value ? value.slice(0, max) : null);
 
-export function clientInfo(req: Request): ClientInfo {
+export function clientInfo(req: { headers: HeaderReader }): ClientInfo {
   const ip = clientIp(req.headers);
   const reported = reportedForwardedFor(req.headers);
   const from = reported ? `${ip ?? "unknown"} (x-forwarded-for: ${reported})` : ip;

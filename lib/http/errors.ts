@@ -2,6 +2,7 @@ import { z } from "zod";
 import type { ErrorCode, ErrorResponse } from "../contract/v1";
 import { AppError } from "../server/app-error";
 import { StoreUnavailableError } from "../store/ports/gate-store";
+import { type ApiResult, jsonResult, toResponse } from "./api-result";
 
 /** The one table from error code to HTTP status and whether a retry can help. */
 export const ERROR_STATUS = {
@@ -34,6 +35,11 @@ export const ERROR_STATUS = {
 } as const satisfies Record<ErrorCode, { status: number; retryable: boolean }>;
 
 export function errorResponse(error: unknown, requestId: string): Response {
+  return toResponse(errorResult(error, requestId));
+}
+
+/** The error's status, headers and JSON body, written by either serving path. */
+export function errorResult(error: unknown, requestId: string): ApiResult {
   const appError = toAppError(error);
   if (appError.code === "internal") console.error(`[idemgate] ${requestId} unexpected error`, error);
   const { status, retryable } = ERROR_STATUS[appError.code];
@@ -49,7 +55,7 @@ export function errorResponse(error: unknown, requestId: string): Response {
   };
   const headers: Record<string, string> = { "x-request-id": requestId };
   if (appError.details.retryAfterSeconds !== undefined) headers["retry-after"] = String(appError.details.retryAfterSeconds);
-  return Response.json(body, { status, headers });
+  return jsonResult(status, body, headers);
 }
 
 function toAppError(error: unknown): AppError {

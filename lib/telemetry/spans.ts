@@ -23,12 +23,14 @@ export async function withSpan<T>(
 }
 
 /** Continue the caller's W3C trace (`traceparent`/`tracestate`) for the duration of `work`. */
-export function withIncomingTrace<T>(headers: Headers, work: () => Promise<T>): Promise<T> {
-  const carrier: Record<string, string> = {};
-  headers.forEach((value, key) => {
-    if (key === "traceparent" || key === "tracestate" || key === "baggage") carrier[key] = value;
-  });
-  if (!carrier.traceparent) return work();
+export function withIncomingTrace<T>(headers: { get(name: string): string | null }, work: () => Promise<T>): Promise<T> {
+  const traceparent = headers.get("traceparent");
+  if (!traceparent) return work();
+  const carrier: Record<string, string> = { traceparent };
+  for (const key of ["tracestate", "baggage"]) {
+    const value = headers.get(key);
+    if (value !== null) carrier[key] = value;
+  }
   return context.with(propagation.extract(context.active(), carrier), work);
 }
 

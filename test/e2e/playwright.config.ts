@@ -65,7 +65,7 @@ export default defineConfig({
   },
   webServer: {
     // Directly, not through npx/npm: stopping a wrapper would leave the server running.
-    command: `./node_modules/.bin/next start -p ${port} -H 127.0.0.1`,
+    command: `node scripts/serve.mjs -p ${port} -H 127.0.0.1`,
     cwd: root,
     url: `${baseURL}/api/v1/openapi.json`,
     reuseExistingServer: false,

@@ -26,17 +26,21 @@ async function freePort(): Promise<number> {
 }
 
 /**
- * A real `next start` process of the production build on its own port and database. Used by the
- * tests (through server.ts) and by the benchmarks, so it must not depend on vitest.
+ * A real production server (scripts/serve.mjs, what `npm start` runs: the lean agent path in front
+ * of Next.js) of the production build on its own port and database. Used by the tests (through
+ * server.ts) and by the benchmarks, so it must not depend on vitest. `server: "next"` starts a bare
+ * `next start` instead (the serving-path comparison in bench/serving-paths.ts).
  */
 export async function launchServer(
   databaseUrl: string,
   tmpRoot: string,
   extraEnv: Record<string, string> = {},
+  server: "serve" | "next" = "serve",
 ): Promise<TestServer> {
   const port = await freePort();
   const dataDir = mkdtempSync(path.join(tmpRoot, "data-"));
-  const child = spawn(process.execPath, ["node_modules/next/dist/bin/next", "start", "-p", String(port), "-H", "127.0.0.1"], {
+  const entry = server === "serve" ? ["scripts/serve.mjs"] : ["node_modules/next/dist/bin/next", "start"];
+  const child = spawn(process.execPath, [...entry, "-p", String(port), "-H", "127.0.0.1"], {
     env: {
       ...process.env,
       DATABASE_URL: databaseUrl,

@@ -1,0 +1,86 @@
+// The production server (`npm start`, the tests, the benchmarks): one process, one port. The agent
+// API (/api/v1/calls/…, /api/v1/resend-requests/…) is served by the lean agent path
+// (lib/http/agent-api.ts) without Next.js's router; everything else goes to Next.js's request
+// handler, as `next start` would serve it. Options as `next start`: -p/--port (or PORT),
+// -H/--hostname (or HOSTNAME), --keepAliveTimeout <ms>.
+import http from "node:http";
+import path from "node:path";
+import next from "next";
+
+const root = path.resolve(import.meta.dirname, "..");
+
+function option(args, names, fallback) {
+  for (let i = 0; i < args.length; i++) {
+    const [name, inline] = args[i].split("=", 2);
+    if (names.includes(name)) return inline ?? args[i + 1];
+  }
+  return fallback;
+}
+
+const args = process.argv.slice(2);
+const port = Number(option(args, ["-p", "--port"], process.env.PORT ?? "3000"));
+const hostname = option(args, ["-H", "--hostname"], process.env.HOSTNAME);
+const keepAliveTimeout = option(args, ["--keepAliveTimeout"], undefined);
+
+process.env.NODE_ENV = "production";
+process.env.NEXT_TELEMETRY_DISABLED ??= "1";
+// After NODE_ENV is set: the config's headers depend on it.
+const { default: nextConfig } = await import("../next.config.mjs");
+
+/**
+ * What Next.js writes on an App Router route's answer besides the route's own headers, so the lean
+ * path's answers carry the same: next.config.mjs's headers for every path ("/:path*"), then the
+ * Vary that Next.js adds to every App Router response.
+ */
+async function nextResponseHeaders() {
+  const rules = (await nextConfig.headers?.()) ?? [];
+  const configured = rules.filter((rule) => rule.source === "/:path*").flatMap((rule) => rule.headers.map(({ key, value }) => [key, value]));
+  return [...configured, ["vary", "rsc, next-router-state-tree, next-router-prefetch, next-router-segment-prefetch"]];
+}
+
+const app = next({ dev: false, dir: root, hostname: hostname ?? "localhost", port });
+await app.prepare();
+const handle = app.getRequestHandler();
+const upgrade = app.getUpgradeHandler();
+const commonHeaders = await nextResponseHeaders();
+
+/**
+ * The boot hook (instrumentation.ts, run by Next.js on its first request or soon after prepare)
+ * migrates and seeds, then installs the lean path: until then Next.js serves every request (and
+ * holds it until boot is done).
+ * @returns {import("../lib/http/agent-api").AgentApi | undefined}
+ */
+const agentApi = () => globalThis.__idemgateAgentApi;
+
+const server = http.createServer((req, res) => {
+  const lean = agentApi();
+  const match = lean?.match(req.method, req.url);
+  if (match) {
+    lean.serve(match, req, res, commonHeaders).catch((error) => {
+      console.error("[idemgate] agent API: unexpected failure", error);
+      if (!res.headersSent) res.writeHead(500, { "content-type": "application/json" });
+      res.end(JSON.stringify({ error: { code: "internal", message: "internal error", retryable: true } }));
+    });
+  } else {
+    handle(req, res);
+  }
+});
+server.on("upgrade", (req, socket, head) => upgrade(req, socket, head));
+if (keepAliveTimeout) server.keepAliveTimeout = Number(keepAliveTimeout);
+server.listen(port, hostname, () => {
+  console.log(`[idemgate] serving on http://${hostname ?? "localhost"}:${port}`);
+});
+
+let closing = false;
+for (const [signal, code] of [["SIGINT", 130], ["SIGTERM", 143]]) {
+  process.on(signal, () => {
+    if (closing) return;
+    closing = true;
+    // Stop taking connections, let the requests in flight finish, then flush and close the stores.
+    server.close(async () => {
+      await agentApi()?.close().catch((error) => console.error(error));
+      await app.close().catch(() => undefined);
+      process.exit(code);
+    });
+  });
+}
