@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type TestDatabase, createTestDatabase } from "../helpers/databases";
+import { createTestProject } from "../helpers/fixtures";
 import { type TestServer, startServer } from "../helpers/server";
 
 interface SchemaObject {
@@ -16,14 +17,19 @@ interface OpenApiDocument {
   components: { schemas: Record<string, SchemaObject>; securitySchemes?: Record<string, unknown> };
 }
 
+/** What Next.js puts on an App Router route's answer (next.config.mjs's headers and its Vary), and the JSON type. */
+const FRAMEWORK_HEADERS = ["content-security-policy", "x-frame-options", "x-content-type-options", "referrer-policy", "vary", "content-type"];
+
 describe("GET /api/v1/openapi.json", () => {
   let db: TestDatabase;
   let server: TestServer;
   let res: Response;
   let doc: OpenApiDocument;
+  let apiKey: string;
 
   beforeAll(async () => {
     db = await createTestDatabase("sqlite");
+    apiKey = (await createTestProject(db.url)).apiKey;
     server = await startServer(db.url);
     res = await fetch(`${server.baseUrl}/api/v1/openapi.json`); // no Authorization header
     doc = (await res.json()) as OpenApiDocument;
@@ -83,5 +89,40 @@ describe("GET /api/v1/openapi.json", () => {
     expect(Object.keys(doc.components.schemas)).toEqual(
       expect.arrayContaining(["BeginResponse", "ExecuteDecision", "ReplayDecision", "CallStatus", "CompleteRequest", "HeartbeatRequest", "Error"]),
     );
+  });
+
+  // npm start serves the agent API on a lean path beside Next.js (scripts/serve.mjs); to a client it
+  // must be indistinguishable from the Next.js routes it stands in for.
+  it("agent API answers carry the headers every Next.js route answer carries, on success and on error", async () => {
+    const nextRoute = await fetch(`${server.baseUrl}/api/livez`);
+    expect(nextRoute.status).toBe(200);
+    const auth = { authorization: `Bearer ${apiKey}`, "content-type": "application/json" };
+    const answers = [
+      await fetch(`${server.baseUrl}/api/v1/calls/begin`, { method: "POST", headers: auth, body: JSON.stringify({ tool: "t", runId: "r" }) }),
+      await fetch(`${server.baseUrl}/api/v1/calls/call_missing`, { headers: auth }),
+      await fetch(`${server.baseUrl}/api/v1/calls/call_missing/complete`, { method: "POST", headers: { "content-type": "application/json" }, body: "{}" }),
+      await fetch(`${server.baseUrl}/api/v1/resend-requests/rr_missing`, { headers: auth }),
+    ];
+    expect(answers.map((answer) => answer.status)).toEqual([200, 404, 401, 404]);
+    for (const answer of answers) {
+      for (const name of FRAMEWORK_HEADERS) expect(answer.headers.get(name), name).toBe(nextRoute.headers.get(name));
+      expect(answer.headers.get("x-request-id")).toMatch(/^[0-9a-f-]{36}$/);
+    }
+    expect(answers[0]!.headers.get("cache-control")).toBe("no-store");
+  });
+
+  it("requests outside the agent routes' exact shapes are answered by Next.js as before", async () => {
+    const auth = { authorization: `Bearer ${apiKey}` };
+    // begin and preview answer POST only; a trailing slash is redirected; an unknown action is a 404 page.
+    expect((await fetch(`${server.baseUrl}/api/v1/calls/begin`, { headers: auth })).status).toBe(405);
+    expect((await fetch(`${server.baseUrl}/api/v1/calls/preview`, { headers: auth })).status).toBe(405);
+    const slash = await fetch(`${server.baseUrl}/api/v1/calls/begin/`, { method: "POST", headers: auth, redirect: "manual" });
+    expect(slash.status).toBe(308);
+    expect(slash.headers.get("location")).toBe("/api/v1/calls/begin");
+    expect((await fetch(`${server.baseUrl}/api/v1/calls/call_x/unknown`, { method: "POST", headers: auth })).status).toBe(404);
+    // An escaped id reaches the same route through Next.js, decoded.
+    const escaped = await fetch(`${server.baseUrl}/api/v1/calls/call%5Fmissing`, { headers: auth });
+    expect(escaped.status).toBe(404);
+    expect(((await escaped.json()) as { error: { message: string } }).error.message).toContain("call_missing");
   });
 });
