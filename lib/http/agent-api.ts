@@ -3,6 +3,7 @@ import { services } from "../server/composition-root";
 import {
   beginRoute,
   callStatusRoute,
+  checkRoute,
   completeRoute,
   heartbeatRoute,
   previewRoute,
@@ -37,7 +38,7 @@ export interface AgentRouteMatch {
 
 const CALLS = "/api/v1/calls/";
 const RESEND_REQUESTS = "/api/v1/resend-requests/";
-const CALL_ACTIONS: Record<string, AgentRouteSpec> = { complete: completeRoute, heartbeat: heartbeatRoute, resend: resendRoute };
+const CALL_ACTIONS: Record<string, AgentRouteSpec> = { complete: completeRoute, heartbeat: heartbeatRoute, resend: resendRoute, check: checkRoute };
 /** A path segment Next.js would pass through unchanged: no escapes, not `.` or `..`. */
 const PLAIN_SEGMENT = /^[A-Za-z0-9_~-][A-Za-z0-9_.~-]*$/;
 

@@ -4,6 +4,7 @@ import {
   BeginRequestSchema,
   BeginResponseSchema,
   CallStatusSchema,
+  CheckReportRequestSchema,
   CompleteRequestSchema,
   HeartbeatRequestSchema,
   HeartbeatResponseSchema,
@@ -53,6 +54,15 @@ export const completeRoute = route({
   response: CallStatusSchema,
   handler: async ({ body, params, principal }) =>
     toCallStatus(await services().gate.service.complete(principal.projectId, params.callId, body.leaseToken ?? null, toCompleteOutcome(body))),
+});
+
+/** POST /api/v1/calls/{callId}/check — a status check could not tell; recorded on the ledger for operators. */
+export const checkRoute = route({
+  params: CallIdParams,
+  body: CheckReportRequestSchema,
+  response: CallStatusSchema,
+  handler: async ({ body, params, principal }) =>
+    toCallStatus(await services().gate.service.reportUnknownCheck(principal.projectId, params.callId, body.leaseToken, body.reason ?? null)),
 });
 
 /** POST /api/v1/calls/{callId}/heartbeat — keep a long-running lease. */

@@ -10,7 +10,7 @@ export type { TestServer };
  */
 const TEST_ENV = { IDEMGATE_PG_CONNECT_TIMEOUT_MS: "30000" };
 
-/** A real `next start` process on its own port, with its data dir under this run's temp root. */
+/** A real production server (scripts/serve.mjs, as `npm start` runs it) on its own port, with its data dir under this run's temp root. */
 export function startServer(databaseUrl: string, extraEnv: Record<string, string> = {}): Promise<TestServer> {
   return launchServer(databaseUrl, inject("tmpRoot"), { ...TEST_ENV, ...extraEnv });
 }
