@@ -3,6 +3,7 @@
 // (lib/http/agent-api.ts) without Next.js's router; everything else goes to Next.js's request
 // handler, as `next start` would serve it. Options as `next start`: -p/--port (or PORT),
 // -H/--hostname (or HOSTNAME), --keepAliveTimeout <ms>.
+import { readFileSync } from "node:fs";
 import http from "node:http";
 import path from "node:path";
 import next from "next";
@@ -24,16 +25,16 @@ const keepAliveTimeout = option(args, ["--keepAliveTimeout"], undefined);
 
 process.env.NODE_ENV = "production";
 process.env.NEXT_TELEMETRY_DISABLED ??= "1";
-// After NODE_ENV is set: the config's headers depend on it.
-const { default: nextConfig } = await import("../next.config.mjs");
 
 /**
  * What Next.js writes on an App Router route's answer besides the route's own headers, so the lean
- * path's answers carry the same: next.config.mjs's headers for every path ("/:path*"), then the
- * Vary that Next.js adds to every App Router response.
+ * path's answers carry the same: the config's headers for every path ("/:path*"), as the build
+ * recorded them in its routes manifest (what Next.js itself serves), then the Vary that Next.js
+ * adds to every App Router response.
  */
-async function nextResponseHeaders() {
-  const rules = (await nextConfig.headers?.()) ?? [];
+function nextResponseHeaders() {
+  const manifest = JSON.parse(readFileSync(path.join(root, ".next", "routes-manifest.json"), "utf8"));
+  const rules = manifest.headers ?? [];
   const configured = rules.filter((rule) => rule.source === "/:path*").flatMap((rule) => rule.headers.map(({ key, value }) => [key, value]));
   return [...configured, ["vary", "rsc, next-router-state-tree, next-router-prefetch, next-router-segment-prefetch"]];
 }
@@ -42,7 +43,7 @@ const app = next({ dev: false, dir: root, hostname: hostname ?? "localhost", por
 await app.prepare();
 const handle = app.getRequestHandler();
 const upgrade = app.getUpgradeHandler();
-const commonHeaders = await nextResponseHeaders();
+const commonHeaders = nextResponseHeaders();
 
 /**
  * The boot hook (instrumentation.ts, run by Next.js on its first request or soon after prepare)

@@ -37,7 +37,8 @@ export function buildIfNeeded({ typecheck = false } = {}) {
     console.log("[idemgate] building the app (next build) …");
     const result = spawnSync(process.execPath, ["node_modules/next/dist/bin/next", "build"], {
       encoding: "utf8",
-      env: { ...process.env, NEXT_TELEMETRY_DISABLED: "1", ...(typecheck ? {} : { IDEMGATE_BUILD_SKIP_TYPECHECK: "1" }) },
+      // NODE_ENV production whoever builds (vitest sets "test"): next.config.mjs keys its CSP on it.
+      env: { ...process.env, NODE_ENV: "production", NEXT_TELEMETRY_DISABLED: "1", ...(typecheck ? {} : { IDEMGATE_BUILD_SKIP_TYPECHECK: "1" }) },
     });
     process.stdout.write(result.stdout ?? "");
     process.stderr.write(result.stderr ?? "");
