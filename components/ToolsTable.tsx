@@ -3,6 +3,8 @@
 import Link from "next/link";
 import { useProject } from "./ProjectContext";
 import { EmptyState, ErrorState, Loading } from "./StateViews";
+import type { McpToolList } from "@/lib/contract/upstreams";
+import { useMcpToolsQuery } from "@/lib/dashboard/queries/use-mcp-tools-query";
 import { usePoliciesQuery } from "@/lib/dashboard/queries/use-policies-query";
 import { TableWrap } from "./TableWrap";
 
@@ -11,6 +13,8 @@ export function ToolsTable() {
   const { projectId, can } = useProject();
   const admin = can("admin");
   const tools = usePoliciesQuery(projectId, admin);
+  const mcp = useMcpToolsQuery(projectId, admin);
+  const hints = new Map((mcp.data?.tools ?? []).map((t) => [t.tool, t.annotations]));
   const base = `/projects/${encodeURIComponent(projectId)}/tools/`;
   return (
     <div className="stack">
@@ -36,6 +40,7 @@ export function ToolsTable() {
                 <th scope="col">Executions</th>
                 <th scope="col">Replays</th>
                 <th scope="col">Policy</th>
+                <th scope="col">MCP hints</th>
               </tr>
             </thead>
             <tbody>
@@ -48,12 +53,32 @@ export function ToolsTable() {
                   <td>{t.traffic.executions}</td>
                   <td>{t.traffic.replays}</td>
                   <td>{t.hasPolicy ? `own, v${t.ownVersion}` : <span className="muted">inherited</span>}</td>
+                  <td data-testid="tool-hints">{hintsText(hints.get(t.tool))}</td>
                 </tr>
               ))}
             </tbody>
           </table>
         </TableWrap>
       )}
+      {mcp.data && mcp.data.unreachable.length > 0 ? (
+        <p className="muted">
+          MCP hints missing for {mcp.data.unreachable.map((u) => u.upstream).join(", ")}: the upstream could not be listed just now.
+        </p>
+      ) : null}
     </div>
   );
+}
+
+type Hints = McpToolList["tools"][number]["annotations"];
+
+/** MCP tool annotations in words: untrusted hints from the upstream, which seed defaults only. */
+function hintsText(hints: Hints | undefined) {
+  if (!hints) return <span className="muted">—</span>;
+  const words = [
+    hints.readOnlyHint ? "read-only" : null,
+    hints.destructiveHint ? "destructive" : null,
+    hints.idempotentHint ? "idempotent" : null,
+    hints.openWorldHint ? "open world" : null,
+  ].filter((word): word is string => word !== null);
+  return words.length > 0 ? words.join(", ") : <span className="muted">none</span>;
 }

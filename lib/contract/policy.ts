@@ -49,6 +49,9 @@ const scalarFields = {
   preview: z
     .enum(["none", "required", "approve"])
     .describe("required: a first execution needs a preview token (POST /api/v1/calls/preview); approve: and an operator's approval of that preview"),
+  toolErrors: z
+    .enum(["permanent", "retryable"])
+    .describe("MCP gateway: an upstream tool's own error result (isError) is a permanent failure (recorded; replays under cacheFailures) or a retryable one (released: the next call runs it again)"),
 };
 
 const retryFields = {

@@ -100,3 +100,26 @@ export const UpstreamListSchema = z.object({ upstreams: z.array(UpstreamSchema) 
 export type CreateUpstream = z.infer<typeof CreateUpstreamSchema>;
 export type UpdateUpstream = z.infer<typeof UpdateUpstreamSchema>;
 export type WireUpstream = z.infer<typeof UpstreamSchema>;
+
+/** MCP tool annotations: untrusted hints the upstream gives, shown beside the policy (defaults only). */
+export const McpToolAnnotationsSchema = z
+  .object({ readOnlyHint: z.boolean(), destructiveHint: z.boolean(), idempotentHint: z.boolean(), openWorldHint: z.boolean() })
+  .partial()
+  .meta({ id: "McpToolAnnotations" });
+
+export const McpToolListSchema = z
+  .object({
+    tools: z.array(
+      z.object({
+        /** The gate's tool name, `<upstream>__<tool>`: the name policies and calls carry. */
+        tool: z.string(),
+        upstream: z.string(),
+        name: z.string(),
+        annotations: McpToolAnnotationsSchema,
+      }),
+    ),
+    /** Upstreams whose tools could not be listed just now (down, or outside the allowlist). */
+    unreachable: z.array(z.object({ upstream: z.string(), message: z.string() })),
+  })
+  .meta({ id: "McpToolList" });
+export type McpToolList = z.infer<typeof McpToolListSchema>;

@@ -55,6 +55,8 @@ export interface ToolPolicy {
   preview: "none" | "required" | "approve";
   /** HTTP tools (a route is a tool named `POST /v1/refunds`): response headers a replay reproduces; `x-*` matches a prefix. */
   keepHeaders: string[];
+  /** MCP gateway: whether an upstream tool's own error result (`isError`) is a permanent or a retryable failure. */
+  toolErrors: "permanent" | "retryable";
 }
 
 /**
@@ -109,6 +111,7 @@ export const DEFAULT_POLICY: Readonly<ToolPolicy> = Object.freeze<ToolPolicy>({
   scopeFrom: [],
   preview: "none",
   keepHeaders: [...DEFAULT_KEEP_HEADERS],
+  toolErrors: "permanent",
 });
 
 export const DEFAULT_EFFECTIVE_POLICY: EffectivePolicy = { policy: DEFAULT_POLICY, version: 0 };

@@ -20,6 +20,7 @@ const LABELS: Record<string, PolicyLabel> = {
   leaseSeconds: { label: "Lease (seconds)", help: "How long an attempt may run without a heartbeat before another may take over." },
   cacheFailures: { label: "Replay permanent failures", help: "Yes: a permanent failure is replayed like a success. Retryable failures are never replayed." },
   keepHeaders: { label: "HTTP: headers replayed", help: "For HTTP routes (tools named like POST /v1/refunds): comma-separated response headers a replay sends again; x-* keeps every header starting with x-. Set-Cookie never." },
+  toolErrors: { label: "MCP tool errors", help: "Permanent: an upstream tool's error result is recorded and replayed like any permanent failure. Retryable: it is released, so the next identical call runs the tool again." },
   redactFields: { label: "Masked fields", help: "Comma-separated fields masked at any depth before arguments or results are stored." },
   "retry.maxAttempts": { label: "Retry: attempts", help: "How many times the SDK tries a transient failure, the first attempt included." },
   "retry.initialDelayMs": { label: "Retry: first delay (ms)", help: "How long the SDK waits before its first retry, in milliseconds." },

@@ -1,5 +1,5 @@
 import type { OpenAPIRegistry } from "@asteasolutions/zod-to-openapi";
-import { CreateUpstreamSchema, UpdateUpstreamSchema, UpstreamListSchema, UpstreamSchema } from "../contract/upstreams";
+import { CreateUpstreamSchema, McpToolListSchema, UpdateUpstreamSchema, UpstreamListSchema, UpstreamSchema } from "../contract/upstreams";
 import { errorResponse, json, jsonBody } from "./openapi-pieces";
 import { ProjectParams, UpstreamParams } from "./params";
 
@@ -22,5 +22,14 @@ export function registerUpstreamPaths(registry: OpenAPIRegistry): void {
   registry.registerPath({ method: "post", path: base, summary: "Add an MCP (Streamable HTTP or stdio) or HTTP upstream (audited)", tags, security, request: { params: ProjectParams, ...jsonBody(CreateUpstreamSchema) }, responses: { 200: json(UpstreamSchema, "The new upstream"), ...errors } });
   registry.registerPath({ method: "get", path: one, summary: "One upstream", tags, security, request: { params: UpstreamParams }, responses: { 200: json(UpstreamSchema, "The upstream"), ...errors } });
   registry.registerPath({ method: "patch", path: one, summary: "Change an upstream; a secret is replaced (or removed with null), never read back (audited)", tags, security, request: { params: UpstreamParams, ...jsonBody(UpdateUpstreamSchema) }, responses: { 200: json(UpstreamSchema, "The changed upstream"), ...errors } });
+  registry.registerPath({
+    method: "get",
+    path: "/api/v1/operator/projects/{projectId}/mcp-tools",
+    summary: "Every MCP upstream's tools with their annotations (untrusted hints), listed live; upstreams that cannot be listed are named",
+    tags,
+    security,
+    request: { params: ProjectParams },
+    responses: { 200: json(McpToolListSchema, "The tools and the upstreams not reached"), ...errors },
+  });
   registry.registerPath({ method: "delete", path: one, summary: "Delete an upstream (audited)", tags, security, request: { params: UpstreamParams }, responses: { 200: json(UpstreamSchema, "The deleted upstream"), ...errors } });
 }

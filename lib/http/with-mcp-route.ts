@@ -1,3 +1,4 @@
+import { env } from "../env";
 import { AppError } from "../server/app-error";
 import { services } from "../server/composition-root";
 import { agentActor } from "../server/operator-audit";
@@ -17,6 +18,26 @@ function isInitialize(body: unknown): body is { method: "initialize"; params?: {
   return typeof body === "object" && body !== null && !Array.isArray(body) && (body as { method?: unknown }).method === "initialize";
 }
 
+const LOOPBACK = new Set(["localhost", "127.0.0.1", "[::1]"]);
+
+/**
+ * MCP clients are not browsers; a request with an `Origin` comes from a web page, and the spec has
+ * servers validate it against DNS rebinding: only loopback pages and the gate's own public origin
+ * (`BETTER_AUTH_URL`) may call.
+ */
+function foreignOrigin(req: Request): string | null {
+  const origin = req.headers.get("origin");
+  if (!origin) return null;
+  try {
+    const url = new URL(origin);
+    const configured = env().BETTER_AUTH_URL;
+    if (LOOPBACK.has(url.hostname) || (configured && new URL(configured).origin === url.origin)) return null;
+  } catch {
+    // Not a URL: refused below.
+  }
+  return origin;
+}
+
 /**
  * The MCP endpoint's one wrapper: the project API key as bearer token, the upstream by name, the
  * gateway's own sessions (issued on `initialize`, kept in the database, so no sticky routing),
@@ -25,6 +46,8 @@ function isInitialize(body: unknown): body is { method: "initialize"; params?: {
 export function mcpRoute() {
   return async (req: Request, context: { params: Promise<Record<string, string | string[]>> }): Promise<Response> => {
     try {
+      const origin = foreignOrigin(req);
+      if (origin) return rpcError(403, -32001, `requests from web pages at ${origin.slice(0, 100)} are refused`);
       const token = bearerToken(req);
       const principal = token ? await services().gate.auth.authenticate(token) : null;
       if (!principal) {

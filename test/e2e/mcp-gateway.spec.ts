@@ -102,3 +102,12 @@ test("a destructive MCP tool's resend waits for approval; an operator approves i
   expect((await call())._meta?.["idemgate/decision"]).toBe("replay");
   expect(deletions()).toBe(2);
 });
+
+test("the tools page shows each MCP tool's annotations beside its policy", async () => {
+  await page.goto(`${PROJECT}/tools`);
+  const row = (tool: string) => page.getByTestId("tool-row").filter({ has: page.getByRole("link", { name: `${NAME}__${tool}`, exact: true }) });
+  await expect(row("delete_customer").getByTestId("tool-hints")).toHaveText("destructive");
+  await expect(row("get_order").getByTestId("tool-hints")).toHaveText("read-only");
+  await expect(row("delete_customer")).toContainText("own, v");
+  await expectNoSeriousA11yViolations(page);
+});

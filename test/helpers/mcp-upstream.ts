@@ -37,6 +37,11 @@ export const UPSTREAM_TOOLS = [
     inputSchema: { type: "object", properties: { orderId: { type: "string" } } },
   },
   {
+    name: "sever",
+    description: "Takes effect, then the connection drops before it answers (the answer is lost)",
+    inputSchema: { type: "object", properties: { orderId: { type: "string" } } },
+  },
+  {
     name: "garbled",
     description: "Answers something that is not a tool result",
     inputSchema: { type: "object", properties: {} },
@@ -48,7 +53,7 @@ export const UPSTREAM_TOOLS = [
  * the malformed reply a broken server would). Every side-effecting call appends a line to the
  * effects file before answering: that file is what "exactly once" is counted against.
  */
-export function upstreamServer(effectsFile: string): Server {
+export function upstreamServer(effectsFile: string, sever: () => void = () => undefined): Server {
   const server = new Server({ name: "test-upstream", version: "1.0.0" }, { capabilities: { tools: {} } });
   server.setRequestHandler(ListToolsRequestSchema, async () => ({ tools: UPSTREAM_TOOLS }));
   server.setRequestHandler(CallToolRequestSchema, async (request, extra) => {
@@ -73,6 +78,10 @@ export function upstreamServer(effectsFile: string): Server {
       case "decline":
         record();
         return { content: [{ type: "text", text: "card declined: insufficient funds" }], isError: true };
+      case "sever":
+        record();
+        sever();
+        return new Promise<never>(() => undefined);
       case "garbled":
         record();
         return { content: "not a list of content blocks" } as never;
@@ -92,7 +101,7 @@ export interface RunningUpstream {
 /** The upstream on Streamable HTTP (stateless: a fresh server per request), in this process. */
 export async function startUpstream(effectsFile: string, port = 0): Promise<RunningUpstream> {
   const httpServer = http.createServer(async (req, res) => {
-    const server = upstreamServer(effectsFile);
+    const server = upstreamServer(effectsFile, () => res.socket?.destroy());
     const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: false });
     res.on("close", () => void transport.close().then(() => server.close()));
     await server.connect(transport);

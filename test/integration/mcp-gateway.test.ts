@@ -3,6 +3,10 @@ import { mkdtempSync } from "node:fs";
 import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import { EffectivePolicyResponseSchema, PolicyChangeResponseSchema } from "../../lib/contract/admin-policies";
+import { McpToolListSchema } from "../../lib/contract/upstreams";
+import { CallStatusSchema } from "../../lib/contract/v1";
+import { mcpTools } from "../../lib/sdk/adapters/ai-sdk-mcp";
+import { runWithContext } from "../../lib/sdk/context";
 import { PROVIDERS, type TestDatabase, createTestDatabase } from "../helpers/databases";
 import { createTestProject } from "../helpers/fixtures";
 import { OPERATOR_ENV, OperatorClient, ROOT } from "../helpers/operator-client";
@@ -45,6 +49,15 @@ describe.each(PROVIDERS)("%s: MCP gateway over Streamable HTTP", (provider) => {
     await expect(gatewayClient(world.server.baseUrl, "shop", "ig_not_a_key")).rejects.toThrow();
     await expect(gatewayClient(world.server.baseUrl, "nowhere", world.agentA.apiKey)).rejects.toThrow();
     await expect(gatewayClient(world.server.baseUrl, "shop", world.agentB.apiKey)).rejects.toThrow();
+  });
+
+  it("the tools page's view: every MCP upstream's tools with their annotations, and an upstream that cannot be listed named", async () => {
+    const { tools, unreachable } = await world.root.call(McpToolListSchema, "GET", world.root.p(world.projectA, "/mcp-tools"));
+    expect(tools.find((tool) => tool.tool === "shop__get_order")).toEqual({ tool: "shop__get_order", upstream: "shop", name: "get_order", annotations: { readOnlyHint: true } });
+    expect(tools.find((tool) => tool.tool === "shop__delete_customer")?.annotations).toEqual({ destructiveHint: true });
+    expect(unreachable).toEqual([]);
+    // Another project's upstreams never show.
+    expect(await world.root.call(McpToolListSchema, "GET", world.root.p(world.projectB, "/mcp-tools"))).toEqual({ tools: [], unreachable: [] });
   });
 
   it("a duplicate call replays the stored result unchanged: one refund", async () => {
@@ -104,6 +117,20 @@ describe.each(PROVIDERS)("%s: MCP gateway over Streamable HTTP", (provider) => {
     expect([decisionOf(byOrder), decisionOf(paraphrased), decisionOf(otherOrder)]).toEqual(["execute", "replay", "execute"]);
     expect(effectsFor("refund_order", "o-scope")).toHaveLength(1);
     expect(effectsFor("refund_order", "o-scope-2")).toHaveLength(1);
+  });
+
+  it("the AI SDK adapter's MCP tools carry the run and scope in _meta: a re-plan with a new toolCallId replays", async () => {
+    const tools = await mcpTools(client, { tools: { refund_order: { scope: "orderId" } } });
+    const refund = tools.refund_order!.execute!;
+    const options = (toolCallId: string) => ({ toolCallId, messages: [] });
+    const [first, replanned] = (await runWithContext({ runId: "run-ai-mcp" }, async () => [
+      await refund({ orderId: "o-ai", amount: 12, note: "first plan" }, options("call_1")),
+      await refund({ orderId: "o-ai", amount: 12, note: "re-planned wording" }, options("call_2")),
+    ])) as [Result, Result];
+    expect([decisionOf(first), decisionOf(replanned)]).toEqual(["execute", "replay"]);
+    expect(effectsFor("refund_order", "o-ai")).toHaveLength(1);
+    const rows = await sql<{ run_id: string; scope: string; tool_call_id: string }>(world.databaseUrl, "SELECT run_id, scope, tool_call_id FROM call_records WHERE project_id = $1 AND tool = $2 AND scope = $3", [world.projectA, "shop__refund_order", "orderId:o-ai"]);
+    expect(rows).toEqual([{ run_id: "run-ai-mcp", scope: "orderId:o-ai", tool_call_id: "call_1" }]);
   });
 
   it("policies seeded from annotations: the read-only tool is never deduped; an explicit policy wins", async () => {
@@ -172,6 +199,56 @@ describe.each(PROVIDERS)("%s: MCP gateway over Streamable HTTP", (provider) => {
     expect(JSON.stringify(garbled.content)).toMatch(/not a valid tool result/);
     const states = await sql<{ state: string }>(world.databaseUrl, "SELECT state FROM call_records WHERE project_id = $1 AND tool = $2", [world.projectA, "shop__garbled"]);
     expect(states.map((row) => row.state)).toEqual(["failed"]);
+  });
+
+  it("an isError result under toolErrors: retryable is released, so the next identical call runs it again", async () => {
+    await world.root.call(PolicyChangeResponseSchema, "PUT", `/api/v1/admin/projects/${world.projectA}/policies/shop__decline`, {
+      policy: { toolErrors: "retryable" },
+      reason: "declines are transient here",
+    });
+    const first = (await client.callTool({ name: "decline", arguments: { orderId: "o-retry" } })) as Result;
+    const second = (await client.callTool({ name: "decline", arguments: { orderId: "o-retry" } })) as Result;
+    expect([decisionOf(first), decisionOf(second)]).toEqual(["execute", "execute"]);
+    expect([first._meta?.["idemgate/retryable"], second._meta?.["idemgate/attempt"]]).toEqual([true, 2]);
+    expect(first.isError).toBe(true);
+    expect(effectsFor("decline", "o-retry")).toHaveLength(2);
+  });
+
+  it("the upstream's answer lost mid-call: unknown, then verify once the lease lapses — never run again; an operator settles it", async () => {
+    await world.root.call(PolicyChangeResponseSchema, "PUT", `/api/v1/admin/projects/${world.projectA}/policies/shop__sever`, {
+      policy: { leaseSeconds: 2 },
+      reason: "short leases, so the test sees the lapse",
+    });
+    const args = { orderId: "o-sever" };
+    const lost = (await client.callTool({ name: "sever", arguments: args })) as Result;
+    expect(lost.isError).toBe(true);
+    expect(lost._meta?.["idemgate/outcome"]).toBe("unknown");
+    const callId = lost._meta?.["idemgate/callId"] as string;
+    let verify: Result | null = null;
+    await waitFor(
+      async () => {
+        const again = (await client.callTool({ name: "sever", arguments: args })) as Result;
+        expect(["in_progress", "verify"]).toContain(decisionOf(again));
+        if (decisionOf(again) === "verify") verify = again;
+        return verify !== null;
+      },
+      60_000,
+      "a retry to be answered verify",
+    );
+    expect(verify!.isError).toBe(true);
+    expect(JSON.stringify(verify!.content)).toMatch(/may or may not have taken effect/);
+    expect(verify!._meta?.["idemgate/callId"]).toBe(callId);
+    expect(effectsFor("sever", "o-sever")).toHaveLength(1);
+
+    await world.root.call(CallStatusSchema, "POST", world.root.p(world.projectA, `/calls/${callId}/resolve`), {
+      outcome: "succeeded",
+      result: { content: [{ type: "text", text: "found downstream: refunded" }] },
+      note: "checked the payment provider",
+    });
+    const settled = (await client.callTool({ name: "sever", arguments: args })) as Result;
+    expect(decisionOf(settled)).toBe("replay");
+    expect(JSON.stringify(settled.content)).toContain("found downstream");
+    expect(effectsFor("sever", "o-sever")).toHaveLength(1);
   });
 
   it("upstream down: a clear retryable isError, nothing recorded as executed, and the next call runs once it is back", async () => {

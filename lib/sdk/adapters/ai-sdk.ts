@@ -87,7 +87,7 @@ export function gateTools<TOOLS extends ToolSet>(gate: Gate, tools: TOOLS, optio
   return wrapped as TOOLS;
 }
 
-function stepFor(toolName: string, config: GatedToolConfig<unknown>, input: unknown, toolCallId: string): Pick<CallSpec, "step" | "scope"> {
+export function stepFor(toolName: string, config: GatedToolConfig<unknown>, input: unknown, toolCallId: string): Pick<CallSpec, "step" | "scope"> {
   if (config.step) return config.step(input, { toolName, toolCallId });
   // Until per-tool policies (effect: read) land, a read runs under a step of its own: never deduped,
   // still recorded; only a redelivery of the very same toolCallId replays.

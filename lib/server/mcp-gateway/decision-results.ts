@@ -88,6 +88,18 @@ export function refusalResult(decision: BeginDecision, tool: string): ToolResult
   }
 }
 
+/**
+ * An execute the gate recovered from an expired lease, answered as `verify`: the earlier attempt
+ * was sent upstream and never answered, so running it again could do it twice.
+ */
+export function unknownOutcomeResult(decision: { callId: string; key: string; attempt: number }, tool: string): ToolResult {
+  return gateError(
+    `An earlier attempt of ${tool} (call ${decision.callId}) was sent to the upstream but its answer was lost, so it may or may not have taken effect. It was not run again, and will not be until that is settled. Check whether it happened (look it up with key ${decision.key}) and tell the user; an operator resolves the call in Idemgate.`,
+    { decision: "verify", callId: decision.callId, key: decision.key },
+    { "idemgate/outcome": "unknown", "idemgate/retryable": false, "idemgate/attempt": decision.attempt },
+  );
+}
+
 export function isToolResult(value: unknown): value is ToolResult {
   return typeof value === "object" && value !== null && Array.isArray((value as { content?: unknown }).content);
 }

@@ -1,5 +1,6 @@
-import type { Client } from "@modelcontextprotocol/client";
+import { type Client, ProtocolError } from "@modelcontextprotocol/client";
 import type { BeginDecision } from "../../core/record";
+import type { McpToolList } from "../../contract/upstreams";
 import { AppError } from "../app-error";
 import type { GateService } from "../gate-service";
 import type { Actor } from "../operator-audit";
@@ -10,7 +11,7 @@ import { SEED_AUTHOR, type ToolAnnotations, seedFromAnnotations } from "./annota
 import type { ResolvedUpstream, UpstreamService } from "../upstreams/upstream-service";
 import { withMcpServerSpan, withUpstreamCallSpan } from "../../telemetry/mcp-telemetry";
 import { META, type McpCallIdentity, identifyCall } from "./call-identity";
-import { type ToolResult, gateError, isToolResult, refusalResult, replayResult, resultText, withGateMeta } from "./decision-results";
+import { type ToolResult, gateError, isToolResult, refusalResult, replayResult, resultText, unknownOutcomeResult, withGateMeta } from "./decision-results";
 import type { UpstreamConnector } from "./upstream-connector";
 import { type UpstreamFailure, classifyUpstreamFailure } from "./upstream-errors";
 
@@ -83,6 +84,41 @@ export class McpGateway {
     }
   }
 
+  /**
+   * Every MCP upstream's tools with their annotations, for the tools page (listing them is also a
+   * first sight: it seeds their policies). An upstream that cannot be listed is named, not fatal.
+   */
+  async toolsOfProject(projectId: string, signal: AbortSignal): Promise<McpToolList> {
+    const list: McpToolList = { tools: [], unreachable: [] };
+    const upstreams = (await this.upstreams.list(projectId)).filter((row) => row.kind === "mcp");
+    for (const row of upstreams) {
+      try {
+        const { tools } = await this.listTools(await this.resolve(projectId, row.name), signal);
+        for (const tool of tools as { name: string; annotations?: ToolAnnotations }[]) {
+          list.tools.push({ tool: gateToolName(row.name, tool.name), upstream: row.name, name: tool.name, annotations: pickHints(tool.annotations) });
+        }
+      } catch (error) {
+        list.unreachable.push({ upstream: row.name, message: error instanceof Error ? error.message.slice(0, 500) : String(error) });
+      }
+    }
+    return list;
+  }
+
+  /**
+   * A request that is not a tool call (resources, prompts, completions): read-only by the spec, so
+   * it passes through ungated, still only to an upstream the allowlist permits.
+   */
+  async forward<T>(upstream: ResolvedUpstream, send: (client: Client) => Promise<T>): Promise<T> {
+    await this.assertReachable(upstream);
+    const client = await this.connector.client(upstream);
+    try {
+      return await send(client);
+    } catch (error) {
+      if (!(error instanceof ProtocolError)) this.connector.forget(upstream, client);
+      throw error;
+    }
+  }
+
   callTool(caller: McpCaller, upstream: ResolvedUpstream, params: ToolCallParams, io: CallIo): Promise<ToolResult> {
     const gateTool = gateToolName(upstream.row.name, params.name);
     const call = { tool: params.name, gateTool, sessionId: caller.sessionId, upstream: upstream.row.name, meta: params._meta };
@@ -127,6 +163,12 @@ export class McpGateway {
       }
       throw error;
     }
+    if (decision.decision === "execute" && decision.recovered) {
+      // An earlier attempt's lease ran out without an answer: the gateway lost the upstream's
+      // response (a broken stream, a crashed instance), so it may have run. Never re-run it
+      // silently: the caller and an operator check first.
+      return unknownOutcomeResult(decision, tool);
+    }
     if (decision.decision === "execute") return this.execute(caller, upstream, params, identity, decision, io);
     if (decision.decision === "replay") return replayResult(decision, tool);
     return refusalResult(decision, tool);
@@ -152,8 +194,14 @@ export class McpGateway {
       if (!isToolResult(result)) throw new Error("not a tool result");
       stopHeartbeat();
       const stored = stripGateMeta(result as ToolResult);
-      await this.complete(caller.projectId, decision, stored.isError ? { outcome: "failed", error: { message: resultText(stored), retryable: false } } : { outcome: "succeeded", result: stored });
-      return withGateMeta(stored, decision, { "idemgate/attempt": decision.attempt });
+      if (!stored.isError) {
+        await this.complete(caller.projectId, decision, { outcome: "succeeded", result: stored });
+        return withGateMeta(stored, decision, { "idemgate/attempt": decision.attempt });
+      }
+      // The tool's own error: a failure, permanent or retryable as the tool's policy says.
+      const retryable = (await this.policies.effective(caller.projectId, tool)).policy.toolErrors === "retryable";
+      await this.complete(caller.projectId, decision, { outcome: "failed", error: { message: resultText(stored), retryable } });
+      return withGateMeta(stored, decision, { "idemgate/attempt": decision.attempt, "idemgate/retryable": retryable });
     } catch (error) {
       stopHeartbeat();
       if (client) this.connector.forget(upstream, client);
@@ -227,6 +275,14 @@ export class McpGateway {
   private async assertReachable(upstream: ResolvedUpstream): Promise<void> {
     if (upstream.row.transport === "streamable_http") await this.checkOutbound(upstream.row.projectId, upstream.row.url!);
   }
+}
+
+function pickHints(annotations: ToolAnnotations | undefined): ToolAnnotations {
+  const hints: ToolAnnotations = {};
+  for (const key of ["readOnlyHint", "destructiveHint", "idempotentHint", "openWorldHint"] as const) {
+    if (typeof annotations?.[key] === "boolean") hints[key] = annotations[key];
+  }
+  return hints;
 }
 
 /** The client's `_meta` minus the gate's own keys, which the gateway sets itself. */

@@ -1,4 +1,5 @@
 import { type CallToolResult, type ListToolsResult, type McpRequestContext, Server } from "@modelcontextprotocol/server";
+import type { Client } from "@modelcontextprotocol/client";
 import type { ResolvedUpstream } from "../upstreams/upstream-service";
 import type { McpCaller, McpGateway, ToolCallParams } from "./mcp-gateway";
 
@@ -23,8 +24,22 @@ export function mcpServerFactory(gateway: McpGateway) {
   return (ctx: McpRequestContext): Server => {
     const scope = ctx.requestInfo ? scopes.get(ctx.requestInfo) : undefined;
     if (!scope) throw new Error("an MCP request reached the server factory without an authenticated scope");
-    const server = new Server({ name: `idemgate/${scope.upstream.row.name}`, version: "0.1.0" }, { capabilities: { tools: {} } });
+    const server = new Server(
+      { name: `idemgate/${scope.upstream.row.name}`, version: "0.1.0" },
+      // Not `resources.subscribe` nor `logging`: their notifications would need a stream held
+      // open across requests, and serving is stateless per request.
+      { capabilities: { tools: {}, resources: {}, prompts: {}, completions: {} } },
+    );
     server.setRequestHandler("tools/list", async (_request, context) => (await gateway.listTools(scope.upstream, context.mcpReq.signal)) as ListToolsResult);
+    // Resources, prompts and completions pass through ungated (reads by the spec).
+    const forward = <T>(context: { mcpReq: { signal: AbortSignal } }, send: (client: Client, options: { signal: AbortSignal }) => Promise<T>) =>
+      gateway.forward(scope.upstream, (client) => send(client, { signal: context.mcpReq.signal }));
+    server.setRequestHandler("resources/list", (request, context) => forward(context, (client, options) => client.listResources(request.params, options)));
+    server.setRequestHandler("resources/templates/list", (request, context) => forward(context, (client, options) => client.listResourceTemplates(request.params, options)));
+    server.setRequestHandler("resources/read", (request, context) => forward(context, (client, options) => client.readResource(request.params, options)));
+    server.setRequestHandler("prompts/list", (request, context) => forward(context, (client, options) => client.listPrompts(request.params, options)));
+    server.setRequestHandler("prompts/get", (request, context) => forward(context, (client, options) => client.getPrompt(request.params, options)));
+    server.setRequestHandler("completion/complete", (request, context) => forward(context, (client, options) => client.complete(request.params, options)));
     server.setRequestHandler("tools/call", async (request, context) => {
       const progressToken = context.mcpReq._meta?.progressToken;
       const params = { ...(request.params as ToolCallParams), _meta: context.mcpReq._meta as Record<string, unknown> | undefined };
