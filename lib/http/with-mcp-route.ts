@@ -79,7 +79,8 @@ export function mcpRoute() {
         parsedBody = await req.clone().json().catch(() => undefined);
       }
       const actor = agentActor(principal, clientInfo(req));
-      mcp.bindScope(req, { caller: { projectId: principal.projectId, apiKeyId: principal.apiKeyId, actor, sessionId, runHeader: req.headers.get("idemgate-run-id") }, upstream });
+      const dashboardOrigin = new URL(env().BETTER_AUTH_URL ?? req.url).origin;
+      mcp.bindScope(req, { caller: { projectId: principal.projectId, apiKeyId: principal.apiKeyId, actor, sessionId, runHeader: req.headers.get("idemgate-run-id"), dashboardOrigin }, upstream });
       const response = await withIncomingTrace(req.headers, () => mcp.handler.fetch(req, parsedBody === undefined ? undefined : { parsedBody }));
       if (!isInitialize(parsedBody) || !response.ok || sessionId) return response;
 

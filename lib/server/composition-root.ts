@@ -144,6 +144,7 @@ export function buildServices(config: Env): Services {
       guard: outbound().guard,
       policies: gate().policies,
       resends: () => operators().resends,
+      previews: () => previews(),
       db: db(),
     }),
   );

@@ -3,6 +3,7 @@ import { mkdtempSync } from "node:fs";
 import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import { EffectivePolicyResponseSchema, PolicyChangeResponseSchema } from "../../lib/contract/admin-policies";
+import { OperatorPreviewSchema } from "../../lib/contract/previews";
 import { McpToolListSchema } from "../../lib/contract/upstreams";
 import { CallStatusSchema } from "../../lib/contract/v1";
 import { mcpTools } from "../../lib/sdk/adapters/ai-sdk-mcp";
@@ -11,6 +12,7 @@ import { PROVIDERS, type TestDatabase, createTestDatabase } from "../helpers/dat
 import { createTestProject } from "../helpers/fixtures";
 import { OPERATOR_ENV, OperatorClient, ROOT } from "../helpers/operator-client";
 import { type TestServer, startServer } from "../helpers/server";
+import { Client as ModernClient, StreamableHTTPClientTransport as ModernTransport } from "@modelcontextprotocol/client";
 import { Client as SdkClient } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import { allowOutbound, decisionOf, gatewayClient, registerMcpUpstream, spawnAgent } from "../helpers/mcp-clients";
@@ -182,6 +184,69 @@ describe.each(PROVIDERS)("%s: MCP gateway over Streamable HTTP", (provider) => {
     expect(resent._meta?.["idemgate/key"]).toMatch(/:g2$/);
     expect(decisionOf(await del())).toBe("replay");
     expect(upstream.effects().filter((effect) => effect.tool === "delete_customer")).toHaveLength(2);
+  });
+
+  it("2026-07-28 with URL elicitation: a resend waits for the operator in an input_required round; the client's own answer approves nothing", async () => {
+    const asked: string[] = [];
+    let approveOnAsk = false;
+    const modern = new ModernClient({ name: "modern-test-client", version: "1.0.0" }, { capabilities: { elicitation: { url: {} } }, versionNegotiation: { mode: "auto" } });
+    modern.setRequestHandler("elicitation/create", async (request) => {
+      const { message, url } = request.params as { message: string; url: string };
+      asked.push(url);
+      expect(message).toMatch(/needs an operator's approval/);
+      // The user follows the link and an operator approves there; or nobody does.
+      if (approveOnAsk) await world.root.approve(world.projectA, /resend request (\S+?)\)/.exec(message)![1]!, "confirmed by phone");
+      return { action: "accept" };
+    });
+    await modern.connect(new ModernTransport(new URL(`${world.server.baseUrl}/mcp/shop`), { requestInit: { headers: { authorization: `Bearer ${world.agentA.apiKey}` } } }));
+    try {
+      let run = 0;
+      const del = (resend?: string) =>
+        modern.callTool({ name: "delete_customer", arguments: { customerId: "c-modern" }, _meta: { "idemgate/runId": `run-modern-${run++}`, ...(resend ? { "idemgate/resend": resend } : {}) } }) as Promise<Result>;
+      const deletions = () => upstream.effects().filter((effect) => effect.tool === "delete_customer" && effect.args.customerId === "c-modern").length;
+      expect(decisionOf(await del())).toBe("execute");
+
+      // Nobody approves: the client's "accept" is no approval; after five waits the call ends, not run.
+      const unanswered = await del("asked again by the customer");
+      expect(asked).toHaveLength(5);
+      expect(asked[0]).toBe(`${world.server.baseUrl}/projects/${world.projectA}/approvals`);
+      expect([unanswered.isError, decisionOf(unanswered)]).toEqual([true, "approval_required"]);
+      expect(deletions()).toBe(1);
+
+      // An operator approves while the client waits: the same call then runs once.
+      approveOnAsk = true;
+      const approved = await del("asked again by the customer");
+      expect([approved.isError ?? false, decisionOf(approved)]).toEqual([false, "execute"]);
+      expect(asked).toHaveLength(6);
+      expect(deletions()).toBe(2);
+    } finally {
+      await modern.close();
+    }
+  });
+
+  it("a tool under preview: approve — the gateway previews the call, an operator approves it, the call then runs once", async () => {
+    await world.root.call(PolicyChangeResponseSchema, "PUT", `/api/v1/admin/projects/${world.projectA}/policies/shop__refund_order`, {
+      policy: { preview: "approve" },
+      reason: "refunds are looked at first",
+    });
+    try {
+      const args = { orderId: "o-preview", amount: 99 };
+      const first = (await client.callTool({ name: "refund_order", arguments: args })) as Result;
+      expect([first.isError, decisionOf(first)]).toEqual([true, "preview_required"]);
+      expect(JSON.stringify(first.content)).toMatch(/approve its preview/);
+      const previewId = first._meta?.["idemgate/previewId"] as string;
+      const again = (await client.callTool({ name: "refund_order", arguments: args })) as Result;
+      expect([decisionOf(again), again._meta?.["idemgate/previewId"]]).toEqual(["preview_required", previewId]);
+      expect(effectsFor("refund_order", "o-preview")).toHaveLength(0);
+
+      await world.root.call(OperatorPreviewSchema, "POST", world.root.p(world.projectA, `/previews/${previewId}/approve`), { note: "amount checked" });
+      const ran = (await client.callTool({ name: "refund_order", arguments: args })) as Result;
+      expect([ran.isError ?? false, decisionOf(ran)]).toEqual([false, "execute"]);
+      expect(decisionOf((await client.callTool({ name: "refund_order", arguments: args })) as Result)).toBe("replay");
+      expect(effectsFor("refund_order", "o-preview")).toHaveLength(1);
+    } finally {
+      await world.root.call(PolicyChangeResponseSchema, "PUT", `/api/v1/admin/projects/${world.projectA}/policies/shop__refund_order`, { policy: { preview: "none" }, reason: "back to no previews" });
+    }
   });
 
   it("an isError result is a recorded failure that replays as one; a malformed reply is never a success", async () => {

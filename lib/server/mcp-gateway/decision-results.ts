@@ -77,6 +77,11 @@ export function refusalResult(decision: BeginDecision, tool: string): ToolResult
         decision,
         { "idemgate/requestId": decision.requestId },
       );
+    case "preview_required":
+      return gateError(
+        `${tool} was not run: its policy wants a preview${decision.mode === "approve" ? " approved by an operator" : ""} before it first runs. Tell the user; an operator can help in Idemgate.`,
+        decision,
+      );
     case "blocked":
       return gateError(
         `Stopped: this run is repeating the same tool calls (${decision.pattern.join(" → ")}, ${decision.repeats} times). ${tool} was not run. Do not call it again; report what you have to the user.`,

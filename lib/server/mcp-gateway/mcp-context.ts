@@ -4,7 +4,9 @@ import { McpSessionRepository } from "../../store/prisma/mcp-session-repository"
 import type { GateService } from "../gate-service";
 import type { OutboundGuard } from "../outbound/outbound-fetch";
 import type { PolicyService } from "../policy-service";
+import type { PreviewService } from "../previews/preview-service";
 import type { ResendService } from "../resend-service";
+import { OperatorSignOff } from "./operator-sign-off";
 import type { UpstreamService } from "../upstreams/upstream-service";
 import { McpGateway } from "./mcp-gateway";
 import { bindScope, mcpServerFactory } from "./mcp-server-factory";
@@ -29,16 +31,17 @@ export interface McpDeps {
   guard: OutboundGuard;
   policies: PolicyService;
   resends: () => ResendService;
+  previews: () => PreviewService;
   db: Db;
 }
 
 /** The MCP gateway over the gate and the upstream registry (built once, in lib/server/composition-root.ts). */
-export function buildMcp({ gate, upstreams, guard, policies, resends, db }: McpDeps): Mcp {
+export function buildMcp({ gate, upstreams, guard, policies, resends, previews, db }: McpDeps): Mcp {
   // Every upstream request goes through the project's outbound allowlist.
   const fetchFor = (projectId: string) => (url: string | URL, init?: RequestInit) =>
     guard.fetch(projectId, url, { method: init?.method, headers: init?.headers, body: init?.body as string | null | undefined, signal: init?.signal ?? undefined });
   const checkOutbound = async (projectId: string, url: string) => void (await guard.assertAllowed(projectId, url));
-  const gateway = new McpGateway(gate, upstreams, new UpstreamConnector(fetchFor), checkOutbound, policies, resends);
+  const gateway = new McpGateway(gate, upstreams, new UpstreamConnector(fetchFor), checkOutbound, policies, new OperatorSignOff(resends, previews));
   return {
     gateway,
     sessions: new McpSessions(new McpSessionRepository(db)),

@@ -6,12 +6,12 @@ import type { GateService } from "../gate-service";
 import type { Actor } from "../operator-audit";
 import type { PolicyService } from "../policy-service";
 import type { BypassAsk } from "../resend-bypass";
-import type { ResendService } from "../resend-service";
 import { SEED_AUTHOR, type ToolAnnotations, seedFromAnnotations } from "./annotation-policies";
 import type { ResolvedUpstream, UpstreamService } from "../upstreams/upstream-service";
 import { withMcpServerSpan, withUpstreamCallSpan } from "../../telemetry/mcp-telemetry";
 import { META, type McpCallIdentity, identifyCall } from "./call-identity";
 import { type ToolResult, gateError, isToolResult, refusalResult, replayResult, resultText, unknownOutcomeResult, withGateMeta } from "./decision-results";
+import { MAX_OPERATOR_ROUNDS, type OperatorSignOff, type OperatorWait, isOperatorWait } from "./operator-sign-off";
 import type { UpstreamConnector } from "./upstream-connector";
 import { type UpstreamFailure, classifyUpstreamFailure } from "./upstream-errors";
 
@@ -32,6 +32,8 @@ export interface McpCaller {
   actor: Actor;
   sessionId: string | null;
   runHeader: string | null;
+  /** Where operators open the dashboard (the Approvals page a waiting client is pointed at). */
+  dashboardOrigin: string;
 }
 
 export interface ToolCallParams {
@@ -45,6 +47,12 @@ export interface CallIo {
   signal: AbortSignal;
   /** Set when the client asked for progress: upstream progress is passed on through it. */
   onProgress?: (progress: { progress: number; total?: number; message?: string }) => void;
+  /**
+   * Set for a 2026-07-28 request from a client that takes URL elicitations: a call waiting for an
+   * operator answers an OperatorWait (an input_required result) instead of failing. `round` counts
+   * the waits this call has had.
+   */
+  interactive?: { round: number };
 }
 
 type Execute = Extract<BeginDecision, { decision: "execute" }>;
@@ -61,7 +69,7 @@ export class McpGateway {
     private readonly connector: UpstreamConnector,
     private readonly checkOutbound: (projectId: string, url: string) => Promise<void>,
     private readonly policies: PolicyService,
-    private readonly resends: () => ResendService,
+    private readonly signOff: OperatorSignOff,
   ) {}
 
   /** Tools this process has already seeded (or found a policy for): a hint, so each is tried once. */
@@ -119,11 +127,15 @@ export class McpGateway {
     }
   }
 
-  callTool(caller: McpCaller, upstream: ResolvedUpstream, params: ToolCallParams, io: CallIo): Promise<ToolResult> {
+  callTool(caller: McpCaller, upstream: ResolvedUpstream, params: ToolCallParams, io: CallIo): Promise<ToolResult | OperatorWait> {
     const gateTool = gateToolName(upstream.row.name, params.name);
     const call = { tool: params.name, gateTool, sessionId: caller.sessionId, upstream: upstream.row.name, meta: params._meta };
     return withMcpServerSpan(call, async (span) => {
       const result = await this.gatedCall(caller, upstream, params, io);
+      if (isOperatorWait(result)) {
+        span.setAttribute("idemgate.decision", result.awaitOperator.decision);
+        return result;
+      }
       const meta = result._meta ?? {};
       span.setAttribute("idemgate.decision", String(meta[META.decision]));
       if (typeof meta[META.callId] === "string") span.setAttribute("gen_ai.tool.call.id", meta[META.callId] as string);
@@ -132,7 +144,7 @@ export class McpGateway {
     });
   }
 
-  private async gatedCall(caller: McpCaller, upstream: ResolvedUpstream, params: ToolCallParams, io: CallIo): Promise<ToolResult> {
+  private async gatedCall(caller: McpCaller, upstream: ResolvedUpstream, params: ToolCallParams, io: CallIo): Promise<ToolResult | OperatorWait> {
     const tool = gateToolName(upstream.row.name, params.name);
     try {
       await this.assertReachable(upstream);
@@ -144,15 +156,24 @@ export class McpGateway {
       await this.listTools(upstream, io.signal).catch(() => undefined);
     }
     const { resendReason, ...identity } = identifyCall({ meta: params._meta, idempotencyKey: params.idempotencyKey, runHeader: caller.runHeader, sessionId: caller.sessionId, apiKeyId: caller.apiKeyId });
-    const begin = (bypass?: BypassAsk) => this.gate.begin(caller.projectId, { tool, ...identity, args: params.arguments ?? {}, waitMs: LATCH_WAIT_MS, bypass });
+    const args = params.arguments ?? {};
+    const begin = (bypass?: BypassAsk, previewToken?: string) => this.gate.begin(caller.projectId, { tool, ...identity, args, waitMs: LATCH_WAIT_MS, bypass, previewToken });
     let decision: BeginDecision;
     try {
       decision = await begin(resendReason ? { reason: resendReason, actor: caller.actor } : undefined);
       if (decision.decision === "approval_required") {
         // Asked again after an operator approved: the approved request's single-use token runs it
         // once, under the key's next generation. Pending, it stays approval_required.
-        const { token } = await this.resends().readByAgent(caller.projectId, decision.requestId, caller.apiKeyId, caller.actor);
+        const token = await this.signOff.resendToken(caller, decision.requestId);
         if (token) decision = await begin({ token, actor: caller.actor });
+      } else if (decision.decision === "preview_required") {
+        const signed = await this.signOff.previewToken(caller, decision, { tool, upstreamTool: params.name, upstream: upstream.row.name, identity, args });
+        if ("token" in signed) decision = await begin(undefined, signed.token);
+        else if ("denied" in signed) {
+          return gateError(`${tool} was not run: an operator denied its preview (${signed.denied.id})${signed.denied.decisionNote ? `: ${signed.denied.decisionNote}` : ""}. Do not retry it; tell the user.`, { decision: "preview_denied", key: decision.key }, { "idemgate/previewId": signed.denied.id, "idemgate/retryable": false });
+        } else {
+          return this.waitForOperator(gatePreviewWait(tool, decision.key, signed.pending.id), io, caller);
+        }
       }
     } catch (error) {
       if (error instanceof AppError && error.code === "bypass_forbidden") {
@@ -171,7 +192,19 @@ export class McpGateway {
     }
     if (decision.decision === "execute") return this.execute(caller, upstream, params, identity, decision, io);
     if (decision.decision === "replay") return replayResult(decision, tool);
+    if (decision.decision === "approval_required" && io.interactive && io.interactive.round < MAX_OPERATOR_ROUNDS) {
+      const message = `Running ${tool} again needs an operator's approval (resend request ${decision.requestId}). It has not run. Open Idemgate's Approvals page, or ask an operator to; continue once they have approved.`;
+      return { awaitOperator: { message, path: `/projects/${encodeURIComponent(caller.projectId)}/approvals`, round: io.interactive.round, decision: "approval_required" } };
+    }
     return refusalResult(decision, tool);
+  }
+
+  /** A preview waiting for an operator: a wait for a client that can wait, otherwise an isError result that says so. */
+  private waitForOperator(wait: { message: string; refusal: string; previewId: string; key: string }, io: CallIo, caller: McpCaller): ToolResult | OperatorWait {
+    if (io.interactive && io.interactive.round < MAX_OPERATOR_ROUNDS) {
+      return { awaitOperator: { message: wait.message, path: `/projects/${encodeURIComponent(caller.projectId)}/approvals`, round: io.interactive.round, decision: "preview_required" } };
+    }
+    return gateError(wait.refusal, { decision: "preview_required", key: wait.key }, { "idemgate/previewId": wait.previewId });
   }
 
   private async execute(caller: McpCaller, upstream: ResolvedUpstream, params: ToolCallParams, identity: Pick<McpCallIdentity, "runId">, decision: Execute, io: CallIo): Promise<ToolResult> {
@@ -275,6 +308,15 @@ export class McpGateway {
   private async assertReachable(upstream: ResolvedUpstream): Promise<void> {
     if (upstream.row.transport === "streamable_http") await this.checkOutbound(upstream.row.projectId, upstream.row.url!);
   }
+}
+
+function gatePreviewWait(tool: string, key: string, previewId: string) {
+  return {
+    message: `${tool} needs an operator to approve its preview (${previewId}) before it runs. It has not run. Ask an operator to approve it in Idemgate; continue once they have.`,
+    refusal: `${tool} was not run: it needs an operator to approve its preview (${previewId}) first. Tell the user it is waiting for an operator in Idemgate; once approved, call it again the same way and it runs once.`,
+    previewId,
+    key,
+  };
 }
 
 function pickHints(annotations: ToolAnnotations | undefined): ToolAnnotations {

@@ -1,7 +1,8 @@
-import { type CallToolResult, type ListToolsResult, type McpRequestContext, Server } from "@modelcontextprotocol/server";
+import { type CallToolResult, type ListToolsResult, type McpRequestContext, Server, inputRequired } from "@modelcontextprotocol/server";
 import type { Client } from "@modelcontextprotocol/client";
 import type { ResolvedUpstream } from "../upstreams/upstream-service";
 import type { McpCaller, McpGateway, ToolCallParams } from "./mcp-gateway";
+import { isOperatorWait } from "./operator-sign-off";
 
 /** What the HTTP wrapper authenticated for one request; the factory reads it back by request. */
 export interface McpRequestScope {
@@ -45,13 +46,41 @@ export function mcpServerFactory(gateway: McpGateway) {
       const params = { ...(request.params as ToolCallParams), _meta: context.mcpReq._meta as Record<string, unknown> | undefined };
       const result = await gateway.callTool(scope.caller, scope.upstream, params, {
         signal: context.mcpReq.signal,
+        interactive: takesUrlElicitation(context.mcpReq.envelope) ? { round: roundOf(context.mcpReq.requestState()) } : undefined,
         onProgress:
           progressToken === undefined
             ? undefined
             : (progress) => void context.mcpReq.notify({ method: "notifications/progress", params: { progressToken, ...progress } }).catch(() => undefined),
       });
+      if (isOperatorWait(result)) {
+        const { message, path, round } = result.awaitOperator;
+        return inputRequired({
+          inputRequests: { [OPERATOR_INPUT]: inputRequired.elicitUrl({ message, url: new URL(path, scope.caller.dashboardOrigin).href }) },
+          requestState: JSON.stringify({ round: round + 1 }),
+        });
+      }
       return result as CallToolResult;
     });
     return server;
   };
+}
+
+/** The input request key of an operator wait (a URL elicitation pointing at the Approvals page). */
+const OPERATOR_INPUT = "idemgate/operator";
+
+/** A 2026-07-28 request whose client declared URL-mode elicitation, so it can be asked to wait. */
+function takesUrlElicitation(envelope: unknown): boolean {
+  const fields = (envelope ?? {}) as Record<string, unknown>;
+  const capabilities = fields["io.modelcontextprotocol/clientCapabilities"] as { elicitation?: { url?: unknown } } | undefined;
+  return typeof fields["io.modelcontextprotocol/protocolVersion"] === "string" && capabilities?.elicitation?.url !== undefined;
+}
+
+/** How many waits this call has had: the state the gateway minted, echoed by the client (untrusted: it only bounds the waits). */
+function roundOf(state: unknown): number {
+  try {
+    const round = (JSON.parse(String(state ?? "{}")) as { round?: unknown }).round;
+    return typeof round === "number" && Number.isInteger(round) && round >= 0 ? round : 0;
+  } catch {
+    return 0;
+  }
 }
