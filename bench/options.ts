@@ -1,7 +1,7 @@
 import type { Templates } from "./setup/databases";
 
 /** What `--only` selects; floors are added automatically for the cells that are compared with them. */
-export const SECTIONS = ["floors", "inprocess", "peer", "http", "scaleout", "growth", "stats", "httptools"] as const;
+export const SECTIONS = ["floors", "inprocess", "peer", "http", "scaleout", "growth", "stats", "httptools", "mcp"] as const;
 export type Section = (typeof SECTIONS)[number];
 
 export interface BenchOptions {

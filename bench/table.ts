@@ -10,6 +10,7 @@ const SECTION_TITLES: [Group, string][] = [
   ["growth", "Growth: begin latency by records stored (in-process, 1 client)"],
   ["stats", "Dashboard statistics over the seeded ledger (StatsService, 1 client)"],
   ["httptools", "HTTP tools (issue #19): the Idempotency-Key middleware over the bare handler, /gw over the direct upstream (fresh keys, 1 client)"],
+  ["mcp", "MCP gateway (issue #18): tools/call through /mcp/{upstream} over the same call straight to the upstream (SDK client, 1 client)"],
 ];
 
 const count = (n: number) => Math.round(n).toLocaleString("en");
@@ -88,7 +89,7 @@ export function renderReport(result: BenchResult): string {
     const cells = result.cells.filter((c) => c.group === group);
     if (cells.length === 0) continue;
     out.push(`## ${title}`, "", markdownTable(HEADER, cells.map(cellRow), RIGHT), "");
-    if (group === "httptools") out.push(...addedLatency(cells), "");
+    if (group === "httptools" || group === "mcp") out.push(...addedLatency(cells), "");
     if (group === "peer") {
       const comparison = peerComparison(result);
       if (comparison) out.push("In-process beside the peer (ops/s; in brackets ours ÷ peer):", "", comparison, "");

@@ -4,7 +4,12 @@ import { buildServices } from "../../lib/server/composition-root";
 import { createProjectWithKey } from "../../lib/server/projects";
 import { openStore } from "../../lib/store/hot/open-gate-store";
 import { SYSTEM_ACTOR } from "../../lib/server/operator-audit";
+import { mkdtempSync } from "node:fs";
+import os from "node:os";
+import path from "node:path";
 import { type ChargeUpstream, startChargeUpstream } from "../../test/helpers/charge-upstream";
+import { type RunningUpstream, startUpstream } from "../../test/helpers/mcp-upstream";
+import { mcpSubjects } from "../cells/mcp";
 import { startToolServer } from "../../test/helpers/http-tool-servers";
 import { httpGateSubject } from "../cells/http-gate";
 import { httpToolsSubjects } from "../cells/http-tools";
@@ -41,7 +46,7 @@ export interface Built {
 const other = (sync: "full" | "normal"): "full" | "normal" => (sync === "full" ? "normal" : "full");
 
 /** A database with a project and its replay pool, written in-process before any server starts. */
-async function gateDatabase(url: string, pool: { tag: string; size: number }, sqliteSynchronous: "full" | "normal", upstream?: ChargeUpstream) {
+async function gateDatabase(url: string, pool: { tag: string; size: number }, sqliteSynchronous: "full" | "normal", upstream?: ChargeUpstream, mcpUpstream?: string) {
   const app = buildServices({ ...env(), DATABASE_URL: url, IDEMGATE_SQLITE_SYNCHRONOUS: sqliteSynchronous, IDEMGATE_SECRETS_KEY: BENCH_SECRETS_KEY });
   const { store, policies } = app.gate;
   try {
@@ -54,11 +59,18 @@ async function gateDatabase(url: string, pool: { tag: string; size: number }, sq
       await app.upstreams.service.create(created.projectId, { kind: "http", name: "pay", url: `${upstream.url}/` }, SYSTEM_ACTOR);
       await app.outbound.allowlist.add(created.projectId, { pattern: `127.0.0.1:${upstream.port}` }, SYSTEM_ACTOR);
     }
+    if (mcpUpstream) {
+      // The MCP cells' upstream, as an admin would register it (its loopback address allowed).
+      await app.outbound.allowlist.add(created.projectId, { pattern: `127.0.0.1:${new URL(mcpUpstream).port}` }, SYSTEM_ACTOR);
+      await app.upstreams.service.create(created.projectId, { kind: "mcp", transport: "streamable_http", name: MCP_UPSTREAM, url: mcpUpstream }, SYSTEM_ACTOR);
+    }
     return { url, projectId: created.projectId, apiKey: created.apiKey.key };
   } finally {
     await app.close();
   }
 }
+
+const MCP_UPSTREAM = "bench-shop";
 
 /** Seals upstream secrets in the seeded database (none is set; fixed so nothing is written to a data dir). */
 const BENCH_SECRETS_KEY = Buffer.alloc(32, 7).toString("base64");
@@ -73,6 +85,7 @@ function wants(options: BenchOptions) {
     floorPg: sections.has("floors") || (floorsToo && sections.has("inprocess")),
     floorNext: sections.has("floors") || (floorsToo && (sections.has("http") || sections.has("scaleout"))),
     httptools: sections.has("httptools"),
+    mcp: sections.has("mcp"),
     inprocess: sections.has("inprocess"),
     peer: sections.has("peer"),
     sqliteHttp: sections.has("http"),
@@ -90,8 +103,8 @@ interface HttpTarget {
 }
 
 /** A gate database with its project and replay pool, and its server(s) booting in the background. */
-async function startHttpTarget(ctx: BuildContext, url: string, instances: number, upstream?: ChargeUpstream): Promise<HttpTarget> {
-  const db = await gateDatabase(url, { tag: "http_pool", size: ctx.options.replayPool }, ctx.options.sqliteSynchronous, upstream);
+async function startHttpTarget(ctx: BuildContext, url: string, instances: number, upstream?: ChargeUpstream, mcpUpstream?: string): Promise<HttpTarget> {
+  const db = await gateDatabase(url, { tag: "http_pool", size: ctx.options.replayPool }, ctx.options.sqliteSynchronous, upstream, mcpUpstream);
   const servers = (async () => {
     const started: TestServer[] = [];
     for (let i = 0; i < instances; i++) started.push(await ctx.servers.launch(url));
@@ -175,14 +188,15 @@ export async function buildSubjects(ctx: BuildContext): Promise<Built> {
   if (!pgUp) log(`${NO_POSTGRES}: the Postgres cells are skipped`);
   if (pgUp) databases.migratedPostgresTemplate().catch(() => undefined); // awaited where first needed
 
-  const needSqliteServer = want.floorNext || want.sqliteHttp || want.httptools;
+  const needSqliteServer = want.floorNext || want.sqliteHttp || want.httptools || want.mcp;
   const needPgServer = pgUp && want.pgHttp;
   if (needSqliteServer || needPgServer) buildIfNeeded();
   let sqliteTarget: HttpTarget | undefined;
   const upstream = want.httptools ? await startChargeUpstream() : undefined;
+  const mcpUpstream: RunningUpstream | undefined = want.mcp ? await startUpstream(path.join(mkdtempSync(path.join(os.tmpdir(), "idemgate-bench-mcp-")), "effects.jsonl")) : undefined;
   if (needSqliteServer) {
     log("http: SQLite database, replay pool, server");
-    sqliteTarget = await startHttpTarget(ctx, await databases.sqlite("http"), 1, upstream);
+    sqliteTarget = await startHttpTarget(ctx, await databases.sqlite("http"), 1, upstream, mcpUpstream?.url);
   }
 
   const floors: SubjectOrSkip[] = [];
@@ -215,7 +229,11 @@ export async function buildSubjects(ctx: BuildContext): Promise<Built> {
   const { growth, stats } = await growthAndStats(ctx, want.growth, want.stats, pgUp);
   const web = await httpSubjects(ctx, want, sqliteTarget, pgTarget, pgUp);
   const httptools = upstream && sqliteTarget ? await httpToolsTargets(ctx, sqliteTarget, upstream) : [];
-  return { subjects: [...floors, ...web.floors, ...inprocess, ...peer, ...web.http, ...web.scaleout, ...growth, ...stats, ...httptools], redisVersion };
+  const mcp =
+    mcpUpstream && sqliteTarget
+      ? await mcpSubjects({ upstreamUrl: mcpUpstream.url, gatewayUrl: `${(await sqliteTarget.servers)[0]!.baseUrl}/mcp/${MCP_UPSTREAM}`, apiKey: sqliteTarget.db.apiKey, replayPool: options.replayPool, stopUpstream: () => mcpUpstream.stop() })
+      : [];
+  return { subjects: [...floors, ...web.floors, ...inprocess, ...peer, ...web.http, ...web.scaleout, ...growth, ...stats, ...httptools, ...mcp], redisVersion };
 }
 
 /** Issue #19's cells: Express tool servers (gate in process, gate over the SQLite server) and the server's /gw. */

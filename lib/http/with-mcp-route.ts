@@ -38,6 +38,28 @@ function foreignOrigin(req: Request): string | null {
   return origin;
 }
 
+/** The gate's public origin: `BETTER_AUTH_URL` when set, else as this request addressed it (its Host). */
+function publicOrigin(req: Request): string {
+  const configured = env().BETTER_AUTH_URL;
+  if (configured) return new URL(configured).origin;
+  const url = new URL(req.url);
+  const host = req.headers.get("host");
+  return host ? `${url.protocol}//${host}` : url.origin;
+}
+
+/**
+ * A client-sent `idempotencyKey` on tools/call (the MCP SEP on request idempotency) by JSON-RPC
+ * id: the SDK's request schema drops fields it does not know, so it is read from the raw body.
+ */
+function idempotencyKeys(body: unknown): Map<string, unknown> {
+  const keys = new Map<string, unknown>();
+  for (const message of Array.isArray(body) ? body : [body]) {
+    const { id, method, params } = (message ?? {}) as { id?: unknown; method?: unknown; params?: { idempotencyKey?: unknown } };
+    if (method === "tools/call" && (typeof id === "string" || typeof id === "number") && params?.idempotencyKey !== undefined) keys.set(String(id), params.idempotencyKey);
+  }
+  return keys;
+}
+
 /**
  * The MCP endpoint's one wrapper: the project API key as bearer token, the upstream by name, the
  * gateway's own sessions (issued on `initialize`, kept in the database, so no sticky routing),
@@ -79,8 +101,8 @@ export function mcpRoute() {
         parsedBody = await req.clone().json().catch(() => undefined);
       }
       const actor = agentActor(principal, clientInfo(req));
-      const dashboardOrigin = new URL(env().BETTER_AUTH_URL ?? req.url).origin;
-      mcp.bindScope(req, { caller: { projectId: principal.projectId, apiKeyId: principal.apiKeyId, actor, sessionId, runHeader: req.headers.get("idemgate-run-id"), dashboardOrigin }, upstream });
+      const dashboardOrigin = publicOrigin(req);
+      mcp.bindScope(req, { caller: { projectId: principal.projectId, apiKeyId: principal.apiKeyId, actor, sessionId, runHeader: req.headers.get("idemgate-run-id"), dashboardOrigin }, upstream, idempotencyKeys: idempotencyKeys(parsedBody) });
       const response = await withIncomingTrace(req.headers, () => mcp.handler.fetch(req, parsedBody === undefined ? undefined : { parsedBody }));
       if (!isInitialize(parsedBody) || !response.ok || sessionId) return response;
 

@@ -26,6 +26,8 @@ const EXPECTED: Record<string, Record<string, number[]>> = {
   "peer.powertools-redis": PAIRS,
   "http.sqlite": { fresh: STANDARD, replay: STANDARD },
   "http.postgres": { fresh: STANDARD, replay: STANDARD },
+  "mcp.direct": { fresh: [1], replay: [1] },
+  "mcp.sqlite": { fresh: [1], replay: [1] },
   "scaleout.postgres-2": { fresh: [32], replay: [32] },
   "growth.sqlite-100": { "begin-fresh": [1], "begin-replay": [1] },
   "growth.sqlite-1k": { "begin-fresh": [1], "begin-replay": [1] },

@@ -8,6 +8,8 @@ import { isOperatorWait } from "./operator-sign-off";
 export interface McpRequestScope {
   caller: McpCaller;
   upstream: ResolvedUpstream;
+  /** Client-sent `idempotencyKey`s of the body's tools/call requests, by JSON-RPC id (the SDK's schema drops the field). */
+  idempotencyKeys: Map<string, unknown>;
 }
 
 const scopes = new WeakMap<Request, McpRequestScope>();
@@ -43,7 +45,11 @@ export function mcpServerFactory(gateway: McpGateway) {
     server.setRequestHandler("completion/complete", (request, context) => forward(context, (client, options) => client.complete(request.params, options)));
     server.setRequestHandler("tools/call", async (request, context) => {
       const progressToken = context.mcpReq._meta?.progressToken;
-      const params = { ...(request.params as ToolCallParams), _meta: context.mcpReq._meta as Record<string, unknown> | undefined };
+      const params: ToolCallParams = {
+        ...(request.params as ToolCallParams),
+        _meta: context.mcpReq._meta as Record<string, unknown> | undefined,
+        idempotencyKey: scope.idempotencyKeys.get(String(context.mcpReq.id)),
+      };
       const result = await gateway.callTool(scope.caller, scope.upstream, params, {
         signal: context.mcpReq.signal,
         interactive: takesUrlElicitation(context.mcpReq.envelope) ? { round: roundOf(context.mcpReq.requestState()) } : undefined,
