@@ -80,9 +80,22 @@ const EnvSchema = z.object({
   IDEMGATE_COLLECTOR_INTERVAL_MS: z.coerce.number().int().min(0).max(86_400_000).default(60_000),
   /** How often each server looks for retry storms; 0 = never. */
   IDEMGATE_STORM_INTERVAL_MS: z.coerce.number().int().min(0).max(3_600_000).default(5_000),
-  /** Receives a POST for every storm opened and closed; unset, none is sent. */
-  IDEMGATE_STORM_WEBHOOK_URL: z.url().optional(),
-  IDEMGATE_STORM_WEBHOOK_TIMEOUT_MS: z.coerce.number().int().min(100).max(60_000).default(5_000),
+  /** Replaced by Settings → Alerts (a webhook channel and storm rules): when set, the server only warns at boot. */
+  IDEMGATE_STORM_WEBHOOK_URL: z.string().optional(),
+  // Alerts (lib/server/alerts): the delivery worker on every server.
+  /** How often each server fans out new alert signals and sends due deliveries; 0 = never. */
+  IDEMGATE_ALERT_INTERVAL_MS: z.coerce.number().int().min(0).max(3_600_000).default(1_000),
+  /** One delivery attempt's timeout. */
+  IDEMGATE_ALERT_TIMEOUT_MS: z.coerce.number().int().min(100).max(60_000).default(10_000),
+  /** How long a worker holds a claimed delivery (at least the timeout + 1 s): a crashed worker's delivery is sent again after it. */
+  IDEMGATE_ALERT_LEASE_MS: z.coerce.number().int().min(1_000).max(3_600_000).default(60_000),
+  /** Delay before the first retry; doubled per attempt up to the max. */
+  IDEMGATE_ALERT_BACKOFF_MS: z.coerce.number().int().min(10).max(3_600_000).default(5_000),
+  IDEMGATE_ALERT_MAX_BACKOFF_MS: z.coerce.number().int().min(10).max(86_400_000).default(600_000),
+  /** Attempts in all before a delivery is marked failed. */
+  IDEMGATE_ALERT_MAX_ATTEMPTS: z.coerce.number().int().min(1).max(100).default(12),
+  /** The dashboard's public URL, for links in alerts; default BETTER_AUTH_URL. */
+  IDEMGATE_PUBLIC_URL: z.url().optional(),
   /**
    * Tests only: JSON `{ backendUrl, projectId, apiKey }` turns on the routes under /test-fixtures
    * (lib/http/fixtures); unset, they answer 404.

@@ -33,7 +33,7 @@ function startLoop({ name, intervalMs, run }: Loop): void {
   schedule();
 }
 
-/** Started once per server process from boot(): the collector and the storm detector. */
+/** Started once per server process from boot(): the collector, the storm detector and the alert delivery worker. */
 export function startBackgroundJobs(): void {
   if (holder.__idemgateJobs) return;
   holder.__idemgateJobs = true;
@@ -61,5 +61,8 @@ export function startBackgroundJobs(): void {
   }
   if (config.IDEMGATE_STORM_INTERVAL_MS > 0) {
     startLoop({ name: "storm detector", intervalMs: config.IDEMGATE_STORM_INTERVAL_MS, run: () => services().insights.storms.tick() });
+  }
+  if (config.IDEMGATE_ALERT_INTERVAL_MS > 0) {
+    startLoop({ name: "alert delivery", intervalMs: config.IDEMGATE_ALERT_INTERVAL_MS, run: () => services().alerts.dispatcher.tick() });
   }
 }

@@ -41,7 +41,9 @@ import { ResendBypassGate } from "./resend-bypass";
 import { ResendService } from "./resend-service";
 import { StatsService } from "./stats-service";
 import { type StormNotice, StormMonitor } from "./storm-monitor";
-import { StormWebhook } from "./storm-webhook";
+import { AlertDispatcher } from "./alerts/alert-dispatcher";
+import { AlertService } from "./alerts/alert-service";
+import { PrismaAlertRepository } from "../store/prisma/alert-repository";
 
 /** The agent side: the hot-path store (its own connection or pool) and what decides calls. */
 export interface GateServices {
@@ -95,6 +97,8 @@ export interface Services {
   sagas: SagaService;
   /** What waits for a human: failed compensations, unknown status checks, unfinished operations. */
   operatorQueue: OperatorQueue;
+  /** Alert channels and rules, and the worker that delivers alerts from the outbox. */
+  alerts: { service: AlertService; dispatcher: AlertDispatcher };
   close(): Promise<void>;
 }
 
@@ -132,11 +136,34 @@ export function buildServices(config: Env): Services {
     }),
   );
   const insights = once(() => buildInsights(config, store(), policySource(), policyRepository()));
-  const upstreams = once(() => {
-    const box = new SecretBox(resolveSecretsKey(config.IDEMGATE_SECRETS_KEY, config.IDEMGATE_DATA_DIR));
-    return { service: new UpstreamService(new UpstreamRepository(db()), box) };
-  });
+  const secretBox = once(() => new SecretBox(resolveSecretsKey(config.IDEMGATE_SECRETS_KEY, config.IDEMGATE_DATA_DIR)));
+  const upstreams = once(() => ({ service: new UpstreamService(new UpstreamRepository(db()), secretBox()) }));
   const outbound = once(() => createOutbound(db()));
+  const alerts = once(() => {
+    const store = new PrismaAlertRepository(db());
+    const baseUrl = config.IDEMGATE_PUBLIC_URL ?? config.BETTER_AUTH_URL ?? "";
+    const dispatcher = new AlertDispatcher({
+      store,
+      box: secretBox(),
+      fetch: (projectId, url, init) => outbound().guard.fetch(projectId, url, init),
+      storm: async (projectId, id) => {
+        const storm = await insights().store.findStorm(projectId, id);
+        return storm ? (toWireStorm(storm) as unknown as Record<string, unknown>) : null;
+      },
+      baseUrl,
+      backoff: { baseMs: config.IDEMGATE_ALERT_BACKOFF_MS, maxMs: config.IDEMGATE_ALERT_MAX_BACKOFF_MS, maxAttempts: config.IDEMGATE_ALERT_MAX_ATTEMPTS },
+      timeoutMs: config.IDEMGATE_ALERT_TIMEOUT_MS,
+      leaseMs: Math.max(config.IDEMGATE_ALERT_LEASE_MS, config.IDEMGATE_ALERT_TIMEOUT_MS + 1_000),
+    });
+    const service = new AlertService({
+      store,
+      box: secretBox(),
+      assertAllowed: (projectId, url) => outbound().guard.assertAllowed(projectId, url),
+      baseUrl,
+      kick: () => void dispatcher.tick().catch(() => undefined),
+    });
+    return { service, dispatcher };
+  });
   const mcp = once(() =>
     buildMcp({
       gate: gate().service,
@@ -186,6 +213,9 @@ export function buildServices(config: Env): Services {
     },
     get operatorQueue() {
       return operatorQueue();
+    },
+    get alerts() {
+      return alerts();
     },
     close: async () => {
       await Promise.all([insights.built?.store.close(), operators.built?.db.close(), db.built?.$disconnect()]);
@@ -238,13 +268,12 @@ function buildInsights(config: Env, store: GateStore, policySource: StorePolicyS
     sqliteBusyTimeoutMs: config.IDEMGATE_SQLITE_BUSY_TIMEOUT_MS,
     pgTimeouts: pgTimeoutsFrom(config, "background"),
   });
-  const webhook = config.IDEMGATE_STORM_WEBHOOK_URL
-    ? new StormWebhook(config.IDEMGATE_STORM_WEBHOOK_URL, { timeoutMs: config.IDEMGATE_STORM_WEBHOOK_TIMEOUT_MS })
-    : null;
+  if (config.IDEMGATE_STORM_WEBHOOK_URL) {
+    console.warn("[idemgate] IDEMGATE_STORM_WEBHOOK_URL is no longer read: add a webhook channel and storm rules in Settings → Alerts (same payload, now signed and retried from an outbox)");
+  }
   const announce = ({ type, storm }: StormNotice) => {
     console.log(`[idemgate] ${type} ${storm.projectId}/${storm.tool}: ${storm.peakHits} dedup hits in ${storm.windowSeconds} s (baseline ${storm.baseline.toFixed(1)})`);
     recordStormTransition(type, storm).catch(() => undefined);
-    webhook?.send(type, toWireStorm(storm));
   };
   return {
     store: insightStore,

@@ -25,7 +25,7 @@ export function userActor(user: { id: string; email: string }, client: ClientInf
 }
 
 export interface AuditTarget {
-  type: "resend_request" | "call" | "api_key" | "member" | "user" | "bypass_token" | "upstream" | "outbound_allowlist_entry" | "run" | "policy" | "preview";
+  type: "resend_request" | "alert_channel" | "alert_rule" | "call" | "api_key" | "member" | "user" | "bypass_token" | "upstream" | "outbound_allowlist_entry" | "run" | "policy" | "preview";
   id: string;
 }
 

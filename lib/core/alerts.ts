@@ -1,0 +1,354 @@
+/**
+ * Alerts, pure: which conditions a signal meets, which rules send it where, the alert it becomes,
+ * each channel's body, and the delivery backoff. No I/O: the dispatcher (lib/server/alerts) reads
+ * signals and rules, and sends what these functions shape.
+ */
+
+export const ALERT_CONDITIONS = [
+  "storm_opened",
+  "storm_closed",
+  "dedup_rate",
+  "loop_blocked",
+  "budget_exceeded",
+  "lease_lost",
+  "verify_unresolved",
+  "approval_pending",
+  "compensation_failed",
+] as const;
+export type AlertCondition = (typeof ALERT_CONDITIONS)[number];
+
+/** Conditions that fire only after something has waited this many minutes. */
+export const TIMED_CONDITIONS: readonly AlertCondition[] = ["verify_unresolved", "approval_pending"];
+
+export const ALERT_CHANNEL_KINDS = ["slack", "pagerduty", "webhook"] as const;
+export type AlertChannelKind = (typeof ALERT_CHANNEL_KINDS)[number];
+
+export type SignalKind = "event" | "storm_opened" | "storm_closed" | "verify_unresolved" | "approval_pending" | "test";
+
+/** One row of the alerts' outbox. */
+export interface AlertSignal {
+  id: string;
+  projectId: string;
+  kind: SignalKind;
+  sourceId: string;
+  tool: string | null;
+  runId: string | null;
+  callId: string | null;
+  detail: Record<string, unknown> | null;
+  at: number;
+}
+
+export interface AlertRuleSpec {
+  id: string;
+  condition: AlertCondition;
+  tool: string | null;
+  minutes: number | null;
+  channelIds: string[];
+}
+
+export type AlertAction = "trigger" | "resolve";
+export type AlertSeverity = "critical" | "error" | "warning" | "info";
+
+/** What every channel is sent, shaped per channel by the body functions below. */
+export interface Alert {
+  /** The signal's id: the same for every channel and every retry. */
+  id: string;
+  /** `storm.opened`, `storm.closed` (the storm webhook's types), else `alert.<condition>`. */
+  type: string;
+  condition: AlertCondition;
+  action: AlertAction;
+  projectId: string;
+  tool: string | null;
+  title: string;
+  summary: string;
+  severity: AlertSeverity;
+  /** The storm, call or run page; absolute when the install knows its public URL. */
+  link: string;
+  /** PagerDuty's dedup_key: one incident per storm (opened and closed share it), else per signal. */
+  dedupKey: string;
+  at: number;
+  /** The storm (as the storms API gives it) or the event's fields. */
+  data: Record<string, unknown>;
+  test?: boolean;
+}
+
+/** The conditions a signal meets (a storm opened by the baseline rule is also a dedup rate above baseline). */
+export function conditionsOf(signal: AlertSignal): AlertCondition[] {
+  const detail = signal.detail ?? {};
+  switch (signal.kind) {
+    case "storm_opened":
+      return detail.rule === "absolute" ? ["storm_opened"] : ["storm_opened", "dedup_rate"];
+    case "storm_closed":
+      return detail.rule === "absolute" ? ["storm_closed"] : ["storm_closed", "dedup_rate"];
+    case "verify_unresolved":
+      return ["verify_unresolved"];
+    case "approval_pending":
+      return ["approval_pending"];
+    case "test":
+      return [];
+    case "event": {
+      if (detail.type === "lease_lost") return ["lease_lost"];
+      if (detail.type === "begin" && detail.decision === "blocked") return [blockedReason(detail) === "budget_exceeded" ? "budget_exceeded" : "loop_blocked"];
+      if (detail.type === "complete" && detail.decision === "failed") return ["compensation_failed"];
+      return [];
+    }
+  }
+}
+
+/** A blocked begin's reason, from its event detail (`{loop: …}` or `{reason: "budget_exceeded", …}`). */
+function blockedReason(detail: Record<string, unknown>): string {
+  const inner = parseDetail(detail.detail);
+  if (inner && typeof inner.reason === "string") return inner.reason;
+  if (inner && typeof inner.budget === "object" && inner.budget !== null) return "budget_exceeded";
+  return "loop_detected";
+}
+
+export function parseDetail(value: unknown): Record<string, unknown> | null {
+  if (typeof value === "object" && value !== null) return value as Record<string, unknown>;
+  if (typeof value !== "string") return null;
+  try {
+    const parsed = JSON.parse(value) as unknown;
+    return typeof parsed === "object" && parsed !== null ? (parsed as Record<string, unknown>) : null;
+  } catch {
+    return null;
+  }
+}
+
+export interface Routed {
+  ruleId: string;
+  channelId: string;
+  condition: AlertCondition;
+}
+
+/**
+ * Where a signal goes: every rule whose condition it meets (and whose tool, if any, is the
+ * signal's) sends it to its channels; a channel named by several rules gets it once, under the
+ * first rule. Timed signals carry the rule that raised them, and only that rule routes them.
+ */
+export function routeSignal(signal: AlertSignal, rules: readonly AlertRuleSpec[]): Routed[] {
+  const met = new Set(conditionsOf(signal));
+  const raisedBy = typeof signal.detail?.ruleId === "string" ? signal.detail.ruleId : null;
+  const routed = new Map<string, Routed>();
+  for (const rule of rules) {
+    if (!met.has(rule.condition)) continue;
+    if (TIMED_CONDITIONS.includes(rule.condition) && raisedBy !== rule.id) continue;
+    if (rule.tool !== null && rule.tool !== signal.tool) continue;
+    for (const channelId of rule.channelIds) {
+      if (!routed.has(channelId)) routed.set(channelId, { ruleId: rule.id, channelId, condition: rule.condition });
+    }
+  }
+  return [...routed.values()];
+}
+
+const SEVERITY: Record<AlertCondition, AlertSeverity> = {
+  storm_opened: "error",
+  storm_closed: "info",
+  dedup_rate: "error",
+  loop_blocked: "warning",
+  budget_exceeded: "warning",
+  lease_lost: "critical",
+  verify_unresolved: "warning",
+  approval_pending: "info",
+  compensation_failed: "critical",
+};
+
+/**
+ * The alert a signal becomes for one condition. `storm` is the storm as the storms API gives it
+ * (the storm webhook's old `data`), when the signal is about one.
+ */
+export function shapeAlert(signal: AlertSignal, condition: AlertCondition, baseUrl: string, storm?: Record<string, unknown> | null): Alert {
+  const detail = signal.detail ?? {};
+  const tool = signal.tool;
+  const project = encodeURIComponent(signal.projectId);
+  const pages = `${baseUrl.replace(/\/$/, "")}/projects/${project}`;
+  const callLink = signal.callId ? `${pages}/calls/${encodeURIComponent(signal.callId)}` : null;
+  const runLink = signal.runId ? `${pages}/runs/${encodeURIComponent(signal.runId)}` : null;
+  const isStorm = signal.kind === "storm_opened" || signal.kind === "storm_closed";
+  const action: AlertAction = signal.kind === "storm_closed" ? "resolve" : "trigger";
+  const base = {
+    id: signal.id,
+    condition,
+    action,
+    projectId: signal.projectId,
+    tool,
+    severity: action === "resolve" ? ("info" as const) : SEVERITY[condition],
+    dedupKey: isStorm ? `idemgate:${signal.projectId}:storm:${signal.sourceId}` : `idemgate:${signal.projectId}:${signal.id}`,
+    at: signal.at,
+  };
+  if (isStorm) {
+    const figures = stormFigures(detail);
+    const opened = signal.kind === "storm_opened";
+    return {
+      ...base,
+      type: opened ? "storm.opened" : "storm.closed",
+      title: opened ? `Retry storm opened on ${tool}` : `Retry storm closed on ${tool}`,
+      summary: opened ? figures.opened : figures.closed,
+      link: `${pages}/storms/${encodeURIComponent(signal.sourceId)}`,
+      data: storm ?? { id: signal.sourceId, tool, ...detail },
+    };
+  }
+  const inner = parseDetail(detail.detail) ?? {};
+  const data = { ...detail, detail: inner, runId: signal.runId, callId: signal.callId };
+  const type = `alert.${condition}`;
+  switch (condition) {
+    case "lease_lost":
+      return {
+        ...base,
+        type,
+        title: `${tool} may have run twice`,
+        summary: `Call ${signal.callId} of ${tool} (run ${signal.runId}, attempt ${String(detail.attempt)}) answered after its lease was lost: another attempt may have run the same effect.`,
+        link: callLink ?? runLink ?? pages,
+        data,
+      };
+    case "budget_exceeded":
+      return {
+        ...base,
+        type,
+        title: `Run ${signal.runId} exceeded its budget on ${tool}`,
+        summary: typeof inner.message === "string" ? inner.message : `A begin of ${tool} in run ${signal.runId} was blocked: the run's budget is spent.`,
+        link: runLink ?? pages,
+        data,
+      };
+    case "loop_blocked": {
+      const loop = parseDetail(inner.loop) ?? {};
+      const repeats = typeof loop.repeats === "number" ? ` after ${loop.repeats} repeats` : "";
+      return {
+        ...base,
+        type,
+        title: `Loop blocked on ${tool}`,
+        summary: `Run ${signal.runId} kept calling ${tool} with the same arguments${repeats}: the loop detector blocked it.`,
+        link: runLink ?? pages,
+        data,
+      };
+    }
+    case "compensation_failed":
+      return {
+        ...base,
+        type,
+        title: `Compensation failed: ${tool}`,
+        summary: `The undo ${tool} failed permanently in run ${signal.runId}: the run stays compensation_failed until an operator retries or resolves it.`,
+        link: runLink ?? pages,
+        data,
+      };
+    case "verify_unresolved":
+      return {
+        ...base,
+        type,
+        title: `${tool}: verify unresolved for ${String(detail.minutes)} min`,
+        summary: `Call ${signal.callId} of ${tool} (run ${signal.runId}) was told to verify ${String(detail.minutes)} minutes ago and has no answer yet: check downstream and resolve it.`,
+        link: callLink ?? pages,
+        data,
+      };
+    case "approval_pending":
+      return {
+        ...base,
+        type,
+        title: `Resend request waiting ${String(detail.minutes)} min`,
+        summary: `Resend request ${signal.sourceId} for ${tool} (call ${signal.callId}) has been pending for ${String(detail.minutes)} minutes: approve or deny it.`,
+        link: `${pages}/approvals`,
+        data,
+      };
+    default:
+      return { ...base, type, title: `${condition} on ${tool}`, summary: `${condition} on ${tool}`, link: pages, data };
+  }
+}
+
+function stormFigures(detail: Record<string, unknown>): { opened: string; closed: string } {
+  const n = (key: string) => (typeof detail[key] === "number" ? (detail[key] as number) : Number(detail[key] ?? 0));
+  const window = `${n("windowSeconds")} s`;
+  const baseline = n("baseline");
+  const ratio = baseline > 0 ? ` (${(n("openingHits") / baseline).toFixed(1)}× baseline)` : "";
+  const rule = detail.rule === "absolute" ? "no baseline yet; the absolute rule opened it" : `baseline ${baseline.toFixed(1)} per window`;
+  return {
+    opened: `${n("openingHits")} dedup hits in a ${window} window vs ${rule}${ratio}; threshold ${n("threshold").toFixed(1)}. ${n("runsInvolved")} run(s) involved.`,
+    closed: `The dedup rate is back under its threshold. ${n("totalHits")} dedup hits in all, peak ${n("peakHits")} per ${window} window (baseline ${baseline.toFixed(1)}).`,
+  };
+}
+
+/** A test alert, sent to one channel from the settings page. */
+export function testAlert(id: string, projectId: string, baseUrl: string, at: number): Alert {
+  return {
+    id,
+    type: "alert.test",
+    condition: "storm_opened",
+    action: "trigger",
+    projectId,
+    tool: null,
+    title: "Idemgate test alert",
+    summary: "This is a test alert from Idemgate's Settings → Alerts. Nothing is wrong.",
+    severity: "info",
+    link: `${baseUrl.replace(/\/$/, "")}/projects/${encodeURIComponent(projectId)}/settings`,
+    dedupKey: `idemgate:${projectId}:${id}`,
+    at,
+    data: {},
+    test: true,
+  };
+}
+
+const SLACK_ICON: Record<AlertSeverity, string> = { critical: ":red_circle:", error: ":rotating_light:", warning: ":warning:", info: ":information_source:" };
+
+/** A Slack incoming webhook's body: one readable line of what and where, the figures, and the link. */
+export function slackBody(alert: Alert): Record<string, unknown> {
+  const icon = alert.action === "resolve" ? ":white_check_mark:" : SLACK_ICON[alert.severity];
+  const text = `${icon} *${alert.title}*\n${alert.summary}\n<${alert.link}|Open in Idemgate>`;
+  return {
+    text,
+    blocks: [
+      { type: "section", text: { type: "mrkdwn", text } },
+      { type: "context", elements: [{ type: "mrkdwn", text: `project \`${alert.projectId}\`${alert.tool ? ` · tool \`${alert.tool}\`` : ""} · ${alert.condition}` }] },
+    ],
+  };
+}
+
+/** PagerDuty Events API v2: `trigger` with the alert, or `resolve` (only the key is needed). */
+export function pagerDutyBody(alert: Alert, routingKey: string): Record<string, unknown> {
+  if (alert.action === "resolve") return { routing_key: routingKey, event_action: "resolve", dedup_key: alert.dedupKey };
+  return {
+    routing_key: routingKey,
+    event_action: "trigger",
+    dedup_key: alert.dedupKey,
+    payload: {
+      summary: `${alert.title}: ${alert.summary}`.slice(0, 1024),
+      source: "idemgate",
+      severity: alert.severity,
+      timestamp: new Date(alert.at).toISOString(),
+      component: alert.tool ?? undefined,
+      group: alert.projectId,
+      class: alert.condition,
+      custom_details: alert.data,
+    },
+    links: [{ href: alert.link, text: "Open in Idemgate" }],
+  };
+}
+
+/** The generic webhook's body: the storm webhook's `{type, sentAt, data}`, plus Standard Webhooks' `timestamp` and the alert. */
+export function webhookBody(alert: Alert, sentAt: number): Record<string, unknown> {
+  const iso = new Date(sentAt).toISOString();
+  const { data, ...about } = alert;
+  return { type: alert.type, timestamp: iso, sentAt: iso, data, alert: about };
+}
+
+export interface Backoff {
+  baseMs: number;
+  maxMs: number;
+  maxAttempts: number;
+}
+
+/** Delay before attempt `attempts + 1`, after `attempts` failed: doubling from baseMs, capped at maxMs. */
+export function retryDelayMs(attempts: number, backoff: Backoff): number {
+  return Math.min(backoff.maxMs, backoff.baseMs * 2 ** Math.max(0, attempts - 1));
+}
+
+/** An answer that a later attempt may turn into a delivery: none (network, timeout, refused), 408, 425, 429 or 5xx. */
+export function retryableStatus(status: number | null): boolean {
+  return status === null || status === 408 || status === 425 || status === 429 || status >= 500;
+}
+
+export type AttemptOutcome = "delivered" | "retry" | "failed";
+
+/** What one attempt's answer means for the delivery, after `attempts` attempts in all. */
+export function attemptOutcome(status: number | null, attempts: number, backoff: Backoff): AttemptOutcome {
+  if (status !== null && status >= 200 && status < 300) return "delivered";
+  if (!retryableStatus(status)) return "failed";
+  return attempts >= backoff.maxAttempts ? "failed" : "retry";
+}

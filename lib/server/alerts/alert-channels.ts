@@ -1,0 +1,53 @@
+import { randomBytes } from "node:crypto";
+import { Webhook } from "standardwebhooks";
+import { type Alert, pagerDutyBody, slackBody, webhookBody } from "../../core/alerts";
+import type { AlertChannelRow } from "../../store/ports/alert-store";
+import type { SecretBox } from "../upstreams/secret-box";
+
+export const PAGERDUTY_EVENTS_URL = "https://events.pagerduty.com/v2/enqueue";
+
+/** What a channel's sealed secret holds. */
+export interface ChannelSecrets {
+  url: string;
+  routingKey?: string;
+  signingSecret?: string;
+}
+
+export function newSigningSecret(): string {
+  return `whsec_${randomBytes(24).toString("base64")}`;
+}
+
+export function sealSecrets(box: SecretBox, channelId: string, secrets: ChannelSecrets): string {
+  return box.seal(JSON.stringify(secrets), `alert_channel:${channelId}`);
+}
+
+export function openSecrets(box: SecretBox, channel: AlertChannelRow): ChannelSecrets {
+  return JSON.parse(box.open(channel.secretEnc, `alert_channel:${channel.id}`)) as ChannelSecrets;
+}
+
+/** What the UI may show of a URL: a Slack or PagerDuty host alone (their paths are tokens), a webhook's host and path. */
+export function displayTarget(kind: AlertChannelRow["kind"], url: string): string {
+  const parsed = new URL(url);
+  return kind === "webhook" ? `${parsed.host}${parsed.pathname}` : parsed.host;
+}
+
+/** The request a channel gets for an alert: Slack's and PagerDuty's JSON, or a Standard Webhooks signed POST. */
+export function channelRequest(channel: AlertChannelRow, secrets: ChannelSecrets, alert: Alert, deliveryId: string, now: number): { headers: Record<string, string>; body: string } {
+  const headers: Record<string, string> = { "content-type": "application/json", "user-agent": "idemgate-alerts" };
+  if (channel.kind === "slack") return { headers, body: JSON.stringify(slackBody(alert)) };
+  if (channel.kind === "pagerduty") return { headers, body: JSON.stringify(pagerDutyBody(alert, secrets.routingKey ?? "")) };
+  const body = JSON.stringify(webhookBody(alert, now));
+  const timestamp = new Date(Math.floor(now / 1000) * 1000);
+  const signature = new Webhook(secrets.signingSecret ?? "").sign(deliveryId, timestamp, body);
+  return {
+    headers: {
+      ...headers,
+      "webhook-id": deliveryId,
+      "webhook-timestamp": String(Math.floor(now / 1000)),
+      "webhook-signature": signature,
+      // The storm webhook's header, kept for its receivers.
+      "x-idemgate-event": alert.type,
+    },
+    body,
+  };
+}

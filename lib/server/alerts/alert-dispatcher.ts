@@ -1,0 +1,216 @@
+import { hostname } from "node:os";
+import { randomBytes } from "node:crypto";
+import { type Alert, type AlertSignal, type Backoff, attemptOutcome, retryDelayMs, routeSignal, shapeAlert } from "../../core/alerts";
+import type { AlertDeliveryRow, AlertStore } from "../../store/ports/alert-store";
+import { newId } from "../ids";
+import { OutboundRefusedError } from "../outbound/outbound-refused";
+import type { OutboundInit } from "../outbound/outbound-fetch";
+import type { SecretBox } from "../upstreams/secret-box";
+import { channelRequest, openSecrets } from "./alert-channels";
+
+const SIGNAL_BATCH = 100;
+const DELIVERY_BATCH = 20;
+/** Deliveries sent at once by one worker. */
+const PARALLEL = 4;
+/** How far back a timed scan looks for unanswered verifies. */
+const VERIFY_LOOKBACK_MS = 24 * 3_600_000;
+const MINUTE_MS = 60_000;
+
+export interface AlertDispatcherDeps {
+  store: AlertStore;
+  box: SecretBox;
+  fetch: (projectId: string, url: string, init: OutboundInit) => Promise<Response>;
+  /** The storm as the storms API gives it: the `data` of storm alerts. */
+  storm: (projectId: string, id: string) => Promise<Record<string, unknown> | null>;
+  baseUrl: string;
+  backoff: Backoff;
+  timeoutMs: number;
+  leaseMs: number;
+  /** How often timed rules are scanned (verify unresolved, approval pending). */
+  timedScanMs?: number;
+  clock?: () => number;
+}
+
+/**
+ * The alerts' delivery worker, on every server. Each pass: timed rules raise their signals (ids
+ * derived from what was found, so a second scan or a second instance adds nothing); new signals
+ * from the outbox become one delivery per channel (unique per signal and channel, whoever writes
+ * first); due deliveries are claimed with a lease in the database and sent. A claimed delivery is
+ * sent by one worker at a time; a worker that dies mid-send leaves its lease to run out, and the
+ * next claim sends the same delivery again (same webhook-id, same dedup_key).
+ */
+export class AlertDispatcher {
+  readonly owner = `${hostname()}:${process.pid}:${randomBytes(4).toString("hex")}`;
+  private readonly clock: () => number;
+  private lastTimedScan = 0;
+  private running: Promise<void> | null = null;
+  private again = false;
+
+  constructor(private readonly deps: AlertDispatcherDeps) {
+    this.clock = deps.clock ?? Date.now;
+    if (deps.leaseMs < deps.timeoutMs + 1_000) throw new Error("the alert lease must outlast a delivery's timeout by a second");
+  }
+
+  /** One pass; concurrent calls share it (and one more pass follows when asked during it). */
+  tick(): Promise<void> {
+    if (this.running) {
+      this.again = true;
+      return this.running;
+    }
+    this.running = (async () => {
+      try {
+        do {
+          this.again = false;
+          await this.pass();
+        } while (this.again);
+      } finally {
+        this.running = null;
+      }
+    })();
+    return this.running;
+  }
+
+  private async pass(): Promise<void> {
+    const now = this.clock();
+    if (now - this.lastTimedScan >= (this.deps.timedScanMs ?? 15_000)) {
+      this.lastTimedScan = now;
+      await this.scanTimed(now);
+    }
+    await this.fanOut();
+    await this.deliverDue();
+  }
+
+  /** Timed rules: verifies and resend requests waiting longer than the rule's minutes. */
+  async scanTimed(now: number): Promise<void> {
+    const { store } = this.deps;
+    for (const projectId of await store.projectsWithTimedRules()) {
+      for (const rule of await store.listRules(projectId)) {
+        const minutes = rule.minutes ?? 15;
+        const olderThan = now - minutes * MINUTE_MS;
+        if (rule.condition === "verify_unresolved") {
+          for (const call of await store.waitingVerifies(projectId, olderThan, olderThan - VERIFY_LOOKBACK_MS)) {
+            await store.insertSignal({
+              id: `sig_verify_${rule.id}_${call.callId}_${call.attempt}`,
+              projectId,
+              kind: "verify_unresolved",
+              sourceId: call.callId,
+              tool: call.tool,
+              runId: call.runId,
+              callId: call.callId,
+              detail: { ruleId: rule.id, minutes, attempt: call.attempt, askedAt: call.at },
+              at: now,
+            });
+          }
+        } else if (rule.condition === "approval_pending") {
+          for (const request of await store.waitingResends(projectId, olderThan)) {
+            await store.insertSignal({
+              id: `sig_resend_${rule.id}_${request.id}`,
+              projectId,
+              kind: "approval_pending",
+              sourceId: request.id,
+              tool: request.tool,
+              runId: null,
+              callId: request.callId,
+              detail: { ruleId: rule.id, minutes, requestedAt: request.createdAt },
+              at: now,
+            });
+          }
+        }
+      }
+    }
+  }
+
+  /** New signals → deliveries, each signal in one transaction with its processed stamp. */
+  async fanOut(): Promise<void> {
+    const { store } = this.deps;
+    const rulesOf = new Map<string, Awaited<ReturnType<AlertStore["listRules"]>>>();
+    for (const signal of await store.unprocessedSignals(SIGNAL_BATCH)) {
+      if (!rulesOf.has(signal.projectId)) rulesOf.set(signal.projectId, await store.listRules(signal.projectId));
+      const routed = routeSignal(signal, rulesOf.get(signal.projectId)!);
+      const now = this.clock();
+      const storm = routed.length > 0 && signal.kind.startsWith("storm_") ? await this.deps.storm(signal.projectId, signal.sourceId) : null;
+      const deliveries = routed.map(({ ruleId, channelId, condition }) => {
+        const alert = shapeAlert(signal, condition, this.deps.baseUrl, storm);
+        return newDelivery(signal, alert, channelId, ruleId, now);
+      });
+      await store.fanOut(signal.id, deliveries, now);
+    }
+  }
+
+  async deliverDue(): Promise<void> {
+    const ids = await this.deps.store.dueDeliveries(this.clock(), DELIVERY_BATCH);
+    let next = 0;
+    await Promise.all(
+      Array.from({ length: Math.min(PARALLEL, ids.length) }, async () => {
+        for (let i = next++; i < ids.length; i = next++) await this.deliverOne(ids[i]!);
+      }),
+    );
+  }
+
+  private async deliverOne(id: string): Promise<void> {
+    const { store, backoff } = this.deps;
+    const delivery = await store.claim(id, this.owner, this.clock(), this.deps.leaseMs);
+    if (!delivery) return;
+    const { status, error } = await this.send(delivery);
+    const now = this.clock();
+    const attempts = delivery.attempts + 1;
+    const outcome = error === "channel removed" ? "failed" : attemptOutcome(status, attempts, backoff);
+    await store.finishAttempt(id, this.owner, {
+      status: outcome === "retry" ? "pending" : outcome,
+      attempts,
+      nextAttemptAt: outcome === "retry" ? now + retryDelayMs(attempts, backoff) : now,
+      lastCode: status,
+      lastError: error,
+      deliveredAt: outcome === "delivered" ? now : null,
+      log: { id: newId("ala", now), deliveryId: id, projectId: delivery.projectId, at: now, outcome, statusCode: status, error },
+    });
+  }
+
+  /** One attempt: the HTTP status, or null and why there was none. */
+  private async send(delivery: AlertDeliveryRow): Promise<{ status: number | null; error: string | null }> {
+    const channel = await this.deps.store.findChannel(delivery.projectId, delivery.channelId);
+    if (!channel) return { status: null, error: "channel removed" };
+    const secrets = openSecrets(this.deps.box, channel);
+    const alert = JSON.parse(delivery.alert) as Alert;
+    const { headers, body } = channelRequest(channel, secrets, alert, delivery.id, this.clock());
+    try {
+      const response = await this.deps.fetch(delivery.projectId, secrets.url, {
+        method: "POST",
+        headers,
+        body,
+        redirect: "manual",
+        signal: AbortSignal.timeout(this.deps.timeoutMs),
+      });
+      await response.body?.cancel().catch(() => undefined);
+      return { status: response.status, error: response.ok ? null : `HTTP ${response.status}` };
+    } catch (error) {
+      if (error instanceof OutboundRefusedError) return { status: null, error: `refused by the outbound allowlist: ${error.message}` };
+      const name = error instanceof Error ? error.name : "";
+      if (name === "TimeoutError" || name === "AbortError") return { status: null, error: `no answer within ${this.deps.timeoutMs} ms` };
+      return { status: null, error: error instanceof Error ? error.message : String(error) };
+    }
+  }
+}
+
+function newDelivery(signal: AlertSignal, alert: Alert, channelId: string, ruleId: string, now: number): AlertDeliveryRow {
+  return {
+    id: newId("alr", now),
+    projectId: signal.projectId,
+    signalId: signal.id,
+    channelId,
+    ruleId,
+    condition: alert.condition,
+    action: alert.action,
+    dedupKey: alert.dedupKey,
+    alert: JSON.stringify(alert),
+    status: "pending",
+    attempts: 0,
+    nextAttemptAt: now,
+    leaseOwner: null,
+    leaseUntil: null,
+    lastCode: null,
+    lastError: null,
+    createdAt: now,
+    deliveredAt: null,
+  };
+}

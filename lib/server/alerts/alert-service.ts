@@ -1,0 +1,149 @@
+import { TIMED_CONDITIONS, testAlert } from "../../core/alerts";
+import type { CreateAlertChannel, CreateAlertRule } from "../../contract/alerts";
+import type { AlertAttemptRow, AlertChannelRow, AlertDeliveryRow, AlertRuleRow, AlertStore } from "../../store/ports/alert-store";
+import { AppError } from "../app-error";
+import { newId } from "../ids";
+import { type Actor, auditEntry } from "../operator-audit";
+import { OutboundRefusedError } from "../outbound/outbound-refused";
+import type { SecretBox } from "../upstreams/secret-box";
+import { PAGERDUTY_EVENTS_URL, displayTarget, newSigningSecret, sealSecrets } from "./alert-channels";
+
+/** Minutes a timed rule waits when the admin names none. */
+export const DEFAULT_TIMED_MINUTES = 15;
+
+export interface AlertServiceDeps {
+  store: AlertStore;
+  box: SecretBox;
+  /** The outbound allowlist: a channel's URL must pass it when it is added (and again on every send). */
+  assertAllowed: (projectId: string, url: string) => Promise<unknown>;
+  baseUrl: string;
+  /** Asks the delivery worker to run soon (a test alert should not wait a whole interval). */
+  kick?: () => void;
+  clock?: () => number;
+}
+
+export interface DeliveryWithLog {
+  delivery: AlertDeliveryRow;
+  log: AlertAttemptRow[];
+}
+
+/** An admin's alert channels and rules (each change audited), test alerts and the delivery log. */
+export class AlertService {
+  private readonly clock: () => number;
+
+  constructor(private readonly deps: AlertServiceDeps) {
+    this.clock = deps.clock ?? Date.now;
+  }
+
+  async list(projectId: string): Promise<{ channels: AlertChannelRow[]; rules: AlertRuleRow[] }> {
+    const [channels, rules] = await Promise.all([this.deps.store.listChannels(projectId), this.deps.store.listRules(projectId)]);
+    return { channels, rules };
+  }
+
+  async addChannel(projectId: string, input: CreateAlertChannel, actor: Actor): Promise<{ channel: AlertChannelRow; signingSecret?: string }> {
+    const now = this.clock();
+    const id = newId("ach", now);
+    const url = input.kind === "pagerduty" ? (input.url ?? PAGERDUTY_EVENTS_URL) : input.url;
+    try {
+      await this.deps.assertAllowed(projectId, url);
+    } catch (error) {
+      if (!(error instanceof OutboundRefusedError)) throw error;
+      const message = `${new URL(url).host} is not on this project's outbound allowlist (${error.message}): add it in Settings → Outbound allowlist first`;
+      throw new AppError("invalid_input", message, { issues: [{ path: ["url"], message, code: "custom" }] });
+    }
+    const signingSecret = input.kind === "webhook" ? (input.signingSecret ?? newSigningSecret()) : undefined;
+    const secrets = { url, ...(input.kind === "pagerduty" ? { routingKey: input.routingKey } : {}), ...(signingSecret ? { signingSecret } : {}) };
+    const channel: AlertChannelRow = {
+      id,
+      projectId,
+      name: input.name,
+      kind: input.kind,
+      target: displayTarget(input.kind, url),
+      secretEnc: sealSecrets(this.deps.box, id, secrets),
+      createdAt: now,
+      createdBy: actor.label,
+    };
+    const audit = auditEntry(actor, projectId, "alert_channel.added", { type: "alert_channel", id }, { name: channel.name, kind: channel.kind, target: channel.target }, now);
+    await this.deps.store.addChannel(channel, audit);
+    // Shown once: a secret the admin supplied is not echoed back.
+    return { channel, ...(input.kind === "webhook" && !input.signingSecret ? { signingSecret } : {}) };
+  }
+
+  async removeChannel(projectId: string, channelId: string, actor: Actor): Promise<AlertChannelRow> {
+    const now = this.clock();
+    const audit = auditEntry(actor, projectId, "alert_channel.removed", { type: "alert_channel", id: channelId }, null, now);
+    const removed = await this.deps.store.removeChannel(projectId, channelId, audit);
+    if (!removed) throw new AppError("not_found", `no alert channel ${channelId} in this project`);
+    return removed;
+  }
+
+  async addRule(projectId: string, input: CreateAlertRule, actor: Actor): Promise<AlertRuleRow> {
+    const channels = new Set((await this.deps.store.listChannels(projectId)).map((channel) => channel.id));
+    const unknown = input.channelIds.filter((id) => !channels.has(id));
+    if (unknown.length > 0) {
+      const message = `no alert channel ${unknown.join(", ")} in this project`;
+      throw new AppError("invalid_input", message, { issues: [{ path: ["channelIds"], message, code: "custom" }] });
+    }
+    const now = this.clock();
+    const timed = TIMED_CONDITIONS.includes(input.condition);
+    const rule: AlertRuleRow = {
+      id: newId("arl", now),
+      projectId,
+      condition: input.condition,
+      tool: input.tool ?? null,
+      minutes: timed ? (input.minutes ?? DEFAULT_TIMED_MINUTES) : null,
+      channelIds: [...new Set(input.channelIds)],
+      createdAt: now,
+      createdBy: actor.label,
+    };
+    const audit = auditEntry(actor, projectId, "alert_rule.added", { type: "alert_rule", id: rule.id }, { condition: rule.condition, tool: rule.tool, minutes: rule.minutes, channelIds: rule.channelIds }, now);
+    await this.deps.store.addRule(rule, audit);
+    return rule;
+  }
+
+  async removeRule(projectId: string, ruleId: string, actor: Actor): Promise<AlertRuleRow> {
+    const now = this.clock();
+    const audit = auditEntry(actor, projectId, "alert_rule.removed", { type: "alert_rule", id: ruleId }, null, now);
+    const removed = await this.deps.store.removeRule(projectId, ruleId, audit);
+    if (!removed) throw new AppError("not_found", `no alert rule ${ruleId} in this project`);
+    return removed;
+  }
+
+  /** Queues one test alert to the channel; the worker sends it like any other (retries, log). */
+  async sendTest(projectId: string, channelId: string): Promise<AlertDeliveryRow> {
+    const channel = await this.deps.store.findChannel(projectId, channelId);
+    if (!channel) throw new AppError("not_found", `no alert channel ${channelId} in this project`);
+    const now = this.clock();
+    const id = newId("alr", now);
+    const alert = testAlert(`sig_test_${id}`, projectId, this.deps.baseUrl, now);
+    const delivery: AlertDeliveryRow = {
+      id,
+      projectId,
+      signalId: alert.id,
+      channelId,
+      ruleId: null,
+      condition: "test",
+      action: "trigger",
+      dedupKey: alert.dedupKey,
+      alert: JSON.stringify(alert),
+      status: "pending",
+      attempts: 0,
+      nextAttemptAt: now,
+      leaseOwner: null,
+      leaseUntil: null,
+      lastCode: null,
+      lastError: null,
+      createdAt: now,
+      deliveredAt: null,
+    };
+    await this.deps.store.insertDelivery(delivery);
+    this.deps.kick?.();
+    return delivery;
+  }
+
+  async deliveries(projectId: string, limit: number): Promise<DeliveryWithLog[]> {
+    const rows = await this.deps.store.listDeliveries(projectId, limit);
+    const attempts = await this.deps.store.listAttempts(projectId, rows.map((row) => row.id));
+    return rows.map((delivery) => ({ delivery, log: attempts.filter((attempt) => attempt.deliveryId === delivery.id) }));
+  }
+}

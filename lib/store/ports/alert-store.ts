@@ -1,0 +1,122 @@
+import type { AlertCondition, AlertSignal } from "../../core/alerts";
+import type { AuditEntryRow } from "./operator-store";
+
+export interface AlertChannelRow {
+  id: string;
+  projectId: string;
+  name: string;
+  kind: "slack" | "pagerduty" | "webhook";
+  /** What the UI may show: the host (and a webhook's path), never a token. */
+  target: string;
+  /** Sealed JSON { url, routingKey?, signingSecret? }. */
+  secretEnc: string;
+  createdAt: number;
+  createdBy: string | null;
+}
+
+export interface AlertRuleRow {
+  id: string;
+  projectId: string;
+  condition: AlertCondition;
+  tool: string | null;
+  minutes: number | null;
+  channelIds: string[];
+  createdAt: number;
+  createdBy: string | null;
+}
+
+export type DeliveryStatus = "pending" | "delivered" | "failed";
+
+export interface AlertDeliveryRow {
+  id: string;
+  projectId: string;
+  signalId: string;
+  channelId: string;
+  ruleId: string | null;
+  condition: string;
+  action: "trigger" | "resolve";
+  dedupKey: string;
+  /** JSON of the Alert, frozen when the row was written: every attempt sends the same. */
+  alert: string;
+  status: DeliveryStatus;
+  attempts: number;
+  nextAttemptAt: number;
+  leaseOwner: string | null;
+  leaseUntil: number | null;
+  lastCode: number | null;
+  lastError: string | null;
+  createdAt: number;
+  deliveredAt: number | null;
+}
+
+export interface AlertAttemptRow {
+  id: string;
+  deliveryId: string;
+  projectId: string;
+  at: number;
+  outcome: "delivered" | "retry" | "failed";
+  statusCode: number | null;
+  error: string | null;
+}
+
+/** The end of one attempt: the delivery's new state, and the log line. */
+export interface AttemptResult {
+  status: DeliveryStatus;
+  attempts: number;
+  nextAttemptAt: number;
+  lastCode: number | null;
+  lastError: string | null;
+  deliveredAt: number | null;
+  log: AlertAttemptRow;
+}
+
+/** A call told to verify, still unanswered. */
+export interface WaitingVerify {
+  callId: string;
+  tool: string;
+  runId: string;
+  attempt: number;
+  at: number;
+}
+
+export interface WaitingResend {
+  id: string;
+  callId: string;
+  tool: string;
+  createdAt: number;
+}
+
+/** Alert channels, rules, the outbox and its deliveries. */
+export interface AlertStore {
+  listChannels(projectId: string): Promise<AlertChannelRow[]>;
+  findChannel(projectId: string, id: string): Promise<AlertChannelRow | null>;
+  addChannel(row: AlertChannelRow, audit: AuditEntryRow): Promise<void>;
+  /** The removed channel (its rules stop naming it), or null. */
+  removeChannel(projectId: string, id: string, audit: AuditEntryRow): Promise<AlertChannelRow | null>;
+  listRules(projectId: string): Promise<AlertRuleRow[]>;
+  addRule(row: AlertRuleRow, audit: AuditEntryRow): Promise<void>;
+  removeRule(projectId: string, id: string, audit: AuditEntryRow): Promise<AlertRuleRow | null>;
+  /** Projects with a timed rule (verify_unresolved, approval_pending). */
+  projectsWithTimedRules(): Promise<string[]>;
+
+  /** False when a signal with this id exists (a timed scan found the same thing again). */
+  insertSignal(signal: AlertSignal): Promise<boolean>;
+  unprocessedSignals(limit: number): Promise<AlertSignal[]>;
+  /** In one transaction: the signal's deliveries (one per channel, whoever writes first) and its processed stamp. */
+  fanOut(signalId: string, deliveries: AlertDeliveryRow[], now: number): Promise<void>;
+  /** Test alerts: one delivery, written directly. */
+  insertDelivery(delivery: AlertDeliveryRow): Promise<void>;
+
+  /** Ids of deliveries due now whose lease, if any, has run out. */
+  dueDeliveries(now: number, limit: number): Promise<string[]>;
+  /** Takes the delivery's lease when it is still due and unleased (or its lease ran out); null when another worker has it. */
+  claim(id: string, owner: string, now: number, leaseMs: number): Promise<AlertDeliveryRow | null>;
+  /** Records an attempt and releases the lease, only while `owner` still holds it. */
+  finishAttempt(id: string, owner: string, result: AttemptResult): Promise<boolean>;
+
+  listDeliveries(projectId: string, limit: number): Promise<AlertDeliveryRow[]>;
+  listAttempts(projectId: string, deliveryIds: string[]): Promise<AlertAttemptRow[]>;
+
+  waitingVerifies(projectId: string, olderThan: number, since: number): Promise<WaitingVerify[]>;
+  waitingResends(projectId: string, olderThan: number): Promise<WaitingResend[]>;
+}

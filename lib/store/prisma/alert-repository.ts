@@ -1,0 +1,229 @@
+import type { AlertCondition, AlertSignal, SignalKind } from "../../core/alerts";
+import type {
+  AlertAttemptRow,
+  AlertChannelRow,
+  AlertDeliveryRow,
+  AlertRuleRow,
+  AlertStore,
+  AttemptResult,
+  WaitingResend,
+  WaitingVerify,
+} from "../ports/alert-store";
+import type { AuditEntryRow } from "../ports/operator-store";
+import type { Db } from "./client";
+
+const num = (value: bigint | number | null): number | null => (value === null ? null : Number(value));
+const auditData = (audit: AuditEntryRow) => ({ ...audit, at: BigInt(audit.at) });
+
+type StoredChannel = Omit<AlertChannelRow, "createdAt" | "kind"> & { kind: string; createdAt: bigint };
+type StoredRule = Omit<AlertRuleRow, "createdAt" | "channelIds" | "condition"> & { condition: string; channelIds: string; createdAt: bigint };
+type StoredDelivery = Omit<AlertDeliveryRow, "createdAt" | "nextAttemptAt" | "leaseUntil" | "deliveredAt" | "status" | "action"> & {
+  status: string;
+  action: string;
+  createdAt: bigint;
+  nextAttemptAt: bigint;
+  leaseUntil: bigint | null;
+  deliveredAt: bigint | null;
+};
+
+const toChannel = (row: StoredChannel): AlertChannelRow => ({ ...row, kind: row.kind as AlertChannelRow["kind"], createdAt: Number(row.createdAt) });
+const toRule = (row: StoredRule): AlertRuleRow => ({
+  ...row,
+  condition: row.condition as AlertCondition,
+  channelIds: JSON.parse(row.channelIds) as string[],
+  createdAt: Number(row.createdAt),
+});
+const toDelivery = (row: StoredDelivery): AlertDeliveryRow => ({
+  ...row,
+  status: row.status as AlertDeliveryRow["status"],
+  action: row.action as AlertDeliveryRow["action"],
+  createdAt: Number(row.createdAt),
+  nextAttemptAt: Number(row.nextAttemptAt),
+  leaseUntil: num(row.leaseUntil),
+  deliveredAt: num(row.deliveredAt),
+});
+
+function deliveryData(row: AlertDeliveryRow) {
+  return {
+    ...row,
+    createdAt: BigInt(row.createdAt),
+    nextAttemptAt: BigInt(row.nextAttemptAt),
+    leaseUntil: row.leaseUntil === null ? null : BigInt(row.leaseUntil),
+    deliveredAt: row.deliveredAt === null ? null : BigInt(row.deliveredAt),
+  };
+}
+
+/** Alerts with Prisma Client; inserts that may race use ON CONFLICT DO NOTHING (never a caught P2002). */
+export class PrismaAlertRepository implements AlertStore {
+  constructor(private readonly prisma: Db) {}
+
+  async listChannels(projectId: string): Promise<AlertChannelRow[]> {
+    return (await this.prisma.alertChannel.findMany({ where: { projectId }, orderBy: { createdAt: "asc" } })).map(toChannel);
+  }
+
+  async findChannel(projectId: string, id: string): Promise<AlertChannelRow | null> {
+    const row = await this.prisma.alertChannel.findFirst({ where: { projectId, id } });
+    return row ? toChannel(row) : null;
+  }
+
+  async addChannel(row: AlertChannelRow, audit: AuditEntryRow): Promise<void> {
+    await this.prisma.$transaction([
+      this.prisma.alertChannel.create({ data: { ...row, createdAt: BigInt(row.createdAt) } }),
+      this.prisma.auditEntry.create({ data: auditData(audit) }),
+    ]);
+  }
+
+  async removeChannel(projectId: string, id: string, audit: AuditEntryRow): Promise<AlertChannelRow | null> {
+    return this.prisma.$transaction(async (tx) => {
+      const row = await tx.alertChannel.findFirst({ where: { projectId, id } });
+      if (!row) return null;
+      await tx.alertChannel.delete({ where: { id } });
+      for (const rule of await tx.alertRule.findMany({ where: { projectId } })) {
+        const ids = (JSON.parse(rule.channelIds) as string[]).filter((channelId) => channelId !== id);
+        if (ids.length !== (JSON.parse(rule.channelIds) as string[]).length) await tx.alertRule.update({ where: { id: rule.id }, data: { channelIds: JSON.stringify(ids) } });
+      }
+      await tx.auditEntry.create({ data: auditData(audit) });
+      return toChannel(row);
+    });
+  }
+
+  async listRules(projectId: string): Promise<AlertRuleRow[]> {
+    return (await this.prisma.alertRule.findMany({ where: { projectId }, orderBy: { createdAt: "asc" } })).map(toRule);
+  }
+
+  async addRule(row: AlertRuleRow, audit: AuditEntryRow): Promise<void> {
+    await this.prisma.$transaction([
+      this.prisma.alertRule.create({ data: { ...row, channelIds: JSON.stringify(row.channelIds), createdAt: BigInt(row.createdAt) } }),
+      this.prisma.auditEntry.create({ data: auditData(audit) }),
+    ]);
+  }
+
+  async removeRule(projectId: string, id: string, audit: AuditEntryRow): Promise<AlertRuleRow | null> {
+    return this.prisma.$transaction(async (tx) => {
+      const row = await tx.alertRule.findFirst({ where: { projectId, id } });
+      if (!row) return null;
+      await tx.alertRule.delete({ where: { id } });
+      await tx.auditEntry.create({ data: auditData(audit) });
+      return toRule(row);
+    });
+  }
+
+  async projectsWithTimedRules(): Promise<string[]> {
+    const rows = await this.prisma.alertRule.findMany({ where: { condition: { in: ["verify_unresolved", "approval_pending"] } }, select: { projectId: true }, distinct: ["projectId"] });
+    return rows.map((row) => row.projectId);
+  }
+
+  async insertSignal(signal: AlertSignal): Promise<boolean> {
+    const detail = signal.detail === null ? null : JSON.stringify(signal.detail);
+    const inserted = await this.prisma.$executeRaw`INSERT INTO alert_signals (id, project_id, kind, source_id, tool, run_id, call_id, detail, at)
+      VALUES (${signal.id}, ${signal.projectId}, ${signal.kind}, ${signal.sourceId}, ${signal.tool}, ${signal.runId}, ${signal.callId}, ${detail}, ${BigInt(signal.at)})
+      ON CONFLICT DO NOTHING`;
+    return inserted === 1;
+  }
+
+  async unprocessedSignals(limit: number): Promise<AlertSignal[]> {
+    const rows = await this.prisma.alertSignal.findMany({ where: { processedAt: null }, orderBy: [{ at: "asc" }, { id: "asc" }], take: limit });
+    return rows.map((row) => ({
+      id: row.id,
+      projectId: row.projectId,
+      kind: row.kind as SignalKind,
+      sourceId: row.sourceId,
+      tool: row.tool,
+      runId: row.runId,
+      callId: row.callId,
+      detail: row.detail === null ? null : (JSON.parse(row.detail) as Record<string, unknown>),
+      at: Number(row.at),
+    }));
+  }
+
+  async fanOut(signalId: string, deliveries: AlertDeliveryRow[], now: number): Promise<void> {
+    await this.prisma.$transaction(async (tx) => {
+      for (const d of deliveries) {
+        await tx.$executeRaw`INSERT INTO alert_deliveries (id, project_id, signal_id, channel_id, rule_id, condition, action, dedup_key, alert, status, attempts, next_attempt_at, created_at)
+          VALUES (${d.id}, ${d.projectId}, ${d.signalId}, ${d.channelId}, ${d.ruleId}, ${d.condition}, ${d.action}, ${d.dedupKey}, ${d.alert}, ${d.status}, 0, ${BigInt(d.nextAttemptAt)}, ${BigInt(d.createdAt)})
+          ON CONFLICT (signal_id, channel_id) DO NOTHING`;
+      }
+      await tx.alertSignal.updateMany({ where: { id: signalId, processedAt: null }, data: { processedAt: BigInt(now) } });
+    });
+  }
+
+  async insertDelivery(delivery: AlertDeliveryRow): Promise<void> {
+    await this.prisma.alertDelivery.create({ data: deliveryData(delivery) });
+  }
+
+  async dueDeliveries(now: number, limit: number): Promise<string[]> {
+    const at = BigInt(now);
+    const rows = await this.prisma.alertDelivery.findMany({
+      where: { status: "pending", nextAttemptAt: { lte: at }, OR: [{ leaseUntil: null }, { leaseUntil: { lt: at } }] },
+      orderBy: { nextAttemptAt: "asc" },
+      take: limit,
+      select: { id: true },
+    });
+    return rows.map((row) => row.id);
+  }
+
+  async claim(id: string, owner: string, now: number, leaseMs: number): Promise<AlertDeliveryRow | null> {
+    const at = BigInt(now);
+    // One conditional UPDATE: of two workers, only one sees a row change.
+    const { count } = await this.prisma.alertDelivery.updateMany({
+      where: { id, status: "pending", nextAttemptAt: { lte: at }, OR: [{ leaseUntil: null }, { leaseUntil: { lt: at } }] },
+      data: { leaseOwner: owner, leaseUntil: BigInt(now + leaseMs) },
+    });
+    if (count !== 1) return null;
+    const row = await this.prisma.alertDelivery.findUnique({ where: { id } });
+    return row && row.leaseOwner === owner ? toDelivery(row) : null;
+  }
+
+  async finishAttempt(id: string, owner: string, result: AttemptResult): Promise<boolean> {
+    return this.prisma.$transaction(async (tx) => {
+      const { count } = await tx.alertDelivery.updateMany({
+        where: { id, leaseOwner: owner, status: "pending" },
+        data: {
+          status: result.status,
+          attempts: result.attempts,
+          nextAttemptAt: BigInt(result.nextAttemptAt),
+          lastCode: result.lastCode,
+          lastError: result.lastError,
+          deliveredAt: result.deliveredAt === null ? null : BigInt(result.deliveredAt),
+          leaseOwner: null,
+          leaseUntil: null,
+        },
+      });
+      // The attempt happened whoever holds the lease now: it is logged either way.
+      await tx.alertDeliveryAttempt.create({ data: { ...result.log, at: BigInt(result.log.at) } });
+      return count === 1;
+    });
+  }
+
+  async listDeliveries(projectId: string, limit: number): Promise<AlertDeliveryRow[]> {
+    const rows = await this.prisma.alertDelivery.findMany({ where: { projectId }, orderBy: [{ createdAt: "desc" }, { id: "desc" }], take: limit });
+    return rows.map(toDelivery);
+  }
+
+  async listAttempts(projectId: string, deliveryIds: string[]): Promise<AlertAttemptRow[]> {
+    if (deliveryIds.length === 0) return [];
+    const rows = await this.prisma.alertDeliveryAttempt.findMany({ where: { projectId, deliveryId: { in: deliveryIds } }, orderBy: [{ at: "asc" }, { id: "asc" }] });
+    return rows.map((row) => ({ ...row, outcome: row.outcome as AlertAttemptRow["outcome"], at: Number(row.at) }));
+  }
+
+  async waitingVerifies(projectId: string, olderThan: number, since: number): Promise<WaitingVerify[]> {
+    const rows = await this.prisma.$queryRaw<{ call_id: string; tool: string; run_id: string; attempt: number | bigint; at: number | bigint }[]>`
+      SELECT e.call_id, e.tool, e.run_id, e.attempt, e.at FROM events e
+      JOIN call_records r ON r.project_id = e.project_id AND r.id = e.call_id
+      WHERE e.project_id = ${projectId} AND e.type = 'begin' AND e.decision = 'verify'
+        AND e.at <= ${BigInt(olderThan)} AND e.at >= ${BigInt(since)}
+        AND r.state = 'in_progress' AND r.attempt = e.attempt
+      ORDER BY e.at LIMIT 200`;
+    return rows.map((row) => ({ callId: row.call_id, tool: row.tool, runId: row.run_id, attempt: Number(row.attempt), at: Number(row.at) }));
+  }
+
+  async waitingResends(projectId: string, olderThan: number): Promise<WaitingResend[]> {
+    const rows = await this.prisma.resendRequest.findMany({
+      where: { projectId, status: "pending", createdAt: { lte: BigInt(olderThan) } },
+      select: { id: true, callId: true, tool: true, createdAt: true },
+      orderBy: { createdAt: "asc" },
+      take: 200,
+    });
+    return rows.map((row) => ({ ...row, createdAt: Number(row.createdAt) }));
+  }
+}
