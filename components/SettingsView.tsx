@@ -1,5 +1,6 @@
 "use client";
 
+import { AlertsPanel } from "./AlertsPanel";
 import { ApiKeysPanel } from "./ApiKeysPanel";
 import { MembersPanel } from "./MembersPanel";
 import { OutboundAllowlistPanel } from "./OutboundAllowlistPanel";
@@ -22,6 +23,7 @@ export function SettingsView() {
           <MembersPanel projectId={projectId} />
           <OutboundAllowlistPanel projectId={projectId} />
           <UpstreamsPanel projectId={projectId} />
+          <AlertsPanel projectId={projectId} />
         </>
       ) : (
         <EmptyState title="API keys and members are managed by project admins">

@@ -13,6 +13,7 @@ import { registerAuditPaths } from "./openapi-audit";
 import { registerCallExplorerPaths } from "./openapi-calls";
 import { registerInsightPaths } from "./openapi-insights";
 import { registerGatewayPaths } from "./openapi-gateway";
+import { registerAlertPaths } from "./openapi-alerts";
 import { registerOutboundPaths } from "./openapi-outbound";
 import { TOKEN_BEGIN_ERRORS, registerPreviewPaths } from "./openapi-previews";
 import { registerResendPaths } from "./openapi-resends";
@@ -80,6 +81,7 @@ export function buildOpenApiDocument() {
   registerAuditPaths(registry);
   registerUpstreamPaths(registry);
   registerOutboundPaths(registry);
+  registerAlertPaths(registry);
   registerGatewayPaths(registry);
   registerSagaPaths(registry);
   registerPreviewPaths(registry);

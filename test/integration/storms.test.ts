@@ -9,6 +9,8 @@ import { sleep } from "../helpers/policy-fixtures";
 import { type TestServer, startServer } from "../helpers/server";
 import { burstReplays, pacedReplays, prepareStormTool, waitFor } from "../helpers/storm-scenario";
 import { startWebhookReceiver } from "../helpers/webhook-receiver";
+import { FAST_ALERTS_ENV, subscribeStormWebhook } from "../helpers/alert-setup";
+import { OPERATOR_ENV } from "../helpers/operator-client";
 
 const METRICS_TOKEN = "metrics-token-for-storm-tests-0123";
 
@@ -34,11 +36,13 @@ describe.each(PROVIDERS)("%s: retry storms", (provider) => {
       IDEMGATE_ADMIN_TOKEN: TEST_ADMIN_TOKEN,
       IDEMGATE_METRICS_TOKEN: METRICS_TOKEN,
       IDEMGATE_STORM_INTERVAL_MS: "200",
-      IDEMGATE_STORM_WEBHOOK_URL: webhook.url,
+      ...OPERATOR_ENV,
+      ...FAST_ALERTS_ENV,
       OTEL_EXPORTER_OTLP_ENDPOINT: otlp.endpoint,
     });
     client = new TestClient(server.baseUrl, project.apiKey);
     admin = new AdminClient(server.baseUrl, project.projectId);
+    await subscribeStormWebhook(server.baseUrl, project.projectId, webhook.url);
     insights = new InsightsClient(server.baseUrl, project.projectId);
   });
 

@@ -1,0 +1,22 @@
+import { AlertRuleSchema, CreatedAlertChannelSchema } from "../../lib/contract/alerts";
+import { OutboundAllowlistEntrySchema } from "../../lib/contract/outbound";
+import { OperatorClient, ROOT, createOperator } from "./operator-client";
+
+/** Server env for tests that receive alerts: the delivery worker runs every 200 ms. */
+export const FAST_ALERTS_ENV: Record<string, string> = { IDEMGATE_ALERT_INTERVAL_MS: "200", IDEMGATE_ALERT_BACKOFF_MS: "200" };
+
+/**
+ * What IDEMGATE_STORM_WEBHOOK_URL used to do, through Settings → Alerts: the receiver's port on the
+ * allowlist, a webhook channel to `url`, and rules for storms opened and closed. Answers the
+ * channel's signing secret. The server needs OPERATOR_ENV.
+ */
+export async function subscribeStormWebhook(baseUrl: string, projectId: string, url: string): Promise<string> {
+  const root = await OperatorClient.signIn(baseUrl, ROOT.email, ROOT.password);
+  const admin = await createOperator(root, projectId, "admin", "storm-alerts");
+  await admin.call(OutboundAllowlistEntrySchema, "POST", admin.p(projectId, "/outbound-allowlist"), { pattern: `127.0.0.1:${new URL(url).port}` });
+  const channel = await admin.call(CreatedAlertChannelSchema, "POST", admin.p(projectId, "/alerts/channels"), { kind: "webhook", name: "storms", url });
+  for (const condition of ["storm_opened", "storm_closed"]) {
+    await admin.call(AlertRuleSchema, "POST", admin.p(projectId, "/alerts/rules"), { condition, channelIds: [channel.id] });
+  }
+  return channel.signingSecret!;
+}

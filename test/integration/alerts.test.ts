@@ -1,0 +1,228 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { AlertDeliveriesSchema, AlertDeliverySchema, AlertRuleSchema, AlertsSchema, CreatedAlertChannelSchema, type AlertDeliveryWire } from "../../lib/contract/alerts";
+import { OutboundAllowlistEntrySchema, OutboundAllowlistSchema } from "../../lib/contract/outbound";
+import { AdminClient, TEST_ADMIN_TOKEN } from "../helpers/admin-client";
+import { startAlertReceivers } from "../helpers/alert-receivers";
+import { TestClient } from "../helpers/client";
+import { PROVIDERS, type TestDatabase, createTestDatabase } from "../helpers/databases";
+import { createTestProject } from "../helpers/fixtures";
+import { InsightsClient } from "../helpers/insights-client";
+import { OPERATOR_ENV, OperatorClient, ROOT, createOperator } from "../helpers/operator-client";
+import { expectDecision, runOnce, uniqueRun, uniqueTool } from "../helpers/policy-fixtures";
+import { type TestServer, startServer } from "../helpers/server";
+import { burstReplays, pacedReplays, prepareStormTool, waitFor } from "../helpers/storm-scenario";
+
+const ROUTING_KEY = "R0UT1NGKEY0123456789abcdef012345";
+
+/**
+ * Alerts end to end on one server per provider: a scripted storm, a loop and a lease_lost reach
+ * local Slack, PagerDuty and Standard Webhooks receivers exactly as the rules say; a 500, a slow
+ * receiver, a URL leaving the allowlist and a kill -9 mid-delivery lose nothing and page nothing twice.
+ */
+describe.each(PROVIDERS)("%s: alerts", (provider) => {
+  let db: TestDatabase;
+  let server: TestServer;
+  let client: TestClient;
+  let admin: AdminClient;
+  let insights: InsightsClient;
+  let ops: OperatorClient;
+  let projectId: string;
+  let receivers: Awaited<ReturnType<typeof startAlertReceivers>>;
+  let other: Awaited<ReturnType<typeof startAlertReceivers>>;
+  const channels: Record<string, string> = {};
+  const env = () => ({
+    ...OPERATOR_ENV,
+    IDEMGATE_ADMIN_TOKEN: TEST_ADMIN_TOKEN,
+    IDEMGATE_SECRETS_KEY: "AAECAwQFBgcICQoLDA0ODxAREhMUFRYXGBkaGxwdHh8=",
+    IDEMGATE_STORM_INTERVAL_MS: "200",
+    IDEMGATE_ALERT_INTERVAL_MS: "200",
+    IDEMGATE_ALERT_BACKOFF_MS: "200",
+    IDEMGATE_ALERT_MAX_BACKOFF_MS: "1000",
+    IDEMGATE_ALERT_TIMEOUT_MS: "2000",
+    IDEMGATE_ALERT_LEASE_MS: "4000",
+    IDEMGATE_PUBLIC_URL: "https://idemgate.example.com",
+  });
+  const alerts = (rest = "") => ops.p(projectId, `/alerts${rest}`);
+  const deliveries = async () => (await ops.call(AlertDeliveriesSchema, "GET", alerts("/deliveries"))).deliveries;
+  const settled = (what: string, count: number) =>
+    waitFor(
+      async () => {
+        const all = await deliveries();
+        return all.length >= count && all.every((d) => d.status !== "pending") ? all : null;
+      },
+      90_000,
+      what,
+    );
+  const addChannel = async (body: Record<string, unknown>) => ops.call(CreatedAlertChannelSchema, "POST", alerts("/channels"), body);
+  const addRule = (condition: string, names: string[], extra: Record<string, unknown> = {}) =>
+    ops.call(AlertRuleSchema, "POST", alerts("/rules"), { condition, channelIds: names.map((n) => channels[n]), ...extra });
+
+  beforeAll(async () => {
+    db = await createTestDatabase(provider);
+    const project = await createTestProject(db.url, "alerts");
+    projectId = project.projectId;
+    receivers = await startAlertReceivers({ routingKey: ROUTING_KEY });
+    other = await startAlertReceivers({ routingKey: ROUTING_KEY });
+    server = await startServer(db.url, env());
+    client = new TestClient(server.baseUrl, project.apiKey);
+    admin = new AdminClient(server.baseUrl, projectId);
+    insights = new InsightsClient(server.baseUrl, projectId);
+    const root = await OperatorClient.signIn(server.baseUrl, ROOT.email, ROOT.password);
+    ops = await createOperator(root, projectId, "admin");
+  });
+
+  afterAll(async () => {
+    await server?.stop();
+    await receivers?.close();
+    await other?.close();
+    await db?.drop();
+  });
+
+  it("channels: URLs only through the allowlist, secrets never shown again, webhook secrets answered once", async () => {
+    const outside = await ops.expectError("POST", alerts("/channels"), { kind: "slack", name: "team", url: receivers.url("/slack") });
+    expect(outside.status).toBe(400);
+    expect(JSON.stringify(outside.body)).toContain("outbound allowlist");
+
+    for (const port of [receivers.port, other.port]) {
+      await ops.call(OutboundAllowlistEntrySchema, "POST", ops.p(projectId, "/outbound-allowlist"), { pattern: `127.0.0.1:${port}` });
+    }
+    channels.slack = (await addChannel({ kind: "slack", name: "team", url: receivers.url("/slack/T000/B000/XXXX") })).id;
+    channels.pd = (await addChannel({ kind: "pagerduty", name: "on call", routingKey: ROUTING_KEY, url: receivers.url("/pagerduty") })).id;
+    const hook = await addChannel({ kind: "webhook", name: "ops bus", url: receivers.url("/hooks") });
+    expect(hook.signingSecret).toMatch(/^whsec_/);
+    receivers.setSecret("/hooks", hook.signingSecret!);
+    channels.hook = hook.id;
+
+    const listed = await ops.call(AlertsSchema, "GET", alerts());
+    expect(listed.channels.map((c) => [c.kind, c.target])).toEqual([
+      ["slack", `127.0.0.1:${receivers.port}`],
+      ["pagerduty", `127.0.0.1:${receivers.port}`],
+      ["webhook", `127.0.0.1:${receivers.port}/hooks`],
+    ]);
+    const text = JSON.stringify(listed);
+    for (const secret of ["XXXX", ROUTING_KEY, hook.signingSecret!]) expect(text).not.toContain(secret);
+    const operator = await createOperator(await OperatorClient.signIn(server.baseUrl, ROOT.email, ROOT.password), projectId, "operator", "op");
+    expect((await operator.expectError("GET", alerts())).status).toBe(403);
+  });
+
+  it("a scripted storm, a loop and a lease_lost reach exactly the channels their rules name, once each; PagerDuty pages once per incident and resolves the storm", async () => {
+    await addRule("storm_opened", ["slack", "pd", "hook"]);
+    await addRule("storm_closed", ["slack", "pd", "hook"]);
+    // Another rule naming PagerDuty for the same storm: still one trigger.
+    await addRule("dedup_rate", ["pd"]);
+    await addRule("loop_blocked", ["slack", "hook"]);
+    await addRule("lease_lost", ["pd", "hook"]);
+
+    // The loop: search and fetch with the same arguments; the third pair is blocked.
+    const looping = uniqueRun("loop");
+    const [search, fetchTool] = [uniqueTool("search"), uniqueTool("fetch")];
+    const a = { tool: search, runId: looping, stepId: "search", args: { q: "refunds" } };
+    const b = { tool: fetchTool, runId: looping, stepId: "fetch", args: { url: "https://kb/refunds" } };
+    await runOnce(client, a);
+    await runOnce(client, b);
+    for (const request of [a, b, a]) expectDecision(await client.begin(request), "replay");
+    expectDecision(await client.begin(b), "blocked");
+
+    // lease_lost: the first attempt answers after the second took over.
+    const charge = { tool: uniqueTool("charge"), runId: uniqueRun("stale"), stepId: "charge" };
+    const first = expectDecision(await client.begin(charge), "execute");
+    await client.complete(first.callId, { leaseToken: first.leaseToken, outcome: "failed", error: { message: "timeout", retryable: true } });
+    expectDecision(await client.begin(charge), "execute");
+    expect((await client.expectError("POST", `/api/v1/calls/${first.callId}/complete`, { leaseToken: first.leaseToken, outcome: "succeeded" })).status).toBe(409);
+
+    // The storm: a quiet baseline, a burst, then quiet until it closes.
+    const stormy = await prepareStormTool(admin, client, "storm");
+    await pacedReplays([client], stormy, 2, 4_500);
+    await burstReplays([client], stormy, [35, 20, 15, 10]);
+    const closed = await waitFor(async () => (await insights.storms("closed")).storms.find((s) => s.tool === stormy.tool), 90_000, "the closed storm");
+
+    // storm opened ×3 channels, closed ×3, loop ×2, lease_lost ×2.
+    const all = await settled("ten settled deliveries", 10);
+    expect(all).toHaveLength(10);
+    expect(all.every((d) => d.status === "delivered")).toBe(true);
+
+    expect(receivers.slack.map((m) => m.text.split("\n")[0])).toEqual([
+      expect.stringContaining(`Loop blocked on ${fetchTool}`),
+      expect.stringContaining(`Retry storm opened on ${stormy.tool}`),
+      expect.stringContaining(`Retry storm closed on ${stormy.tool}`),
+    ]);
+    const opened = receivers.slack[1]!.text;
+    expect(opened).toMatch(/dedup hits in a 1 s window vs baseline [\d.]+ per window/);
+    expect(opened).toContain(`<https://idemgate.example.com/projects/${projectId}/storms/${closed.id}|Open in Idemgate>`);
+
+    const stormKey = `idemgate:${projectId}:storm:${closed.id}`;
+    expect(receivers.pagerDuty.map((e) => [e.event_action, e.dedup_key === stormKey ? "storm" : e.payload?.summary.split(":")[0]])).toEqual(
+      expect.arrayContaining([["trigger", "storm"], ["resolve", "storm"], ["trigger", `${charge.tool} may have run twice`]]),
+    );
+    expect(receivers.pagerDuty).toHaveLength(3);
+    expect(receivers.incidents.get(stormKey)).toEqual({ pages: 1, status: "resolved" });
+    expect([...receivers.incidents.values()].map((i) => i.pages)).toEqual([1, 1]);
+
+    const hooks = receivers.hooks("/hooks");
+    expect(hooks.map((h) => h.type).sort()).toEqual(["alert.lease_lost", "alert.loop_blocked", "storm.closed", "storm.opened"]);
+    expect(new Set(hooks.map((h) => h.id)).size).toBe(4);
+    expect(receivers.rejected).toEqual([]);
+    // The storm webhook's payload is kept: {type, sentAt, data: Storm}.
+    expect(hooks.find((h) => h.type === "storm.closed")!.body).toMatchObject({ type: "storm.closed", data: { id: closed.id, tool: stormy.tool, status: "closed" } });
+    expect(hooks.find((h) => h.type === "alert.lease_lost")!.body.alert).toMatchObject({ condition: "lease_lost", tool: charge.tool, severity: "critical" });
+  });
+
+  it("a receiver answering 500 is retried with backoff until it takes the alert: one webhook-id, every attempt in the log", async () => {
+    const flaky = await addChannel({ kind: "webhook", name: "flaky", url: other.url("/flaky") });
+    other.setSecret("/flaky", flaky.signingSecret!);
+    other.setMode("/flaky", { kind: "fail", times: 2 });
+    const test = await ops.call(AlertDeliverySchema, "POST", alerts(`/channels/${flaky.id}/test`));
+    const done = await waitFor(async () => (await deliveries()).find((d) => d.id === test.id && d.status !== "pending"), 60_000, "the flaky delivery");
+    expect(done).toMatchObject({ status: "delivered", attempts: 3, lastCode: 204 });
+    expect(done.log.map((l) => [l.outcome, l.statusCode])).toEqual([["retry", 500], ["retry", 500], ["delivered", 204]]);
+    expect(other.requests("/flaky").map((r) => r.webhookId)).toEqual([test.id, test.id, test.id]);
+    expect(other.hooks("/flaky").map((h) => h.type)).toEqual(["alert.test"]);
+  });
+
+  it("a slow receiver times out, is retried, and the alert arrives once more with the same id", async () => {
+    const slow = await addChannel({ kind: "webhook", name: "slow", url: other.url("/slow") });
+    other.setSecret("/slow", slow.signingSecret!);
+    other.setMode("/slow", { kind: "hang", times: 1 });
+    const test = await ops.call(AlertDeliverySchema, "POST", alerts(`/channels/${slow.id}/test`));
+    const done = await waitFor(async () => (await deliveries()).find((d) => d.id === test.id && d.status !== "pending"), 60_000, "the slow delivery");
+    expect(done.status).toBe("delivered");
+    expect(done.log.map((l) => l.outcome)).toEqual(["retry", "delivered"]);
+    expect(done.log[0]!.error).toMatch(/no answer within 2000 ms/);
+    expect(other.requests("/slow").map((r) => r.webhookId)).toEqual([test.id, test.id]);
+  });
+
+  it("a URL that leaves the allowlist is refused and retried, never sent; back on the allowlist, the same alert goes out", async () => {
+    const entries = (await ops.call(OutboundAllowlistSchema, "GET", ops.p(projectId, "/outbound-allowlist"))).entries;
+    const entry = entries.find((e) => e.pattern === `127.0.0.1:${other.port}`)!;
+    const gated = await addChannel({ kind: "slack", name: "gated", url: other.url("/slack/gated") });
+    await ops.call(OutboundAllowlistEntrySchema, "DELETE", ops.p(projectId, `/outbound-allowlist/${entry.id}`));
+    const test = await ops.call(AlertDeliverySchema, "POST", alerts(`/channels/${gated.id}/test`));
+    const refused = await waitFor(async () => (await deliveries()).find((d) => d.id === test.id && d.attempts >= 2), 60_000, "two refused attempts");
+    expect(refused.status).toBe("pending");
+    expect(refused.log.every((l) => l.outcome === "retry" && l.statusCode === null && /outbound allowlist/.test(l.error ?? ""))).toBe(true);
+    expect(other.requests("/slack/gated")).toEqual([]);
+
+    await ops.call(OutboundAllowlistEntrySchema, "POST", ops.p(projectId, "/outbound-allowlist"), { pattern: `127.0.0.1:${other.port}` });
+    const done = await waitFor(async () => (await deliveries()).find((d) => d.id === test.id && d.status === "delivered"), 60_000, "the delivery once allowed");
+    expect(done.log.at(-1)).toMatchObject({ outcome: "delivered", statusCode: 200 });
+    expect(other.slack.map((m) => m.text)).toEqual([expect.stringContaining("Idemgate test alert")]);
+  });
+
+  it("kill -9 mid-delivery: after restart the same alert is delivered again with the same webhook-id, and only once more", async () => {
+    const held = await addChannel({ kind: "webhook", name: "held", url: other.url("/held") });
+    other.setSecret("/held", held.signingSecret!);
+    other.setMode("/held", { kind: "hang", times: 1 });
+    const test = await ops.call(AlertDeliverySchema, "POST", alerts(`/channels/${held.id}/test`));
+    await waitFor(async () => other.requests("/held").length >= 1, 60_000, "the delivery in flight");
+    await server.kill();
+
+    server = await startServer(db.url, env());
+    const root = await OperatorClient.signIn(server.baseUrl, ROOT.email, ROOT.password);
+    ops = await createOperator(root, projectId, "admin", "after-restart");
+    const done = await waitFor(async () => (await deliveries()).find((d): d is AlertDeliveryWire => d.id === test.id && d.status === "delivered"), 60_000, "the redelivery");
+    // The killed attempt never wrote its log line: one attempt on record, the one that landed.
+    expect(done.log.map((l) => l.outcome)).toEqual(["delivered"]);
+    expect(other.requests("/held").map((r) => r.webhookId)).toEqual([test.id, test.id]);
+    expect(other.hooks("/held").map((h) => h.id)).toEqual([test.id]);
+  });
+});

@@ -1,0 +1,93 @@
+import { describe, expect, it } from "vitest";
+import {
+  type AlertRuleSpec,
+  type AlertSignal,
+  attemptOutcome,
+  conditionsOf,
+  pagerDutyBody,
+  retryDelayMs,
+  routeSignal,
+  shapeAlert,
+  slackBody,
+  webhookBody,
+} from "../../../lib/core/alerts";
+
+const signal = (over: Partial<AlertSignal>): AlertSignal => ({
+  id: "sig_1",
+  projectId: "proj_1",
+  kind: "event",
+  sourceId: "evt_1",
+  tool: "charge",
+  runId: "run_1",
+  callId: "call_1",
+  detail: null,
+  at: 1_700_000_000_000,
+  ...over,
+});
+const storm = (kind: "storm_opened" | "storm_closed", rule = "baseline") =>
+  signal({ kind, id: `sig_storm_1_${kind}`, sourceId: "storm_1", runId: null, callId: null, detail: { rule, baseline: 2, threshold: 20, windowSeconds: 1, openingHits: 35, peakHits: 35, totalHits: 40, runsInvolved: 4 } });
+const rule = (over: Partial<AlertRuleSpec>): AlertRuleSpec => ({ id: "arl_1", condition: "storm_opened", tool: null, minutes: null, channelIds: ["a"], ...over });
+const backoff = { baseMs: 1_000, maxMs: 8_000, maxAttempts: 5 };
+
+describe("alert conditions", () => {
+  it("maps each raising event to its condition", () => {
+    expect(conditionsOf(signal({ detail: { type: "lease_lost", decision: "complete_succeeded" } }))).toEqual(["lease_lost"]);
+    expect(conditionsOf(signal({ detail: { type: "begin", decision: "blocked", detail: JSON.stringify({ loop: { reason: "loop_detected", repeats: 3 } }) } }))).toEqual(["loop_blocked"]);
+    expect(conditionsOf(signal({ detail: { type: "begin", decision: "blocked", detail: JSON.stringify({ reason: "budget_exceeded" }) } }))).toEqual(["budget_exceeded"]);
+    expect(conditionsOf(signal({ detail: { type: "begin", decision: "blocked", detail: JSON.stringify({ budget: { spent: 20 } }) } }))).toEqual(["budget_exceeded"]);
+    expect(conditionsOf(signal({ detail: { type: "complete", decision: "failed", key: "k:compensate" } }))).toEqual(["compensation_failed"]);
+    expect(conditionsOf(storm("storm_opened"))).toEqual(["storm_opened", "dedup_rate"]);
+    expect(conditionsOf(storm("storm_opened", "absolute"))).toEqual(["storm_opened"]);
+    expect(conditionsOf(storm("storm_closed"))).toEqual(["storm_closed", "dedup_rate"]);
+  });
+
+  it("routes a signal once per channel, by condition and tool; timed signals only by the rule that raised them", () => {
+    const rules = [rule({ id: "r1", channelIds: ["a", "b"] }), rule({ id: "r2", condition: "dedup_rate", channelIds: ["b", "c"] }), rule({ id: "r3", tool: "other", channelIds: ["d"] })];
+    expect(routeSignal(storm("storm_opened"), rules)).toEqual([
+      { ruleId: "r1", channelId: "a", condition: "storm_opened" },
+      { ruleId: "r1", channelId: "b", condition: "storm_opened" },
+      { ruleId: "r2", channelId: "c", condition: "dedup_rate" },
+    ]);
+    expect(routeSignal(signal({ detail: { type: "lease_lost" } }), rules)).toEqual([]);
+    const timed = [rule({ id: "t1", condition: "verify_unresolved", channelIds: ["a"] }), rule({ id: "t2", condition: "verify_unresolved", channelIds: ["b"] })];
+    expect(routeSignal(signal({ kind: "verify_unresolved", detail: { ruleId: "t2", minutes: 5 } }), timed).map((r) => r.channelId)).toEqual(["b"]);
+  });
+});
+
+describe("alert shapes", () => {
+  it("a storm opens and resolves under one dedup key, with a readable Slack line and the storm link", () => {
+    const opened = shapeAlert(storm("storm_opened"), "storm_opened", "https://gate.example.com/");
+    const closed = shapeAlert(storm("storm_closed"), "storm_closed", "https://gate.example.com/");
+    expect(opened).toMatchObject({ type: "storm.opened", action: "trigger", severity: "error", link: "https://gate.example.com/projects/proj_1/storms/storm_1" });
+    expect(closed).toMatchObject({ type: "storm.closed", action: "resolve", severity: "info" });
+    expect(closed.dedupKey).toBe(opened.dedupKey);
+    expect(opened.summary).toBe("35 dedup hits in a 1 s window vs baseline 2.0 per window (17.5× baseline); threshold 20.0. 4 run(s) involved.");
+    expect(slackBody(opened).text).toBe(`:rotating_light: *Retry storm opened on charge*\n${opened.summary}\n<https://gate.example.com/projects/proj_1/storms/storm_1|Open in Idemgate>`);
+    expect(pagerDutyBody(closed, "rk")).toEqual({ routing_key: "rk", event_action: "resolve", dedup_key: opened.dedupKey });
+    expect(pagerDutyBody(opened, "rk")).toMatchObject({ event_action: "trigger", dedup_key: opened.dedupKey, payload: { source: "idemgate", severity: "error", component: "charge", group: "proj_1" } });
+  });
+
+  it("the generic webhook keeps the storm webhook's {type, sentAt, data} and adds timestamp and the alert", () => {
+    const data = { id: "storm_1", status: "open" };
+    const body = webhookBody(shapeAlert(storm("storm_opened"), "storm_opened", "", data), 1_700_000_000_000);
+    expect(body).toMatchObject({ type: "storm.opened", sentAt: "2023-11-14T22:13:20.000Z", timestamp: "2023-11-14T22:13:20.000Z", data, alert: { condition: "storm_opened" } });
+  });
+
+  it("lease_lost links the call and says what may have happened", () => {
+    const alert = shapeAlert(signal({ detail: { type: "lease_lost", attempt: 1 } }), "lease_lost", "");
+    expect(alert).toMatchObject({ title: "charge may have run twice", severity: "critical", link: "/projects/proj_1/calls/call_1", dedupKey: "idemgate:proj_1:sig_1" });
+  });
+});
+
+describe("delivery backoff", () => {
+  it("doubles from the base up to the cap", () => {
+    expect([1, 2, 3, 4, 5].map((n) => retryDelayMs(n, backoff))).toEqual([1_000, 2_000, 4_000, 8_000, 8_000]);
+  });
+
+  it("2xx delivers; no answer, 408, 429 and 5xx retry until the last attempt; other 4xx fail at once", () => {
+    expect(attemptOutcome(204, 1, backoff)).toBe("delivered");
+    expect([null, 408, 429, 500, 503].map((s) => attemptOutcome(s, 1, backoff))).toEqual(["retry", "retry", "retry", "retry", "retry"]);
+    expect(attemptOutcome(500, 5, backoff)).toBe("failed");
+    expect([400, 401, 404].map((s) => attemptOutcome(s, 1, backoff))).toEqual(["failed", "failed", "failed"]);
+  });
+});
