@@ -9,10 +9,17 @@ import { createTestProject } from "../helpers/fixtures";
 import { InsightsClient } from "../helpers/insights-client";
 import { OPERATOR_ENV, OperatorClient, ROOT, createOperator } from "../helpers/operator-client";
 import { expectDecision, runOnce, uniqueRun, uniqueTool } from "../helpers/policy-fixtures";
+import { testAlert } from "../../lib/core/alerts";
+import { AlertDispatcher } from "../../lib/server/alerts/alert-dispatcher";
+import { createOutbound } from "../../lib/server/outbound/outbound-context";
+import { SecretBox } from "../../lib/server/upstreams/secret-box";
+import { PrismaAlertRepository } from "../../lib/store/prisma/alert-repository";
+import { openDb } from "../../lib/store/prisma/client";
 import { type TestServer, startServer } from "../helpers/server";
 import { burstReplays, pacedReplays, prepareStormTool, waitFor } from "../helpers/storm-scenario";
 
 const ROUTING_KEY = "R0UT1NGKEY0123456789abcdef012345";
+const SECRETS_KEY = "AAECAwQFBgcICQoLDA0ODxAREhMUFRYXGBkaGxwdHh8=";
 
 /**
  * Alerts end to end on one server per provider: a scripted storm, a loop and a lease_lost reach
@@ -33,13 +40,13 @@ describe.each(PROVIDERS)("%s: alerts", (provider) => {
   const env = () => ({
     ...OPERATOR_ENV,
     IDEMGATE_ADMIN_TOKEN: TEST_ADMIN_TOKEN,
-    IDEMGATE_SECRETS_KEY: "AAECAwQFBgcICQoLDA0ODxAREhMUFRYXGBkaGxwdHh8=",
+    IDEMGATE_SECRETS_KEY: SECRETS_KEY,
     IDEMGATE_STORM_INTERVAL_MS: "200",
     IDEMGATE_ALERT_INTERVAL_MS: "200",
     IDEMGATE_ALERT_BACKOFF_MS: "200",
     IDEMGATE_ALERT_MAX_BACKOFF_MS: "1000",
-    IDEMGATE_ALERT_TIMEOUT_MS: "2000",
-    IDEMGATE_ALERT_LEASE_MS: "4000",
+    IDEMGATE_ALERT_TIMEOUT_MS: "5000",
+    IDEMGATE_ALERT_LEASE_MS: "6000",
     IDEMGATE_PUBLIC_URL: "https://idemgate.example.com",
   });
   const alerts = (rest = "") => ops.p(projectId, `/alerts${rest}`);
@@ -187,7 +194,7 @@ describe.each(PROVIDERS)("%s: alerts", (provider) => {
     const done = await waitFor(async () => (await deliveries()).find((d) => d.id === test.id && d.status !== "pending"), 60_000, "the slow delivery");
     expect(done.status).toBe("delivered");
     expect(done.log.map((l) => l.outcome)).toEqual(["retry", "delivered"]);
-    expect(done.log[0]!.error).toMatch(/no answer within 2000 ms/);
+    expect(done.log[0]!.error).toMatch(/no answer within 5000 ms/);
     expect(other.requests("/slow").map((r) => r.webhookId)).toEqual([test.id, test.id]);
   });
 
@@ -208,13 +215,60 @@ describe.each(PROVIDERS)("%s: alerts", (provider) => {
     expect(other.slack.map((m) => m.text)).toEqual([expect.stringContaining("Idemgate test alert")]);
   });
 
+  it("three workers racing for the same due deliveries (the server's and two more on the database): each is sent once", async () => {
+    const burst = await addChannel({ kind: "webhook", name: "burst", url: other.url("/burst") });
+    other.setSecret("/burst", burst.signingSecret!);
+    const prisma = openDb({ databaseUrl: db.url });
+    try {
+      const store = new PrismaAlertRepository(prisma);
+      const guard = createOutbound(prisma).guard;
+      const worker = () =>
+        new AlertDispatcher({
+          store,
+          box: new SecretBox(Buffer.from(SECRETS_KEY, "base64")),
+          fetch: (project, url, init) => guard.fetch(project, url, init),
+          storm: async () => null,
+          baseUrl: "",
+          backoff: { baseMs: 200, maxMs: 1_000, maxAttempts: 5 },
+          timeoutMs: 5_000,
+          leaseMs: 6_000,
+          retentionMs: 86_400_000,
+        });
+      // All due at one instant a little ahead, so the three workers meet them together.
+      const due = Date.now() + 1_500;
+      const ids = Array.from({ length: 20 }, (_, i) => `alr_race_${provider}_${i}`);
+      for (const id of ids) {
+        const alert = testAlert(`sig_test_${id}`, projectId, "", due);
+        await store.insertDelivery({
+          id, projectId, signalId: alert.id, channelId: burst.id, ruleId: null, condition: "test", action: "trigger", dedupKey: alert.dedupKey,
+          alert: JSON.stringify(alert), status: "pending", attempts: 0, nextAttemptAt: due, leaseOwner: null, leaseUntil: null,
+          lastCode: null, lastError: null, createdAt: due, deliveredAt: null,
+        });
+      }
+      const [a, b] = [worker(), worker()];
+      await waitFor(
+        async () => {
+          await Promise.all([a.deliverDue(), b.deliverDue()]);
+          return (await deliveries()).filter((d) => ids.includes(d.id) && d.status === "delivered").length === ids.length;
+        },
+        60_000,
+        "twenty raced deliveries",
+      );
+      const received = other.requests("/burst").map((r) => r.webhookId);
+      expect(received.sort()).toEqual([...ids].sort());
+    } finally {
+      await prisma.$disconnect();
+    }
+  });
+
   it("kill -9 mid-delivery: after restart the same alert is delivered again with the same webhook-id, and only once more", async () => {
     const held = await addChannel({ kind: "webhook", name: "held", url: other.url("/held") });
     other.setSecret("/held", held.signingSecret!);
-    other.setMode("/held", { kind: "hang", times: 1 });
+    other.setMode("/held", { kind: "hang", times: 1_000 });
     const test = await ops.call(AlertDeliverySchema, "POST", alerts(`/channels/${held.id}/test`));
     await waitFor(async () => other.requests("/held").length >= 1, 60_000, "the delivery in flight");
     await server.kill();
+    other.setMode("/held", { kind: "ok" });
 
     server = await startServer(db.url, env());
     const root = await OperatorClient.signIn(server.baseUrl, ROOT.email, ROOT.password);

@@ -15,6 +15,7 @@ const PARALLEL = 4;
 /** How far back a timed scan looks for unanswered verifies. */
 const VERIFY_LOOKBACK_MS = 24 * 3_600_000;
 const MINUTE_MS = 60_000;
+const PURGE_EVERY_MS = 3_600_000;
 
 export interface AlertDispatcherDeps {
   store: AlertStore;
@@ -28,6 +29,8 @@ export interface AlertDispatcherDeps {
   leaseMs: number;
   /** How often timed rules are scanned (verify unresolved, approval pending). */
   timedScanMs?: number;
+  /** Processed signals, settled deliveries and their log are kept this long. */
+  retentionMs: number;
   clock?: () => number;
 }
 
@@ -43,6 +46,7 @@ export class AlertDispatcher {
   readonly owner = `${hostname()}:${process.pid}:${randomBytes(4).toString("hex")}`;
   private readonly clock: () => number;
   private lastTimedScan = 0;
+  private lastPurge = 0;
   private running: Promise<void> | null = null;
   private again = false;
 
@@ -78,6 +82,10 @@ export class AlertDispatcher {
     }
     await this.fanOut();
     await this.deliverDue();
+    if (now - this.lastPurge >= PURGE_EVERY_MS) {
+      this.lastPurge = now;
+      await this.deps.store.purge(now - this.deps.retentionMs);
+    }
   }
 
   /** Timed rules: verifies and resend requests waiting longer than the rule's minutes. */

@@ -117,6 +117,9 @@ export interface AlertStore {
   listDeliveries(projectId: string, limit: number): Promise<AlertDeliveryRow[]>;
   listAttempts(projectId: string, deliveryIds: string[]): Promise<AlertAttemptRow[]>;
 
+  /** Deletes processed signals, settled deliveries and log lines older than `before`; answers the rows deleted. */
+  purge(before: number): Promise<number>;
+
   waitingVerifies(projectId: string, olderThan: number, since: number): Promise<WaitingVerify[]>;
   waitingResends(projectId: string, olderThan: number): Promise<WaitingResend[]>;
 }

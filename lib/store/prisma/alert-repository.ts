@@ -206,6 +206,16 @@ export class PrismaAlertRepository implements AlertStore {
     return rows.map((row) => ({ ...row, outcome: row.outcome as AlertAttemptRow["outcome"], at: Number(row.at) }));
   }
 
+  async purge(before: number): Promise<number> {
+    const at = BigInt(before);
+    const [signals, deliveries, attempts] = await this.prisma.$transaction([
+      this.prisma.alertSignal.deleteMany({ where: { processedAt: { lt: at } } }),
+      this.prisma.alertDelivery.deleteMany({ where: { status: { in: ["delivered", "failed"] }, createdAt: { lt: at } } }),
+      this.prisma.alertDeliveryAttempt.deleteMany({ where: { at: { lt: at } } }),
+    ]);
+    return signals.count + deliveries.count + attempts.count;
+  }
+
   async waitingVerifies(projectId: string, olderThan: number, since: number): Promise<WaitingVerify[]> {
     const rows = await this.prisma.$queryRaw<{ call_id: string; tool: string; run_id: string; attempt: number | bigint; at: number | bigint }[]>`
       SELECT e.call_id, e.tool, e.run_id, e.attempt, e.at FROM events e
