@@ -11,6 +11,7 @@ import { OPERATOR_ENV, OperatorClient, ROOT, createOperator } from "../helpers/o
 import { expectDecision, runOnce, uniqueRun, uniqueTool } from "../helpers/policy-fixtures";
 import { testAlert } from "../../lib/core/alerts";
 import { AlertDispatcher } from "../../lib/server/alerts/alert-dispatcher";
+import { pendingDelivery } from "../../lib/server/alerts/pending-delivery";
 import { createOutbound } from "../../lib/server/outbound/outbound-context";
 import { SecretBox } from "../../lib/server/upstreams/secret-box";
 import { PrismaAlertRepository } from "../../lib/store/prisma/alert-repository";
@@ -239,11 +240,7 @@ describe.each(PROVIDERS)("%s: alerts", (provider) => {
       const ids = Array.from({ length: 20 }, (_, i) => `alr_race_${provider}_${i}`);
       for (const id of ids) {
         const alert = testAlert(`sig_test_${id}`, projectId, "", due);
-        await store.insertDelivery({
-          id, projectId, signalId: alert.id, channelId: burst.id, ruleId: null, condition: "test", action: "trigger", dedupKey: alert.dedupKey,
-          alert: JSON.stringify(alert), status: "pending", attempts: 0, nextAttemptAt: due, leaseOwner: null, leaseUntil: null,
-          lastCode: null, lastError: null, createdAt: due, deliveredAt: null,
-        });
+        await store.insertDelivery(pendingDelivery(projectId, testAlert(`sig_test_${id}`, projectId, "", due), burst.id, null, due, id));
       }
       const [a, b] = [worker(), worker()];
       await waitFor(

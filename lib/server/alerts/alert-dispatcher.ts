@@ -1,12 +1,13 @@
 import { hostname } from "node:os";
 import { randomBytes } from "node:crypto";
-import { type Alert, type AlertSignal, type Backoff, attemptOutcome, retryDelayMs, routeSignal, shapeAlert } from "../../core/alerts";
+import { type Alert, type Backoff, attemptOutcome, retryDelayMs, routeSignal, shapeAlert } from "../../core/alerts";
 import type { AlertDeliveryRow, AlertStore } from "../../store/ports/alert-store";
 import { newId } from "../ids";
 import { OutboundRefusedError } from "../outbound/outbound-refused";
 import type { OutboundInit } from "../outbound/outbound-fetch";
 import type { SecretBox } from "../upstreams/secret-box";
 import { channelRequest, openSecrets } from "./alert-channels";
+import { pendingDelivery } from "./pending-delivery";
 
 const SIGNAL_BATCH = 100;
 const DELIVERY_BATCH = 20;
@@ -139,7 +140,7 @@ export class AlertDispatcher {
       const storm = routed.length > 0 && signal.kind.startsWith("storm_") ? await this.deps.storm(signal.projectId, signal.sourceId) : null;
       const deliveries = routed.map(({ ruleId, channelId, condition }) => {
         const alert = shapeAlert(signal, condition, this.deps.baseUrl, storm);
-        return newDelivery(signal, alert, channelId, ruleId, now);
+        return pendingDelivery(signal.projectId, alert, channelId, ruleId, now);
       });
       await store.fanOut(signal.id, deliveries, now);
     }
@@ -198,27 +199,4 @@ export class AlertDispatcher {
       return { status: null, error: error instanceof Error ? error.message : String(error) };
     }
   }
-}
-
-function newDelivery(signal: AlertSignal, alert: Alert, channelId: string, ruleId: string, now: number): AlertDeliveryRow {
-  return {
-    id: newId("alr", now),
-    projectId: signal.projectId,
-    signalId: signal.id,
-    channelId,
-    ruleId,
-    condition: alert.condition,
-    action: alert.action,
-    dedupKey: alert.dedupKey,
-    alert: JSON.stringify(alert),
-    status: "pending",
-    attempts: 0,
-    nextAttemptAt: now,
-    leaseOwner: null,
-    leaseUntil: null,
-    lastCode: null,
-    lastError: null,
-    createdAt: now,
-    deliveredAt: null,
-  };
 }

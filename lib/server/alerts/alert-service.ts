@@ -7,6 +7,7 @@ import { type Actor, auditEntry } from "../operator-audit";
 import { OutboundRefusedError } from "../outbound/outbound-refused";
 import type { SecretBox } from "../upstreams/secret-box";
 import { PAGERDUTY_EVENTS_URL, displayTarget, newSigningSecret, sealSecrets } from "./alert-channels";
+import { pendingDelivery } from "./pending-delivery";
 
 /** Minutes a timed rule waits when the admin names none. */
 export const DEFAULT_TIMED_MINUTES = 15;
@@ -116,26 +117,7 @@ export class AlertService {
     const now = this.clock();
     const id = newId("alr", now);
     const alert = testAlert(`sig_test_${id}`, projectId, this.deps.baseUrl, now);
-    const delivery: AlertDeliveryRow = {
-      id,
-      projectId,
-      signalId: alert.id,
-      channelId,
-      ruleId: null,
-      condition: "test",
-      action: "trigger",
-      dedupKey: alert.dedupKey,
-      alert: JSON.stringify(alert),
-      status: "pending",
-      attempts: 0,
-      nextAttemptAt: now,
-      leaseOwner: null,
-      leaseUntil: null,
-      lastCode: null,
-      lastError: null,
-      createdAt: now,
-      deliveredAt: null,
-    };
+    const delivery = pendingDelivery(projectId, alert, channelId, null, now, id);
     await this.deps.store.insertDelivery(delivery);
     this.deps.kick?.();
     return delivery;
