@@ -205,7 +205,7 @@ export function shapeAlert(signal: AlertSignal, condition: AlertCondition, baseU
         ...base,
         type,
         title: `Run ${signal.runId} exceeded its budget on ${tool}`,
-        summary: typeof inner.message === "string" ? inner.message : `A begin of ${tool} in run ${signal.runId} was blocked: the run's budget is spent.`,
+        summary: budgetSummary(tool, signal.runId, parseDetail(inner.budget)),
         link: runLink ?? pages,
         data,
       };
@@ -251,6 +251,17 @@ export function shapeAlert(signal: AlertSignal, condition: AlertCondition, baseU
     default:
       return { ...base, type, title: `${condition} on ${tool}`, summary: `${condition} on ${tool}`, link: pages, data };
   }
+}
+
+/** The spend a `budget_exceeded` event carries (`{exceeded, calls, maxCalls, spent, maxCost, currency}`), in words. */
+function budgetSummary(tool: string | null, runId: string | null, budget: Record<string, unknown> | null): string {
+  const head = `A begin of ${tool} in run ${runId} was blocked`;
+  if (budget?.exceeded === "calls") return `${head}: the run made ${String(budget.calls)} tool calls of ${String(budget.maxCalls)} allowed.`;
+  if (budget?.exceeded === "cost") {
+    const money = (value: unknown) => Number(value ?? 0).toFixed(2);
+    return `${head}: the run spent ${money(budget.spent)} ${String(budget.currency ?? "")} of ${money(budget.maxCost)}.`;
+  }
+  return `${head}: the run's budget is spent.`;
 }
 
 function stormFigures(detail: Record<string, unknown>): { opened: string; closed: string } {

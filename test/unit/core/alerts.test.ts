@@ -73,6 +73,13 @@ describe("alert shapes", () => {
     expect(body).toMatchObject({ type: "storm.opened", sentAt: "2023-11-14T22:13:20.000Z", timestamp: "2023-11-14T22:13:20.000Z", data, alert: { condition: "storm_opened" } });
   });
 
+  it("budget_exceeded says what the run spent against its limit, from the blocked event's detail", () => {
+    const budget = { exceeded: "cost", calls: 4, maxCalls: null, spent: 20, maxCost: 20, currency: "USD" };
+    const alert = shapeAlert(signal({ detail: { type: "begin", decision: "blocked", detail: JSON.stringify({ reason: "budget_exceeded", budget }) } }), "budget_exceeded", "");
+    expect(alert).toMatchObject({ type: "alert.budget_exceeded", title: "Run run_1 exceeded its budget on charge", link: "/projects/proj_1/runs/run_1" });
+    expect(alert.summary).toBe("A begin of charge in run run_1 was blocked: the run spent 20.00 USD of 20.00.");
+  });
+
   it("lease_lost links the call and says what may have happened", () => {
     const alert = shapeAlert(signal({ detail: { type: "lease_lost", attempt: 1 } }), "lease_lost", "");
     expect(alert).toMatchObject({ title: "charge may have run twice", severity: "critical", link: "/projects/proj_1/calls/call_1", dedupKey: "idemgate:proj_1:sig_1" });
