@@ -24,7 +24,7 @@ export async function handleAuth(req: Request): Promise<Response> {
   if (path === "/change-password" && req.method === "POST") req = await revokingOtherSessions(req);
   const res =
     path === "/sign-in/email" && req.method === "POST"
-      ? await signInWithBackoff(req, operators.auth.handler, new SignInFailures(operators.db.auth.db))
+      ? await signInWithBackoff(req, operators.auth.handler, new SignInFailures(services().db))
       : await operators.auth.handler(req);
   return https ? withSecureCookies(res) : res;
 }

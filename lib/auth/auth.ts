@@ -1,10 +1,12 @@
 import { type BetterAuthOptions, betterAuth } from "better-auth";
-import type { AuthDatabase } from "../store/connection/operator-db";
+import { prismaAdapter } from "better-auth/adapters/prisma";
+import { type Db, providerOf } from "../store/prisma/client";
 import { CLIENT_IP_HEADER } from "../http/client-address";
 import { siteOrigins } from "./origin-check";
 
 export interface AuthOptions {
-  database: AuthDatabase;
+  /** The app's Prisma Client (lib/store/prisma/client.ts): better-auth reads and writes through it. */
+  db: Db;
   secret: string;
   /** Unset: derived from each request. */
   baseURL?: string;
@@ -17,14 +19,23 @@ export const SESSION_COOKIE = "idemgate.session_token";
 
 /**
  * Operator accounts with better-auth: email + password (scrypt), sessions in the database behind
- * an httpOnly SameSite=Lax cookie. Its camelCase fields map onto the snake_case tables that
- * prisma/schema.prisma declares; test/integration/operators-schema.test.ts proves they match.
- * Accounts are created by admins only: the sign-up endpoint is never routed (auth-handler.ts).
+ * an httpOnly SameSite=Lax cookie. It stores them through its Prisma adapter, in the models
+ * prisma/schema.prisma declares (User, Session, Account, Verification: better-auth's own model and
+ * field names, mapped onto snake_case tables there); test/integration/operators-schema.test.ts
+ * proves they match. Accounts are created by admins only: the sign-up endpoint is never routed
+ * (auth-handler.ts).
+ *
+ * No better-auth transactions on SQLite: its callbacks await other work (hashing, hooks) between
+ * statements, and a transaction open across event-loop turns would hold the write lock while the
+ * gate store's connection waits for it synchronously. Its writes there are single statements.
  */
 export function authOptions(options: AuthOptions) {
   return {
     appName: "Idemgate",
-    database: options.database,
+    database: prismaAdapter(options.db, {
+      provider: providerOf(options.db) === "postgres" ? "postgresql" : "sqlite",
+      transaction: providerOf(options.db) === "postgres",
+    }),
     secret: options.secret,
     baseURL: options.baseURL,
     basePath: AUTH_BASE_PATH,
@@ -33,45 +44,15 @@ export function authOptions(options: AuthOptions) {
     trustedOrigins: async (request?: Request) => (request ? [...siteOrigins(request)] : []),
     emailAndPassword: { enabled: true, autoSignIn: false, minPasswordLength: 8, maxPasswordLength: 128 },
     user: {
-      modelName: "users",
-      fields: { emailVerified: "email_verified", createdAt: "created_at", updatedAt: "updated_at" },
       additionalFields: {
         // input: false — no request can set it; boot.ts grants it to the first admin.
-        instanceAdmin: { type: "boolean", required: false, defaultValue: false, input: false, fieldName: "instance_admin" },
+        instanceAdmin: { type: "boolean", required: false, defaultValue: false, input: false },
       },
     },
     session: {
-      modelName: "sessions",
-      fields: {
-        expiresAt: "expires_at",
-        createdAt: "created_at",
-        updatedAt: "updated_at",
-        ipAddress: "ip_address",
-        userAgent: "user_agent",
-        userId: "user_id",
-      },
       // A working day, sliding: approvals are sensitive, an idle browser should not stay signed in for a week.
       expiresIn: 8 * 60 * 60,
       updateAge: 60 * 60,
-    },
-    account: {
-      modelName: "accounts",
-      fields: {
-        accountId: "account_id",
-        providerId: "provider_id",
-        userId: "user_id",
-        accessToken: "access_token",
-        refreshToken: "refresh_token",
-        idToken: "id_token",
-        accessTokenExpiresAt: "access_token_expires_at",
-        refreshTokenExpiresAt: "refresh_token_expires_at",
-        createdAt: "created_at",
-        updatedAt: "updated_at",
-      },
-    },
-    verification: {
-      modelName: "verifications",
-      fields: { expiresAt: "expires_at", createdAt: "created_at", updatedAt: "updated_at" },
     },
     advanced: {
       cookiePrefix: "idemgate",

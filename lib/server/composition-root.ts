@@ -3,9 +3,9 @@ import { resolveAuthSecret } from "../auth/auth-secret";
 import { userCreator } from "../auth/create-user";
 import { toWireStorm } from "../contract/storms";
 import { type Env, env } from "../env";
-import { type OperatorDb, openOperatorDb } from "../store/connection/operator-db";
 import { openStore } from "../store/hot/open-gate-store";
 import { type Db, openDb } from "../store/prisma/client";
+import { PrismaOperatorStore } from "../store/prisma/operator-store";
 import { PolicyRepository } from "../store/prisma/policy-repository";
 import { PreviewRepository } from "../store/prisma/preview-repository";
 import { OperatorQueueRepository } from "../store/prisma/operator-queue-repository";
@@ -54,9 +54,8 @@ export interface GateServices {
   policySource: StorePolicySource;
 }
 
-/** The operator side: its own connection (shared with better-auth) and services. */
+/** The operator side: its store and better-auth, both on the Prisma Client (Services.db), and services. */
 export interface Operators {
-  db: OperatorDb;
   store: OperatorStore;
   auth: Auth;
   createUser: CreateUser;
@@ -219,7 +218,7 @@ export function buildServices(config: Env): Services {
       return alerts();
     },
     close: async () => {
-      await Promise.all([insights.built?.store.close(), operators.built?.db.close(), db.built?.$disconnect()]);
+      await Promise.all([insights.built?.store.close(), db.built?.$disconnect()]);
       await store.built?.close();
     },
   };
@@ -231,34 +230,28 @@ function once<T>(build: () => T): (() => T) & { built?: T } {
   return get;
 }
 
-function buildOperators(config: Env, prisma: Db, store: GateStore, policySource: StorePolicySource, apiKeyAuth: ApiKeyAuthenticator): Operators {
-  const db = openOperatorDb({
-    databaseUrl: config.DATABASE_URL,
-    sqliteSynchronous: config.IDEMGATE_SQLITE_SYNCHRONOUS,
-    sqliteBusyTimeoutMs: config.IDEMGATE_SQLITE_BUSY_TIMEOUT_MS,
-    pgTimeouts: pgTimeoutsFrom(config),
-  }, prisma);
+function buildOperators(config: Env, prisma: Db, gateStore: GateStore, policySource: StorePolicySource, apiKeyAuth: ApiKeyAuthenticator): Operators {
+  const store = new PrismaOperatorStore(prisma);
   const auth = createAuth({
-    database: db.auth,
+    db: prisma,
     secret: resolveAuthSecret(config.BETTER_AUTH_SECRET, config.IDEMGATE_DATA_DIR),
     baseURL: config.BETTER_AUTH_URL,
     secureCookies: config.IDEMGATE_SECURE_COOKIES ?? config.BETTER_AUTH_URL?.startsWith("https://") ?? false,
     signInPerMinute: config.IDEMGATE_SIGN_IN_RATE_LIMIT,
   });
-  const resends = new ResendService(db.store, store, policySource, { tokenTtlMs: config.IDEMGATE_BYPASS_TOKEN_TTL_SECONDS * 1000 });
+  const resends = new ResendService(store, gateStore, policySource, { tokenTtlMs: config.IDEMGATE_BYPASS_TOKEN_TTL_SECONDS * 1000 });
   const createUser = userCreator(auth);
-  const records = new OperatorRecords(db.store, store, policySource);
+  const records = new OperatorRecords(store, gateStore, policySource);
   return {
-    db,
-    store: db.store,
+    store,
     auth,
     createUser,
     resends,
-    bypass: new ResendBypassGate(db.store, resends),
+    bypass: new ResendBypassGate(store, resends),
     records,
-    apiKeys: new OperatorApiKeys(db.store, apiKeyAuth),
-    members: new OperatorMembers(db.store, createUser),
-    explorer: new CallExplorer(db.store, records, policySource),
+    apiKeys: new OperatorApiKeys(store, apiKeyAuth),
+    members: new OperatorMembers(store, createUser),
+    explorer: new CallExplorer(store, records, policySource),
   };
 }
 

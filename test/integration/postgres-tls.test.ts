@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import { openStore } from "../../lib/store/hot/open-gate-store";
-import { openOperatorDb } from "../../lib/store/connection/operator-db";
+import { PrismaOperatorStore } from "../../lib/store/prisma/operator-store";
 import { openInsightStore } from "../../lib/store/sql/open-insight-store";
 import { parseDatabaseUrl } from "../../lib/store/connection/database-url";
 import { ensureMigrated } from "../../lib/store/connection/migrate";
@@ -31,15 +31,15 @@ describe.skipIf(!inject("postgresTemplate"))("postgres: TLS settings in DATABASE
     const url = withParams(db.url, "sslmode=require");
     const gate = openStore({ databaseUrl: url });
     const prisma = openDb({ databaseUrl: url });
-    const operators = openOperatorDb({ databaseUrl: url }, prisma);
+    const operators = new PrismaOperatorStore(prisma);
     const insights = openInsightStore({ databaseUrl: url });
     try {
       await expect(gate.findRecordByKey("proj_x", "k")).rejects.toThrow();
-      await expect(operators.store.findUserById("user_x")).rejects.toThrow(/SSL/i);
+      await expect(operators.findUserById("user_x")).rejects.toThrow(/SSL/i);
       await expect(insights.openStorms("proj_x")).rejects.toThrow();
       await expect(ensureMigrated(parseDatabaseUrl(url))).rejects.toThrow(/SSL/i);
     } finally {
-      await Promise.allSettled([gate.close(), operators.close(), insights.close(), prisma.$disconnect()]);
+      await Promise.allSettled([gate.close(), insights.close(), prisma.$disconnect()]);
     }
   });
 

@@ -3,13 +3,29 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { openStore } from "../../lib/store/hot/open-gate-store";
 import { StoreUnavailableError, type GateStore } from "../../lib/store/ports/gate-store";
 import { type Db, openDb } from "../../lib/store/prisma/client";
-import { OperatorRepository } from "../../lib/store/prisma/operator-repository";
+import { PrismaOperatorStore } from "../../lib/store/prisma/operator-store";
 import { PolicyRepository } from "../../lib/store/prisma/policy-repository";
 import { PROVIDERS, type TestDatabase, createTestDatabase } from "../helpers/databases";
 import { adminQuery } from "../helpers/postgres";
+import { beginEvent } from "../helpers/begin-event";
+import type { CallRecord } from "../../lib/core/record";
+import type { AuditEntryRow, ResendRequestRow } from "../../lib/store/ports/operator-store";
 
 const projectId = "proj_repo";
 const T0 = 1_790_000_000_000;
+
+let audits = 0;
+const audit = (action: string, id = `aud_${String(++audits).padStart(6, "0")}`): AuditEntryRow => ({
+  id, projectId, at: T0 + audits, actorType: "user", actorId: "usr_ops", actorLabel: "ops@example.com",
+  action, targetType: "test", targetId: action, detail: null, ip: null, userAgent: null,
+});
+
+const record = (id: string, runId: string, at: number): CallRecord => ({
+  id, projectId, key: `key_${id}`, tool: "charge", runId, stepId: null, scope: null, agentId: null, toolCallId: null,
+  strategy: "step", argsFingerprint: "fp", args: null, state: "succeeded", attempt: 1, leaseToken: null, leaseExpiresAt: null,
+  result: "{}", error: null, replays: 0, firstSeenAt: at, completedAt: at, expiresAt: at + 86_400_000, updatedAt: at,
+  version: 1, policyVersion: 1, generation: 1, compensation: null,
+});
 
 /**
  * One repository implementation over both generated clients: what the hot store (raw SQL) wrote,
@@ -56,7 +72,7 @@ describe.each(PROVIDERS)("%s: Prisma repositories", (provider) => {
   });
 
   it("appends audit entries and lists API keys newest first, scoped to the project", async () => {
-    const operators = new OperatorRepository(prisma);
+    const operators = new PrismaOperatorStore(prisma);
     for (const [i, project] of [projectId, projectId, "proj_other", projectId].entries()) {
       await operators.appendAudit({
         id: `aud_${i}`, projectId: project, at: T0 + i, actorType: "system", actorId: null, actorLabel: null,
@@ -76,6 +92,91 @@ describe.each(PROVIDERS)("%s: Prisma repositories", (provider) => {
     expect(await operators.countUsers()).toBe(0);
   });
 
+  it("every audited change commits with its audit entry, and neither when the change does not apply", async () => {
+    const operators = new PrismaOperatorStore(prisma);
+    await prisma.user.create({ data: { id: "usr_m", name: "M", email: "m@example.com", emailVerified: false, createdAt: new Date(T0), updatedAt: new Date(T0) } });
+
+    const added = audit("member.added");
+    await operators.putMember(projectId, "usr_m", "viewer", T0, added);
+    await operators.putMember(projectId, "usr_m", "admin", T0 + 1, audit("member.role"));
+    expect(await operators.findMember(projectId, "usr_m")).toEqual({ projectId, userId: "usr_m", role: "admin", createdAt: T0, email: "m@example.com", name: "M" });
+    expect(await operators.removeMember(projectId, "usr_m", audit("member.removed"))).toBe(true);
+    expect(await operators.removeMember(projectId, "usr_m", audit("member.removed.again"))).toBe(false);
+
+    const request: ResendRequestRow = {
+      id: "rr_1", projectId, callId: "call_1", tool: "charge", key: "k", argsFingerprint: "fp", args: null, reason: "lost",
+      requesterType: "agent", requesterId: "key_1", requesterLabel: "agent key", status: "pending", deciderType: null, deciderId: null,
+      deciderLabel: null, note: null, decidedAt: null, expiresAt: T0 + 1000, tokenHash: null, tokenIssuedAt: null, tokenIssuedTo: null,
+      usedAt: null, usedCallId: null, createdAt: T0,
+    };
+    await operators.insertResendRequest(request, audit("resend.requested"));
+    expect(await operators.findResendRequest(projectId, "rr_1")).toEqual(request);
+    const approval = { status: "approved", deciderType: "user", deciderId: "usr_ops", deciderLabel: "ops", note: "ok", decidedAt: T0 + 10, expiresAt: T0 + 500 } as const;
+    expect(await operators.decideResendRequest(projectId, "rr_1", approval, audit("resend.approved"))).toBe(true);
+    expect(await operators.decideResendRequest(projectId, "rr_1", { ...approval, status: "denied" }, audit("resend.denied"))).toBe(false);
+    expect(await operators.issueResendToken(projectId, "rr_1", "hash_1", "key_1", T0 + 20, audit("resend.token"))).toBe(true);
+    expect(await operators.issueResendToken(projectId, "rr_1", "hash_2", "key_1", T0 + 21, audit("resend.token.again"))).toBe(false);
+    expect(await operators.consumeResendToken(projectId, "rr_1", T0 + 30, audit("resend.used"))).toBe(true);
+    expect(await operators.consumeResendToken(projectId, "rr_1", T0 + 31, audit("resend.used.again"))).toBe(false);
+    expect(await operators.findResendRequestByTokenHash(projectId, "hash_1")).toMatchObject({ status: "approved", decidedAt: T0 + 10, tokenIssuedAt: T0 + 20, usedAt: T0 + 30 });
+
+    await operators.createApiKey({ id: "key_c", projectId, name: "c", prefix: "ig_c", hash: "h_c", createdAt: T0, lastUsedAt: null, revokedAt: null }, audit("key.created"));
+    expect(await operators.revokeApiKey(projectId, "key_c", T0 + 40, audit("key.revoked"))).toBe(true);
+    expect(await operators.revokeApiKey(projectId, "key_c", T0 + 41, audit("key.revoked.again"))).toBe(false);
+    expect((await operators.listApiKeys(projectId)).find((k) => k.id === "key_c")?.revokedAt).toBe(T0 + 40);
+
+    const stored = record("call_op", "run_op", T0);
+    await gate.insertRecord(stored, beginEvent({ projectId, tool: "charge", at: T0, decision: "execute", key: stored.key, runId: "run_op" }));
+    const evicted = { ...stored, state: "released" as const, version: 2, updatedAt: T0 + 50 };
+    const event = { ...beginEvent({ projectId, tool: "charge", at: T0 + 50, decision: "evicted", key: stored.key, runId: "run_op" }), type: "operator" as const, callId: stored.id };
+    expect(await operators.updateRecordByOperator(evicted, 1, event, audit("call.evicted"))).toBe(true);
+    expect(await operators.updateRecordByOperator({ ...evicted, version: 3 }, 1, { ...event, id: `${event.id}_2` }, audit("call.evicted.again"))).toBe(false);
+    expect(await gate.findRecordByKey(projectId, stored.key)).toEqual(evicted);
+    expect((await operators.listCallEvents(projectId, stored.id, 10)).map((e) => e.decision)).toEqual(["evicted"]);
+
+    // Same transaction: an audit entry that cannot be written takes its change with it.
+    const taken = audit("member.added.duplicate", added.id);
+    await expect(operators.putMember(projectId, "usr_m", "operator", T0 + 60, taken)).rejects.toThrow();
+    expect(await operators.findMember(projectId, "usr_m")).toBeNull();
+
+    const actions = (await operators.listAudit(projectId, { limit: 500 })).filter((a) => a.targetType === "test").map((a) => a.action).reverse();
+    expect(actions).toEqual(["member.added", "member.role", "member.removed", "resend.requested", "resend.approved", "resend.token", "resend.used", "key.created", "key.revoked", "call.evicted"]);
+    expect((await operators.listAudit(projectId, { limit: 10 }, { action: "resend." })).map((a) => a.action)).toEqual(["resend.used", "resend.token", "resend.approved", "resend.requested"]);
+  });
+
+  it("the explorer's shared SQL runs through the client on both dialects (repeated and positional parameters)", async () => {
+    const operators = new PrismaOperatorStore(prisma);
+    for (const [i, run] of ["run_list_a", "run_list_a", "run_list_b"].entries()) {
+      const r = record(`call_list_${i}`, run, T0 + 1000 + i);
+      await gate.insertRecord(r, { ...beginEvent({ projectId, tool: "charge", at: T0 + 1000 + i, decision: "execute", key: r.key, runId: run }), callId: r.id });
+    }
+    const first = await operators.listCalls(projectId, { runId: "run_list_a" }, { limit: 1 });
+    expect(first.map((c) => [c.id, c.lastDecision, c.firstSeenAt])).toEqual([["call_list_1", "execute", T0 + 1001]]);
+    const next = await operators.listCalls(projectId, { runId: "run_list_a" }, { limit: 5, after: { at: T0 + 1001, id: "call_list_1" } });
+    expect(next.map((c) => c.id)).toEqual(["call_list_0"]);
+    const runs = await operators.listRuns(projectId, { limit: 5 }, { runIdPrefix: "run_list_" });
+    expect(runs.map((r) => [r.runId, r.calls, r.begins, r.succeeded])).toEqual([["run_list_b", 1, 1, 1], ["run_list_a", 2, 2, 2]]);
+  });
+
+  it("audited transactions never stall the hot path's connection (SQLite: one event-loop turn each)", async () => {
+    // The hot store waits for SQLite's write lock synchronously; a transaction left open across
+    // turns would make it fail after its (short, here) busy timeout.
+    const hot = openStore({ databaseUrl: db.url, sqliteBusyTimeoutMs: 200 });
+    const operators = new PrismaOperatorStore(prisma);
+    try {
+      const work: Promise<unknown>[] = [];
+      for (let i = 0; i < 40; i++) {
+        const r = record(`call_mix_${i}`, "run_mix", T0 + 2000 + i);
+        work.push(hot.insertRecord(r, { ...beginEvent({ projectId, tool: "charge", at: T0 + 2000 + i, decision: "execute", key: r.key, runId: "run_mix" }), callId: r.id }));
+        work.push(operators.createApiKey({ id: `key_mix_${i}`, projectId, name: "m", prefix: "ig_m", hash: `h_mix_${i}`, createdAt: T0, lastUsedAt: null, revokedAt: null }, audit("key.created")));
+      }
+      const results = await Promise.allSettled(work);
+      expect(results.filter((r) => r.status === "rejected")).toEqual([]);
+    } finally {
+      await hot.close();
+    }
+  });
+
   it("a database that cannot serve is the retryable StoreUnavailableError", async () => {
     if (provider === "sqlite") {
       // Another process holds the write lock past the busy timeout.
@@ -83,7 +184,7 @@ describe.each(PROVIDERS)("%s: Prisma repositories", (provider) => {
       const locker = new Database(db.url.slice("file:".length));
       locker.exec("BEGIN IMMEDIATE");
       try {
-        await expect(new OperatorRepository(locked).setInstanceAdmin("usr_x")).rejects.toBeInstanceOf(StoreUnavailableError);
+        await expect(new PrismaOperatorStore(locked).setInstanceAdmin("usr_x")).rejects.toBeInstanceOf(StoreUnavailableError);
       } finally {
         locker.exec("ROLLBACK");
         locker.close();

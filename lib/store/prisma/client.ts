@@ -7,17 +7,57 @@ import { PrismaClient as PostgresPrismaClient } from "../generated/postgres/clie
 import { PrismaClient as SqlitePrismaClient } from "../generated/sqlite/client";
 
 /**
- * What repositories (lib/store/prisma/*-repository.ts) are written against: the SQLite-generated
- * client's type, for both providers.
+ * What repositories (lib/store/prisma/*) are written against: the SQLite-generated client's type,
+ * for both providers. This is how one implementation is shared across the two generated clients.
  *
- * The two generated clients come from one schema that differs only in `provider`, so their models,
- * delegates and row types are the same; they differ only where Postgres offers more (string filter
- * `mode`, isolation levels, `skipDuplicates`, …). The SQLite client's API is therefore the subset
- * both accept: code that type-checks against it runs unchanged on the Postgres client. The
- * Postgres client is cast to this type in exactly one place (openDb below), and nowhere else, so a
- * repository can never reach for a Postgres-only option.
+ * - The two generated clients come from one schema that differs only in `provider` and `output`
+ *   (scripts/sync-postgres-schema.mjs keeps prisma/postgres/schema.prisma in step), so their
+ *   models, delegates and row types are the same; they differ only where Postgres offers more
+ *   (string filter `mode`, isolation levels, `skipDuplicates`, …).
+ * - The SQLite client's API is therefore the subset both accept: code that type-checks against it
+ *   runs unchanged on the Postgres client. The Postgres client is cast to this type in exactly one
+ *   place (openDb below), so a repository can never reach for a Postgres-only option.
+ * - Row types (`CallRecord`, `ResendRequest`, …) and `Prisma.TransactionClient` are imported from
+ *   the SQLite client too; epoch-ms columns are BigInt in the schema (Prisma takes numbers and
+ *   answers bigint on both providers: convert with Number on the way out).
+ * - Where the provider matters (the dialect of the few raw statements run through the client),
+ *   ask providerOf(db) or use queryRows, never a second implementation.
+ * - SQLite transactions: a Prisma transaction whose callback only awaits its own queries runs within
+ *   one turn of the event loop (the adapter's statements are synchronous), so it never holds the
+ *   write lock while the hot path's connection waits for it synchronously. Keep it that way: no
+ *   other awaits (network, crypto, timers) inside a transaction callback.
  */
 export type Db = SqlitePrismaClient;
+
+/**
+ * Interactive transactions' limits: on SQLite they queue on the adapter's one connection, so under
+ * a burst on a loaded machine Prisma's default 2 s wait to start one is too short.
+ */
+export const TRANSACTION_LIMITS = { maxWait: 10_000, timeout: 10_000 } as const;
+
+const providers = new WeakMap<object, "sqlite" | "postgres">();
+
+/** The provider a client from openDb talks to. */
+export function providerOf(db: Db): "sqlite" | "postgres" {
+  const provider = providers.get(db);
+  if (!provider) throw new Error("not a client from openDb");
+  return provider;
+}
+
+/**
+ * Runs one of lib/store/sql's shared statements (numbered `$n` placeholders, both dialects)
+ * through the client: Postgres takes them as they are; SQLite's adapter binds positionally, so
+ * each `$n` becomes `?` with its value repeated in order.
+ */
+export function queryRows(db: Db, sql: string, values: unknown[]): Promise<Record<string, unknown>[]> {
+  if (providerOf(db) === "postgres") return db.$queryRawUnsafe(sql, ...values);
+  const bound: unknown[] = [];
+  const text = sql.replace(/\$(\d+)/g, (_, n: string) => {
+    bound.push(values[Number(n) - 1]);
+    return "?";
+  });
+  return db.$queryRawUnsafe(text, ...bound);
+}
 
 export interface OpenDbOptions {
   databaseUrl?: string;
@@ -35,8 +75,12 @@ export interface OpenDbOptions {
  */
 export function openDb(options: OpenDbOptions = {}): Db {
   const target = parseDatabaseUrl(options.databaseUrl);
-  if (target.provider === "postgres") return openPostgres(target, options.pgPoolSize ?? 3, options.pgTimeouts);
-  return new SqlitePrismaClient({ adapter: new PrismaBetterSQLite3({ url: target.file, timeout: options.sqliteBusyTimeoutMs ?? 5_000 }) });
+  const db =
+    target.provider === "postgres"
+      ? openPostgres(target, options.pgPoolSize ?? 3, options.pgTimeouts)
+      : new SqlitePrismaClient({ adapter: new PrismaBetterSQLite3({ url: target.file, timeout: options.sqliteBusyTimeoutMs ?? 5_000 }) });
+  providers.set(db, target.provider);
+  return db;
 }
 
 function openPostgres(target: Extract<DatabaseTarget, { provider: "postgres" }>, max: number, timeouts?: Partial<PgTimeouts>): Db {

@@ -2,8 +2,11 @@ import { isPgUnavailable } from "../connection/pg-errors";
 import { toStoreError } from "../connection/sqlite-connection";
 import { StoreUnavailableError } from "../ports/gate-store";
 
-/** Prisma's own codes for "cannot reach / timed out / pool exhausted / connection closed". */
-const UNAVAILABLE_PRISMA_CODES = new Set(["P1001", "P1002", "P1008", "P1017", "P2024"]);
+/**
+ * Prisma's own codes for "cannot reach / timed out / pool exhausted / connection closed / no
+ * transaction could start (or finish) in time".
+ */
+const UNAVAILABLE_PRISMA_CODES = new Set(["P1001", "P1002", "P1008", "P1017", "P2024", "P2028"]);
 /** The driver adapters' error kinds that mean the same (@prisma/driver-adapter-utils). */
 const UNAVAILABLE_KINDS = new Set(["SocketTimeout", "DatabaseNotReachable", "TooManyConnections", "ConnectionClosed", "TlsConnectionError", "TransactionWriteConflict"]);
 

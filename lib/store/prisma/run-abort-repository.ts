@@ -1,8 +1,8 @@
-import type { KeyStrategy } from "../../core/policy";
-import type { CallRecord, RecordState } from "../../core/record";
+import type { CallRecord } from "../../core/record";
 import type { GateEvent } from "../ports/gate-store";
 import type { AuditEntryRow } from "../ports/operator-store";
 import type { Db } from "./client";
+import { fromStoredRecord, toStoredEvent } from "./stored-rows";
 
 export interface RunAbortRow {
   projectId: string;
@@ -11,8 +11,6 @@ export interface RunAbortRow {
   abortedBy: string;
   abortedAt: number;
 }
-
-type StoredRecord = Awaited<ReturnType<Db["callRecord"]["findFirstOrThrow"]>>;
 
 /** Sagas through Prisma Client (off the hot path): a run's abort, and the records its plan reads. */
 export class RunAbortRepository {
@@ -48,7 +46,7 @@ export class RunAbortRepository {
         ON CONFLICT (project_id, run_id) DO NOTHING`;
       if (inserted !== 1) return false;
       await tx.event.create({ data: toStoredEvent(event) });
-      if (audit) await tx.auditEntry.create({ data: { ...audit, at: BigInt(audit.at) } });
+      if (audit) await tx.auditEntry.create({ data: audit });
       return true;
     });
   }
@@ -67,21 +65,4 @@ export class RunAbortRepository {
     const rows = await this.prisma.callRecord.findMany({ where: { projectId, runId }, orderBy: [{ firstSeenAt: "asc" }, { id: "asc" }] });
     return rows.map(fromStoredRecord);
   }
-}
-
-function toStoredEvent(event: GateEvent) {
-  return { ...event, at: BigInt(event.at), argsMismatch: event.argsMismatch ? 1 : 0, loopStep: event.loopStep ? 1 : 0 };
-}
-
-function fromStoredRecord(row: StoredRecord): CallRecord {
-  return {
-    ...row,
-    strategy: row.strategy as KeyStrategy,
-    state: row.state as RecordState,
-    leaseExpiresAt: row.leaseExpiresAt === null ? null : Number(row.leaseExpiresAt),
-    firstSeenAt: Number(row.firstSeenAt),
-    completedAt: row.completedAt === null ? null : Number(row.completedAt),
-    expiresAt: Number(row.expiresAt),
-    updatedAt: Number(row.updatedAt),
-  };
 }

@@ -15,12 +15,10 @@ import { createProjectWithKey } from "../../../lib/server/projects";
 import type { BypassGate } from "../../../lib/server/resend-bypass";
 import { parseDatabaseUrl } from "../../../lib/store/connection/database-url";
 import { ensureMigrated } from "../../../lib/store/connection/migrate";
-import { openSqlite } from "../../../lib/store/connection/sqlite-connection";
 import { openStore } from "../../../lib/store/hot/open-gate-store";
 import type { GateStore } from "../../../lib/store/ports/gate-store";
 import { type Db, openDb } from "../../../lib/store/prisma/client";
-import { OperatorRepository } from "../../../lib/store/prisma/operator-repository";
-import { SqliteOperatorStore } from "../../../lib/store/sql/sqlite/operator-store";
+import { PrismaOperatorStore } from "../../../lib/store/prisma/operator-store";
 
 /**
  * Histories made by the real engine: a GateService over a real SQLite file with a clock the test
@@ -68,13 +66,12 @@ export async function engineHistory(policy: ToolPolicy): Promise<EngineHistory> 
   const file = path.join(path.dirname(await migratedTemplate()), `sim_${randomBytes(6).toString("hex")}.db`);
   copyFileSync(await migratedTemplate(), file);
   const store = openStore({ databaseUrl: `file:${file}`, sqliteSynchronous: "normal" });
-  const operatorDb = openSqlite(file, { synchronous: "normal" });
   const db = openDb({ databaseUrl: `file:${file}` });
   const project = await createProjectWithKey(store, "simulator");
   const clock = { now: T0 };
   const policies: PolicySource = { forTool: async (_, tool) => ({ policy: tool === TOOL ? policy : DEFAULT_POLICY, version: 1, known: true }) };
   const service = new GateService(store, policies, { clock: () => clock.now, bypass: bypassGate });
-  const records = new OperatorRecords(new SqliteOperatorStore(operatorDb, new OperatorRepository(db)), store, policies, () => clock.now);
+  const records = new OperatorRecords(new PrismaOperatorStore(db), store, policies, () => clock.now);
   return {
     store,
     db,
@@ -83,7 +80,6 @@ export async function engineHistory(policy: ToolPolicy): Promise<EngineHistory> 
     clock,
     records,
     close: async () => {
-      operatorDb.close();
       await db.$disconnect();
       await store.close();
     },

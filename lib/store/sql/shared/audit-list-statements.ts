@@ -1,5 +1,7 @@
-import type { AuditFilter, Page } from "../../ports/operator-store";
-import { AUDIT_LIST } from "./operator-statements";
+import type { AuditEntryRow, AuditFilter, Page } from "../../ports/operator-store";
+import { num, strOrNull } from "../../hot/shared/columns";
+
+const AUDIT_LIST = `"id", "project_id", "at", "actor_type", "actor_id", "actor_label", "action", "target_type", "target_id", "detail", "ip", "user_agent"`;
 
 /**
  * A page of a project's audit log, newest first, with only the filters given in the WHERE clause
@@ -24,4 +26,21 @@ export function auditListStatement(projectId: string, page: Page, filter: AuditF
   if (filter.from !== undefined) where.push(`at >= ${add(filter.from)}`);
   if (filter.to !== undefined) where.push(`at < ${add(filter.to)}`);
   return { sql: `SELECT ${AUDIT_LIST} FROM audit_log WHERE ${where.join(" AND ")} ORDER BY id DESC LIMIT ${add(page.limit)}`, values };
+}
+
+export function rowToAudit(row: Record<string, unknown>): AuditEntryRow {
+  return {
+    id: String(row.id),
+    projectId: strOrNull(row.project_id),
+    at: num(row.at),
+    actorType: String(row.actor_type) as AuditEntryRow["actorType"],
+    actorId: strOrNull(row.actor_id),
+    actorLabel: strOrNull(row.actor_label),
+    action: String(row.action),
+    targetType: String(row.target_type),
+    targetId: String(row.target_id),
+    detail: strOrNull(row.detail),
+    ip: strOrNull(row.ip),
+    userAgent: strOrNull(row.user_agent),
+  };
 }
