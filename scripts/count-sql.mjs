@@ -2,6 +2,14 @@
 // Counts the source lines spanned by every string or template literal that holds SQL (a statement
 // keyword in capitals), outermost literal only, plus lib/store's total TypeScript lines; the
 // generated Prisma clients are left out.
+//
+// Figures (issue #15): before it (ea265fc), 174 lines in 14 files, 3,709 lines of TypeScript in
+// lib/store (30 flat files); after the layout, the composition root and the policy/operator reads on
+// Prisma, 158 lines in 14 files; after the audited operator writes, the explorer's runner and
+// better-auth moved to Prisma Client, 148 lines in 13 files, 3,521 lines of TypeScript. What is
+// left: the hot path (hot/), rollups, statistics, storm windows and retention (sql/), the explorer
+// and audit-page reads (sql/shared, run through Prisma), migrations' bookkeeping and one
+// insert-if-absent (prisma/run-abort-repository.ts).
 import { readFileSync, readdirSync } from "node:fs";
 import path from "node:path";
 

@@ -1,7 +1,7 @@
 import { InProcessTransport } from "../../lib/sdk";
 import type { CallRecord } from "../../lib/core/record";
 import { createProjectWithKey } from "../../lib/server/projects";
-import { openStore } from "../../lib/store/hot/open-gate-store";
+import { benchApp } from "../setup/bench-app";
 import type { SqliteSynchronous } from "../../lib/store/hot/sqlite/gate-store";
 import type { GateEvent, GateStore } from "../../lib/store/ports/gate-store";
 import { benchPolicies } from "./bench-policy";
@@ -20,7 +20,8 @@ export interface GrowthDatabase {
 
 /** A project and one call written by the gate itself: the seed copies every column it does not vary. */
 export async function prepareGrowthDatabase(databaseUrl: string, sqliteSynchronous: SqliteSynchronous): Promise<GrowthDatabase> {
-  const store = openStore({ databaseUrl, sqliteSynchronous });
+  const app = benchApp(databaseUrl, sqliteSynchronous);
+  const { store } = app.gate;
   try {
     const created = await createProjectWithKey(store, "bench growth");
     if (!created) throw new Error("project id collision");
@@ -34,7 +35,7 @@ export async function prepareGrowthDatabase(databaseUrl: string, sqliteSynchrono
     return { databaseUrl, sqliteSynchronous, projectId: created.projectId, template: { record, event } };
   } finally {
     // The seed has the database to itself (SQLite: it loads without a journal, then back to WAL).
-    await store.close();
+    await app.close();
   }
 }
 
@@ -63,7 +64,8 @@ export type GrowthSubject = Subject & { projectId: string; store: GateStore };
  * figure is the store's and not the framework's.
  */
 export function growthSubject(db: GrowthDatabase, options: GrowthOptions): GrowthSubject {
-  const store = openStore({ databaseUrl: db.databaseUrl, sqliteSynchronous: db.sqliteSynchronous });
+  const app = benchApp(db.databaseUrl, db.sqliteSynchronous);
+  const { store } = app.gate;
   const transport = new InProcessTransport({ store, projectId: db.projectId, policies: benchPolicies });
   const begin = async (call: { tool?: string; runId: string; step: string; args: unknown }, expected: string) => {
     const decision = await transport.begin({ tool: call.tool ?? SEED_TOOL, runId: call.runId, stepId: call.step, args: call.args });
@@ -80,6 +82,6 @@ export function growthSubject(db: GrowthDatabase, options: GrowthOptions): Growt
       { name: "begin-fresh", unit: "begins", clients: [...CLIENTS.single], op: (seq, tag) => begin(freshCall(tag, seq), "execute") },
       { name: "begin-replay", unit: "begins", clients: [...CLIENTS.single], op: (seq) => begin(seedCall((seq * STRIDE) % options.records), "replay") },
     ],
-    close: () => store.close(),
+    close: () => app.close(),
   };
 }

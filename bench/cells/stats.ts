@@ -1,6 +1,4 @@
-import { StatsService } from "../../lib/server/stats-service";
-import { openInsightStore } from "../../lib/store/sql/open-insight-store";
-import type { GateStore } from "../../lib/store/ports/gate-store";
+import { benchApp } from "../setup/bench-app";
 import { CLIENTS, type Subject, type Workload } from "./types";
 
 const HOUR = 3_600_000;
@@ -12,7 +10,6 @@ export interface StatsOptions {
   label: string;
   databaseUrl: string;
   projectId: string;
-  store: GateStore;
   /** The end of the seeded 24 hours. */
   now: number;
   ops: number;
@@ -23,8 +20,8 @@ export interface StatsOptions {
  * figures per tool over 24 h, the hourly and per-minute series, and the top runs of the last hour.
  */
 export function statsSubject(options: StatsOptions): Subject {
-  const insights = openInsightStore({ databaseUrl: options.databaseUrl });
-  const stats = new StatsService(insights, options.store);
+  const app = benchApp(options.databaseUrl);
+  const { stats } = app.insights;
   const { projectId, now } = options;
   const day = { from: now - 24 * HOUR, to: now };
   const query = (name: (typeof STATS_QUERIES)[number], run: () => Promise<unknown>): Workload => ({
@@ -49,6 +46,6 @@ export function statsSubject(options: StatsOptions): Subject {
       query("series-minute-2h", () => stats.timeseries(projectId, { from: now - 2 * HOUR, to: now }, "minute", "tool_7")),
       query("top-runs-1h", () => stats.topRuns(projectId, { from: now - HOUR, to: now }, 5)),
     ],
-    close: () => insights.close(),
+    close: () => app.close(),
   };
 }

@@ -64,7 +64,6 @@ export async function growthAndStats(ctx: BuildContext, wantGrowth: boolean, wan
             label: statsLabel(name),
             databaseUrl: prepared.get(id)!.databaseUrl,
             projectId: subject.projectId,
-            store: subject.store,
             now: ctx.now,
             ops: options.statsOps,
           }),

@@ -1,8 +1,6 @@
 import { createGate } from "../../lib/sdk";
-import { env } from "../../lib/env";
-import { buildServices } from "../../lib/server/composition-root";
 import { createProjectWithKey } from "../../lib/server/projects";
-import { openStore } from "../../lib/store/hot/open-gate-store";
+import { benchApp } from "./bench-app";
 import { SYSTEM_ACTOR } from "../../lib/server/operator-audit";
 import { mkdtempSync } from "node:fs";
 import os from "node:os";
@@ -47,7 +45,7 @@ const other = (sync: "full" | "normal"): "full" | "normal" => (sync === "full" ?
 
 /** A database with a project and its replay pool, written in-process before any server starts. */
 async function gateDatabase(url: string, pool: { tag: string; size: number }, sqliteSynchronous: "full" | "normal", upstream?: ChargeUpstream, mcpUpstream?: string) {
-  const app = buildServices({ ...env(), DATABASE_URL: url, IDEMGATE_SQLITE_SYNCHRONOUS: sqliteSynchronous, IDEMGATE_SECRETS_KEY: BENCH_SECRETS_KEY });
+  const app = benchApp(url, sqliteSynchronous, { IDEMGATE_SECRETS_KEY: BENCH_SECRETS_KEY });
   const { store, policies } = app.gate;
   try {
     const created = await createProjectWithKey(store, "bench");
@@ -119,7 +117,7 @@ async function inProcessSubjects(ctx: BuildContext, pgUp: boolean): Promise<Subj
   const sync = ctx.options.sqliteSynchronous;
   const subjects: SubjectOrSkip[] = [];
   for (const setting of [sync, other(sync)]) {
-    const store = openStore({ databaseUrl: await databases.sqlite(`inprocess_${setting}`), sqliteSynchronous: setting });
+    const { store } = benchApp(await databases.sqlite(`inprocess_${setting}`), setting).gate;
     const created = await createProjectWithKey(store, "bench in-process");
     subjects.push(
       inProcessSubject({
@@ -136,7 +134,7 @@ async function inProcessSubjects(ctx: BuildContext, pgUp: boolean): Promise<Subj
   if (!pgUp) {
     subjects.push(skippedSubject("inprocess.postgres", "inprocess", label, NO_POSTGRES, pairWorkloads(CLIENTS.withEight, CLIENTS.standard), "floor.postgres"));
   } else {
-    const store = openStore({ databaseUrl: await databases.postgres("inprocess") });
+    const { store } = benchApp(await databases.postgres("inprocess")).gate;
     const created = await createProjectWithKey(store, "bench in-process");
     subjects.push(inProcessSubject({ id: "inprocess.postgres", label, floorId: "floor.postgres", store, projectId: created!.projectId, replayPool: ctx.options.replayPool }));
   }
@@ -240,7 +238,7 @@ export async function buildSubjects(ctx: BuildContext): Promise<Built> {
 async function httpToolsTargets(ctx: BuildContext, target: HttpTarget, upstream: ChargeUpstream): Promise<SubjectOrSkip[]> {
   ctx.log("httptools: tool servers");
   const [server] = await target.servers;
-  const store = openStore({ databaseUrl: await ctx.databases.sqlite("httptools_inprocess"), sqliteSynchronous: ctx.options.sqliteSynchronous });
+  const { store } = benchApp(await ctx.databases.sqlite("httptools_inprocess"), ctx.options.sqliteSynchronous).gate;
   const created = await createProjectWithKey(store, "bench http tools");
   const inProcessTools = await startToolServer("express", createGate({ inProcess: { store, projectId: created!.projectId, policies: benchPolicies } }));
   const httpTools = await startToolServer("express", createGate({ baseUrl: server!.baseUrl, apiKey: target.db.apiKey }));
