@@ -29,7 +29,7 @@ describe.each(PROVIDERS)("%s: operator storage", (provider) => {
   });
 
   it("better-auth's Prisma adapter creates an account, signs it in and finds its session in our migrated schema", async () => {
-    const auth = createAuth({ db: prisma, secret: "x".repeat(40), secureCookies: false, signInPerMinute: 10 });
+    const auth = createAuth({ db: prisma, secret: "x".repeat(40), baseURL: "http://localhost:3000", secureCookies: false, signInPerMinute: 10 });
     const before = Date.now();
     const { user } = await auth.api.signUpEmail({ body: { email: "schema@example.com", password: "correct horse battery", name: "Schema" } });
     const signedIn = await auth.api.signInEmail({ body: { email: "schema@example.com", password: "correct horse battery" }, asResponse: true });
@@ -46,6 +46,16 @@ describe.each(PROVIDERS)("%s: operator storage", (provider) => {
     // Eight hours from now, in UTC whatever the process's time zone.
     expect(stored.expiresAt.getTime()).toBeGreaterThanOrEqual(before + 8 * 3600_000 - 60_000);
     expect(stored.expiresAt.getTime()).toBeLessThanOrEqual(Date.now() + 8 * 3600_000 + 60_000);
+  });
+
+  it("sessions stored before the Prisma adapter (as better-auth's Kysely adapter wrote them) read back at the same instant", async () => {
+    const user = await prisma.user.findFirstOrThrow({ where: { email: "schema@example.com" } });
+    // SQLite: ISO text; Postgres: a UTC wall time in timestamp(3).
+    const at = provider === "sqlite" ? "'2030-01-02T03:04:05.678Z'" : "'2030-01-02 03:04:05.678'";
+    await rawSql(db.url, `INSERT INTO sessions (id, expires_at, token, created_at, updated_at, user_id) VALUES ('ses_legacy', ${at}, 'tok_legacy', ${at}, ${at}, '${user.id}')`);
+    const legacy = await prisma.session.findUniqueOrThrow({ where: { token: "tok_legacy" } });
+    expect(legacy.expiresAt.getTime()).toBe(Date.UTC(2030, 0, 2, 3, 4, 5, 678));
+    expect(await prisma.session.count({ where: { userId: user.id, expiresAt: { gt: new Date(Date.UTC(2030, 0, 1)) } } })).toBe(1);
   });
 
   it("sign-in failures count up atomically, and start again after an hour without one", async () => {
