@@ -9,7 +9,7 @@
 // better-auth moved to Prisma Client, 148 lines in 13 files, 3,521 lines of TypeScript. What is
 // left: the hot path (hot/), rollups, statistics, storm windows and retention (sql/), the explorer
 // and audit-page reads (sql/shared, run through Prisma), migrations' bookkeeping and one
-// insert-if-absent (prisma/run-abort-repository.ts).
+// insert-if-absent (prisma/run-abort-repository.ts). Later work adds its own (alert-repository.ts: 13).
 import { readFileSync, readdirSync } from "node:fs";
 import path from "node:path";
 
