@@ -7,16 +7,24 @@ import { sha256Hex } from "./canonical";
  * value against it without the secret. The inner SHA-256 is the fingerprint older versions
  * stored, so a record written before the change is still recognised as the same args (sameArgs),
  * and an old fingerprint maps to its keyed one without the args.
+ *
+ * `argsKey` does the same for idempotency keys that are a digest of the args (the `args` key
+ * strategy, and `step` without a step or scope): keyed over the unkeyed key older versions
+ * derived, with its own label so a key never equals a fingerprint.
  */
 export interface ArgsFingerprinter {
   (canonicalArgs: string): { keyed: string; legacy: string };
+  argsKey(legacyKey: string): string;
 }
 
 export function argsFingerprinter(secret: string | Uint8Array): ArgsFingerprinter {
-  return (canonicalArgs) => {
+  const fingerprint = (canonicalArgs: string) => {
     const legacy = sha256Hex(canonicalArgs);
     return { keyed: createHmac("sha256", secret).update(legacy).digest("hex"), legacy };
   };
+  return Object.assign(fingerprint, {
+    argsKey: (legacyKey: string) => createHmac("sha256", secret).update(`idemgate key:${legacyKey}`).digest("hex"),
+  });
 }
 
 /** For fingerprints that are only ever compared with each other in one process (the simulator). */

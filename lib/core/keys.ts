@@ -31,6 +31,19 @@ export function deriveKey(strategy: KeyStrategy, input: KeyInput): string {
   return sha256Hex(JSON.stringify(["idemgate/v1", strategy, ...keyParts(strategy, input)]));
 }
 
+/** The unkeyed digest of what makes up a key, and whether the call's args are part of it. */
+export interface DerivedKey {
+  /** deriveKey's digest: the key itself unless the args are part of it. */
+  digest: string;
+  /** The key is a digest of the args (the args strategy, or step without a step or scope). */
+  ofArgs: boolean;
+}
+
+export function deriveKeyDigest(strategy: KeyStrategy, input: KeyInput): DerivedKey {
+  const ofArgs = strategy === "args" || (strategy === "step" && !input.stepId && !input.scope);
+  return { digest: deriveKey(strategy, input), ofArgs };
+}
+
 function keyParts(strategy: KeyStrategy, input: KeyInput): string[] {
   const { projectId, runId, tool } = input;
   switch (strategy) {

@@ -1,6 +1,6 @@
 import { canonicalize } from "./canonical";
 import type { ArgsFingerprinter } from "./fingerprint";
-import { deriveKey } from "./keys";
+import { deriveKeyDigest } from "./keys";
 import type { ToolPolicy, KeyStrategy } from "./policy";
 import { redact } from "./redact";
 import { scopeFromArgs } from "./scope-from";
@@ -21,6 +21,12 @@ export interface BeginCall {
 
 export interface PreparedCall extends BeginCall {
   key: string;
+  /**
+   * A key that is a digest of the args is keyed (fingerprint.ts); this is the unkeyed one older
+   * versions derived, under which a record of theirs may still be stored: looked up, never stored.
+   * Null when the key is not a digest of the args.
+   */
+  legacyKey: string | null;
   strategy: KeyStrategy;
   /** Keyed (fingerprint.ts): what is stored and shown. */
   argsFingerprint: string;
@@ -36,7 +42,10 @@ export function prepareCall(call: BeginCall, policy: ToolPolicy, fingerprint: Ar
   const { keyed: argsFingerprint, legacy: legacyArgsFingerprint } = fingerprint(canonicalArgs);
   // A scope the caller names wins; otherwise the policy may derive one from the args.
   const scope = call.scope ?? scopeFromArgs(call.args, policy.scopeFrom);
-  const key = call.derivedKey ?? deriveKey(policy.keyStrategy, { ...call, scope, canonicalArgs });
   const argsText = call.args === undefined ? null : JSON.stringify(redact(call.args, policy.redactFields));
-  return { ...call, scope, key, strategy: policy.keyStrategy, argsFingerprint, legacyArgsFingerprint, argsText };
+  const prepared = { ...call, scope, strategy: policy.keyStrategy, argsFingerprint, legacyArgsFingerprint, argsText };
+  if (call.derivedKey !== undefined) return { ...prepared, key: call.derivedKey, legacyKey: null };
+  // A digest of the args alone would let anyone who reads the key test guesses of a redacted value.
+  const { digest, ofArgs } = deriveKeyDigest(policy.keyStrategy, { ...call, scope, canonicalArgs });
+  return ofArgs ? { ...prepared, key: fingerprint.argsKey(digest), legacyKey: digest } : { ...prepared, key: digest, legacyKey: null };
 }

@@ -202,6 +202,7 @@ class LedgerReplay {
       agentId: past.agentId,
       args: past.identity.args,
       key,
+      legacyKey: null,
       strategy: this.draft.keyStrategy,
       argsFingerprint,
       // The ledger's fingerprints are compared only with each other here.

@@ -192,14 +192,26 @@ export class GateService {
     // A tool that never dedupes gets a row of its own each time: there is no record to read.
     const unkeyed = alwaysExecutes(policy.policy);
     const recordHolds = guessed !== null && !alwaysExecutes(guess!.policy) && guessed.key === call.key;
-    const [history, firstRead] = await Promise.all([
+    const [history, keyedRead] = await Promise.all([
       !policy.policy.loop.enabled ? null : historyHolds ? guessedHistory : this.readLoopHistory(call, policy.policy.loop),
       unkeyed ? null : recordHolds ? guessedRecord : this.store.findRecordByKey(projectId, call.key),
       policy.known === false ? this.store.discoverTool(projectId, call.tool, this.clock()) : null,
     ]);
     const current: CallSignature = { tool: call.tool, argsFingerprint: call.argsFingerprint };
     const loop = history ? detectLoop([...history, current], policy.policy.loop) : null;
-    return { policy, call, loop, firstRead };
+    const { call: keyed, record: firstRead } = unkeyed ? { call, record: null } : await this.underLegacyKey(call, keyedRead);
+    return { policy, call: keyed, loop, firstRead };
+  }
+
+  /**
+   * A key that is a digest of the args is keyed since #16; a record an older version stored under
+   * the unkeyed key keeps deciding its calls: when nothing is stored under the keyed key, the call
+   * plans on the older record, under its key. New records are only ever stored under keyed keys.
+   */
+  private async underLegacyKey(call: PreparedCall, keyedRead: CallRecord | null): Promise<{ call: PreparedCall; record: CallRecord | null }> {
+    if (keyedRead || call.legacyKey === null) return { call, record: keyedRead };
+    const legacy = await this.store.findRecordByKey(call.projectId, call.legacyKey);
+    return legacy ? { call: { ...call, key: call.legacyKey }, record: legacy } : { call, record: null };
   }
 
   /** The run's latest loop steps from the database (so every gate process sees them), oldest first. */
@@ -237,7 +249,10 @@ export class GateService {
     const input = normalizeCallIds(raw);
     const fingerprint = this.fingerprints.current() ?? (await this.fingerprints.load());
     const policy = await this.policies.forTool(projectId, input.tool);
-    return { policy, call: this.prepare({ ...input, projectId }, policy, fingerprint) };
+    const call = this.prepare({ ...input, projectId }, policy, fingerprint);
+    if (alwaysExecutes(policy.policy) || call.legacyKey === null) return { policy, call };
+    // The key the begin will plan on: an older version's record may hold the unkeyed one.
+    return { policy, call: (await this.underLegacyKey(call, await this.store.findRecordByKey(projectId, call.key))).call };
   }
 
   private prepare(call: BeginCall, policy: EffectivePolicy, fingerprint: ArgsFingerprinter): PreparedCall {

@@ -1,6 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { canonicalize, sha256Hex } from "../../lib/core/canonical";
 import { DEFAULT_IGNORE_FIELDS } from "../../lib/core/canonical";
+import { deriveKey } from "../../lib/core/keys";
+import type { KeyStrategy } from "../../lib/core/policy";
 import { AdminClient, TEST_ADMIN_TOKEN } from "../helpers/admin-client";
 import { TestClient } from "../helpers/client";
 import { PROVIDERS, type TestDatabase, createTestDatabase } from "../helpers/databases";
@@ -9,11 +11,14 @@ import { expectDecision, runOnce, uniqueRun, uniqueTool } from "../helpers/polic
 import { type TestServer, startServer } from "../helpers/server";
 import { scalar, sql } from "../helpers/sql";
 
-/** What anyone who can read a fingerprint could do before: hash every candidate the way the gate did. */
-function bruteForcePin(fingerprint: string, args: (pin: string) => unknown): string | null {
+/**
+ * What anyone who can read a fingerprint or a key could do before: hash every candidate the way the
+ * gate did (lib/core/canonical.ts, lib/core/keys.ts are public) until one matches.
+ */
+function bruteForcePin(args: (pin: string) => unknown, matches: (canonicalArgs: string) => boolean): string | null {
   for (let n = 0; n < 1_000_000; n++) {
     const pin = String(n).padStart(6, "0");
-    if (sha256Hex(canonicalize(args(pin), DEFAULT_IGNORE_FIELDS)) === fingerprint) return pin;
+    if (matches(canonicalize(args(pin), DEFAULT_IGNORE_FIELDS))) return pin;
   }
   return null;
 }
@@ -28,10 +33,12 @@ describe.each(PROVIDERS)("%s: keyed args fingerprints", (provider) => {
   let servers: TestServer[];
   let clients: TestClient[];
   let admin: AdminClient;
+  let projectId: string;
 
   beforeAll(async () => {
     db = await createTestDatabase(provider);
     const project = await createTestProject(db.url);
+    projectId = project.projectId;
     // Two instances on one database from the start: both ask for the secret on their first begin.
     servers = await Promise.all([0, 1].map(() => startServer(db.url, { IDEMGATE_ADMIN_TOKEN: TEST_ADMIN_TOKEN })));
     clients = servers.map((server) => new TestClient(server.baseUrl, project.apiKey));
@@ -67,17 +74,51 @@ describe.each(PROVIDERS)("%s: keyed args fingerprints", (provider) => {
     expect(other.argsMismatch).toBe(true);
   });
 
+  it.each<[string, KeyStrategy, string | undefined]>([
+    ["the args key strategy", "args", "verify"],
+    ["the step strategy without a step or scope", "step", undefined],
+  ])("keys derived from the args under %s are keyed; a record stored under the old unkeyed key keeps deciding its calls", async (_, keyStrategy, stepId) => {
+    const tool = uniqueTool(`legacy_${keyStrategy}`);
+    await admin.put(tool, { keyStrategy, loop: { enabled: false } });
+    const runId = uniqueRun("legacy-key");
+    const args = { account: "acct_9", amount: 12, request_id: "r-1" };
+    const legacyKey = deriveKey(keyStrategy, { projectId, runId, tool, stepId: null, scope: null, toolCallId: null, canonicalArgs: canonicalize(args) });
+    const first = await runOnce(clients[0]!, { tool, runId, stepId, args });
+    expect((await clients[0]!.status(first.callId)).key).not.toBe(legacyKey);
+
+    // What an older version stored: the same record under the unkeyed key.
+    await sql(db.url, "UPDATE call_records SET key = $1 WHERE id = $2", [legacyKey, first.callId]);
+    await sql(db.url, "UPDATE events SET key = $1 WHERE call_id = $2", [legacyKey, first.callId]);
+    const paraphrase = { amount: 12, account: "acct_9", request_id: "r-2" };
+    for (const client of clients) {
+      const again = expectDecision(await client.begin({ tool, runId, stepId, args: paraphrase }), "replay");
+      expect(again.callId).toBe(first.callId);
+      expect(again.argsMismatch).toBe(false);
+    }
+    // Other args are another key, stored keyed.
+    const other = expectDecision(await clients[1]!.begin({ tool, runId, stepId, args: { ...args, amount: 13 } }), "execute");
+    expect(other.callId).not.toBe(first.callId);
+    expect(await scalar(db.url, "SELECT COUNT(*) FROM call_records WHERE key = $1", [legacyKey])).toBe(1);
+  });
+
   // Last: the search holds this process for seconds, and a server closes idle keep-alive sockets meanwhile.
-  it("a redacted 6-digit PIN cannot be recovered from the fingerprint an agent reads", async () => {
+  it("a redacted 6-digit PIN cannot be recovered from the fingerprint or the key an agent reads", async () => {
     const tool = uniqueTool("verify_pin");
-    await admin.put(tool, { redactFields: ["pin"] });
+    // Keyed on the args: the key is a digest of them too.
+    await admin.put(tool, { keyStrategy: "args", redactFields: ["pin"] });
     const args = (pin: string) => ({ account: "acct_7", pin });
-    const call = await runOnce(clients[0]!, { tool, runId: uniqueRun("pin"), stepId: "verify", args: args("493817") });
+    const runId = uniqueRun("pin");
+    const call = await runOnce(clients[0]!, { tool, runId, stepId: "verify", args: args("493817") });
     const status = await clients[1]!.status(call.callId);
     const [row] = await sql<{ args: string }>(db.url, "SELECT args FROM call_records WHERE id = $1", [call.callId]);
     expect(row!.args).not.toContain("493817");
-    // The same search finds a PIN under the old, unkeyed fingerprint: the test can fail.
-    expect(bruteForcePin(sha256Hex(canonicalize(args("000042"))), args)).toBe("000042");
-    expect(bruteForcePin(status.argsFingerprint, args)).toBeNull();
-  }, 120_000);
+    const keyOf = (canonicalArgs: string) => deriveKey("args", { projectId, runId, tool, canonicalArgs });
+    // The same search finds a PIN under the old, unkeyed fingerprint and key: the test can fail.
+    const oldFingerprint = sha256Hex(canonicalize(args("000042")));
+    const oldKey = keyOf(canonicalize(args("000043")));
+    expect(bruteForcePin(args, (c) => sha256Hex(c) === oldFingerprint)).toBe("000042");
+    expect(bruteForcePin(args, (c) => keyOf(c) === oldKey)).toBe("000043");
+    expect(bruteForcePin(args, (c) => sha256Hex(c) === status.argsFingerprint || keyOf(c) === status.key)).toBeNull();
+  }, 180_000);
+
 });

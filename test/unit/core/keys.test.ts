@@ -4,6 +4,7 @@ import { canonicalize } from "../../../lib/core/canonical";
 import { deriveKey, KeyDerivationError, type KeyInput } from "../../../lib/core/keys";
 import { DEFAULT_POLICY, type KeyStrategy } from "../../../lib/core/policy";
 import { prepareCall } from "../../../lib/core/prepare-call";
+import { argsFingerprinter } from "../../../lib/core/fingerprint";
 import { TEST_FINGERPRINTER } from "./fixtures";
 
 const BASE: KeyInput = {
@@ -219,6 +220,30 @@ describe("prepareCall — keys from real requests", () => {
     expect(a.argsText).toBe(JSON.stringify({ to: "a@x.io", body: "[REDACTED]", request_id: "r-1" }));
     expect(a.argsFingerprint).not.toBe(b.argsFingerprint);
     expect(prepareCall({ ...call, args: undefined }, policy, TEST_FINGERPRINTER).argsText).toBeNull();
+  });
+
+  it("a key that is a digest of the args is keyed with the install's secret; the unkeyed one is kept only to look up older records", () => {
+    const other = argsFingerprinter("another-install");
+    for (const [policy, input] of [
+      [{ ...DEFAULT_POLICY, keyStrategy: "args" as const }, call],
+      [DEFAULT_POLICY, call],
+    ] as const) {
+      const a = prepareCall(input, policy, TEST_FINGERPRINTER);
+      const digest = deriveKey(policy.keyStrategy, { ...input, canonicalArgs: canonicalize(input.args) });
+      expect(a.legacyKey).toBe(digest);
+      expect(a.key).not.toBe(digest);
+      expect(prepareCall(input, policy, other).key).not.toBe(a.key);
+    }
+    // Keys of ids only are what they were: there is no secret in them to guess.
+    for (const [policy, input] of [
+      [DEFAULT_POLICY, { ...call, stepId: "welcome-mail" }],
+      [{ ...DEFAULT_POLICY, keyStrategy: "scope" as const }, { ...call, scope: "order:1" }],
+      [{ ...DEFAULT_POLICY, keyStrategy: "toolCallId" as const }, call],
+    ] as const) {
+      const a = prepareCall(input, policy, TEST_FINGERPRINTER);
+      expect(a.legacyKey).toBeNull();
+      expect(a.key).toBe(deriveKey(policy.keyStrategy, { ...input, canonicalArgs: canonicalize(input.args) }));
+    }
   });
 
   it("propagates KeyDerivationError for a scope tool called without scope", () => {
