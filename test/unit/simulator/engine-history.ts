@@ -1,6 +1,3 @@
-import { copyFileSync, mkdtempSync } from "node:fs";
-import os from "node:os";
-import path from "node:path";
 import { randomBytes } from "node:crypto";
 import fc from "fast-check";
 import { isCachedOutcome } from "../../../lib/core/generations";
@@ -13,12 +10,11 @@ import { SYSTEM_ACTOR } from "../../../lib/server/operator-audit";
 import type { PolicySource } from "../../../lib/server/policy-source";
 import { createProjectWithKey } from "../../../lib/server/projects";
 import type { BypassGate } from "../../../lib/server/resend-bypass";
-import { parseDatabaseUrl } from "../../../lib/store/connection/database-url";
-import { ensureMigrated } from "../../../lib/store/connection/migrate";
 import { openStore } from "../../../lib/store/hot/open-gate-store";
 import type { GateStore } from "../../../lib/store/ports/gate-store";
 import { type Db, openDb } from "../../../lib/store/prisma/client";
 import { PrismaOperatorStore } from "../../../lib/store/prisma/operator-store";
+import { migratedSqliteFile } from "../../helpers/migrated-sqlite";
 
 /**
  * Histories made by the real engine: a GateService over a real SQLite file with a clock the test
@@ -28,16 +24,6 @@ import { PrismaOperatorStore } from "../../../lib/store/prisma/operator-store";
 export const TOOL = "create_ticket";
 export const OTHER_TOOL = "lookup_order";
 export const T0 = 1_800_000_000_000;
-
-let template: Promise<string> | undefined;
-function migratedTemplate(): Promise<string> {
-  template ??= (async () => {
-    const file = path.join(mkdtempSync(path.join(os.tmpdir(), "idemgate-sim-")), "template.db");
-    await ensureMigrated(parseDatabaseUrl(`file:${file}`));
-    return file;
-  })();
-  return template;
-}
 
 /** Resends as the gate answers them (resend-bypass.ts), minus the token bookkeeping the simulator never sees. */
 const bypassGate: BypassGate = {
@@ -63,8 +49,7 @@ export interface EngineHistory {
 }
 
 export async function engineHistory(policy: ToolPolicy): Promise<EngineHistory> {
-  const file = path.join(path.dirname(await migratedTemplate()), `sim_${randomBytes(6).toString("hex")}.db`);
-  copyFileSync(await migratedTemplate(), file);
+  const file = await migratedSqliteFile("sim");
   const store = openStore({ databaseUrl: `file:${file}`, sqliteSynchronous: "normal" });
   const db = openDb({ databaseUrl: `file:${file}` });
   const project = await createProjectWithKey(store, "simulator");

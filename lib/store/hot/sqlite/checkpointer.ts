@@ -1,42 +1,89 @@
 import { createRequire } from "node:module";
 import path from "node:path";
 import { Worker } from "node:worker_threads";
+import type Database from "better-sqlite3";
 
 /**
- * Moves SQLite's WAL checkpoints off the thread that serves decisions.
+ * Moves SQLite's WAL checkpoints off the thread that serves decisions, and keeps the WAL bounded.
  *
- * Why: with synchronous=NORMAL a commit never waits for the disk, but every ~1,000 WAL frames the
- * committing connection runs a checkpoint, and that checkpoint fsyncs everything written since the
- * last one. On the request thread it cost as much as the commits themselves (measured: a replay's
- * ledger write took 250 µs with automatic checkpoints, 140 µs without). Here a worker thread with
- * its own connection runs PASSIVE checkpoints (never blocking the writer) on a timer, so the
- * writer's own automatic checkpoint, raised to a backstop (the store sets it), only fires when the
- * worker falls behind — and then finds little left to copy. The writer's backstop also restarts the
- * WAL from its beginning once everything is copied, which a PASSIVE checkpoint running beside a
- * busy writer cannot do, so the log never grows past the backstop by much.
+ * Why: better-sqlite3 is synchronous, so whatever a connection does runs on the event loop. SQLite's
+ * automatic checkpoint runs inside the COMMIT of whichever write crosses its threshold: it copies
+ * every frame the log holds into the database file and fsyncs it (under synchronous=FULL), and every
+ * request of the process waits meanwhile. It used to be kept as a "backstop" every 8,000 frames
+ * (32 MB) beside this worker, so whenever the worker fell behind (two busy cores shared by the
+ * server, its clients and the worker), one unlucky commit copied and synced up to 32 MB on the
+ * request thread (issue #16 item 11: a multi-second `complete` at p99 under 200 clients).
+ *
+ * Now the writer never checkpoints while the worker runs (wal_autocheckpoint = 0). The worker, with
+ * its own connection, runs a PASSIVE checkpoint (never blocks the writer) every tick, sooner while
+ * the log is long. A PASSIVE checkpoint beside a busy writer rarely leaves the log fully copied at
+ * the moment of the next write, which is when SQLite restarts the log from its beginning; so once
+ * the log holds `restartFrames` frames and all of them are copied, the worker runs a RESTART
+ * checkpoint: it copies the few frames written since (the writer waits for that short copy only)
+ * and makes the next write start the log over. The writer's journal_size_limit then trims the file,
+ * so the WAL on disk stays near `restartFrames` pages. Should the worker fail, the writer gets
+ * SQLite's own automatic checkpoints back.
  */
 export interface CheckpointerOptions {
+  /** Between checkpoints while the log is short (default 200 ms). */
   intervalMs?: number;
+  /** Log length (frames, 4 KiB pages) from which the worker restarts the log (default 4,096 = 16 MiB). */
+  restartFrames?: number;
+}
+
+/** What the worker last saw, for tests and diagnostics. */
+export interface CheckpointStats {
+  ticks: number;
+  restarts: number;
+  /** Frames in the log at the last tick, before its checkpoint. */
+  logFrames: number;
+  maxLogFrames: number;
 }
 
 const WORKER_SOURCE = `
 const { parentPort, workerData } = require("node:worker_threads");
 const Database = require(workerData.driver);
 const db = new Database(workerData.file, { timeout: 0 });
-const checkpoint = db.prepare("PRAGMA wal_checkpoint(PASSIVE)");
-const timer = setInterval(() => {
-  try { checkpoint.get(); } catch { /* busy or closing: the next tick, or the writer's backstop, does it */ }
-}, workerData.intervalMs);
-parentPort.on("message", () => { clearInterval(timer); db.close(); parentPort.close(); });
+const passive = db.prepare("PRAGMA wal_checkpoint(PASSIVE)");
+const restart = db.prepare("PRAGMA wal_checkpoint(RESTART)");
+const stats = { ticks: 0, restarts: 0, logFrames: 0, maxLogFrames: 0 };
+let timer = null;
+function tick() {
+  let next = workerData.intervalMs;
+  try {
+    const copied = passive.get();
+    stats.ticks++;
+    stats.logFrames = copied.log;
+    stats.maxLogFrames = Math.max(stats.maxLogFrames, copied.log);
+    if (copied.log >= workerData.restartFrames && copied.checkpointed === copied.log) {
+      // Waits (briefly) for the writer's lock and the readers; the copy left to do is short.
+      db.pragma("busy_timeout = " + workerData.restartWaitMs);
+      try { if (restart.get().busy === 0) stats.restarts++; } finally { db.pragma("busy_timeout = 0"); }
+    } else if (copied.log >= workerData.restartFrames / 4) {
+      next = Math.min(next, 10);
+    }
+  } catch { /* busy or closing: the next tick does it */ }
+  parentPort.postMessage(stats);
+  timer = setTimeout(tick, next);
+}
+timer = setTimeout(tick, workerData.intervalMs);
+parentPort.on("message", () => { clearTimeout(timer); db.close(); parentPort.close(); });
 `;
+
+/** SQLite's default automatic checkpoint (frames): what the writer falls back to without the worker. */
+const SQLITE_DEFAULT_AUTOCHECKPOINT = 1_000;
+const PAGE_BYTES = 4_096;
 
 export class SqliteCheckpointer {
   private worker: Worker | null = null;
+  private writer: Database.Database | null = null;
+  private latest: CheckpointStats = { ticks: 0, restarts: 0, logFrames: 0, maxLogFrames: 0 };
 
   private constructor(
     private readonly file: string,
     private readonly driver: string,
     private readonly intervalMs: number,
+    private readonly restartFrames: number,
   ) {}
 
   /**
@@ -45,22 +92,41 @@ export class SqliteCheckpointer {
    */
   static for(file: string, options: CheckpointerOptions = {}): SqliteCheckpointer | null {
     const driver = locateDriver();
-    return driver ? new SqliteCheckpointer(path.resolve(file), driver, options.intervalMs ?? 200) : null;
+    return driver ? new SqliteCheckpointer(path.resolve(file), driver, options.intervalMs ?? 200, options.restartFrames ?? 4_096) : null;
   }
 
-  /** Starts the worker once; later calls do nothing. */
-  start(): void {
+  /**
+   * Starts the worker once (later calls do nothing) and takes checkpoints away from `writer`, the
+   * connection that serves requests; it gets them back if the worker fails.
+   */
+  start(writer?: Database.Database): void {
     if (this.worker) return;
-    this.worker = new Worker(WORKER_SOURCE, { eval: true, workerData: { file: this.file, driver: this.driver, intervalMs: this.intervalMs } });
-    // A checkpointer never keeps a process alive, and its failure only brings the backstop back.
-    this.worker.unref();
-    this.worker.on("error", () => {
-      this.worker = null;
+    const worker = new Worker(WORKER_SOURCE, {
+      eval: true,
+      workerData: { file: this.file, driver: this.driver, intervalMs: this.intervalMs, restartFrames: this.restartFrames, restartWaitMs: 100 },
     });
+    this.worker = worker;
+    // A checkpointer never keeps a process alive, and its failure only brings automatic checkpoints back.
+    worker.unref();
+    worker.on("message", (stats: CheckpointStats) => (this.latest = stats));
+    worker.on("error", () => {
+      if (this.worker === worker) this.worker = null;
+      this.handBack();
+    });
+    if (writer) {
+      this.writer = writer;
+      writer.pragma("wal_autocheckpoint = 0");
+      writer.pragma(`journal_size_limit = ${this.restartFrames * PAGE_BYTES}`);
+    }
   }
 
   get running(): boolean {
     return this.worker !== null;
+  }
+
+  /** What the worker reported last. */
+  get stats(): CheckpointStats {
+    return this.latest;
   }
 
   async stop(): Promise<void> {
@@ -71,6 +137,14 @@ export class SqliteCheckpointer {
     worker.postMessage("stop");
     await Promise.race([exited, new Promise<void>((resolve) => setTimeout(resolve, 1_000).unref())]);
     await worker.terminate();
+    this.handBack();
+  }
+
+  /** The writer checkpoints for itself again (SQLite's default), unless it is already closed. */
+  private handBack(): void {
+    const writer = this.writer;
+    this.writer = null;
+    if (writer?.open) writer.pragma(`wal_autocheckpoint = ${SQLITE_DEFAULT_AUTOCHECKPOINT}`);
   }
 }
 

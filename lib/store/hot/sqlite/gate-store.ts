@@ -12,7 +12,7 @@ import {
 import type { PolicyRow, PolicyWrite, SimulationLedgerRows, ToolTrafficRow } from "../../ports/policy-store";
 import { readSimulationLedger } from "../shared/simulation-statements";
 import { type SqliteOpenOptions, SqliteStatements, openSqlite } from "../../connection/sqlite-connection";
-import { SqliteCheckpointer } from "./checkpointer";
+import { type CheckpointerOptions, SqliteCheckpointer } from "./checkpointer";
 import { type Durability, SqliteGroupCommit } from "./group-commit";
 import { SQL } from "../shared/statements";
 import type { ApiKeyRow, GateEvent, GateStore, ProjectRow } from "../../ports/gate-store";
@@ -21,12 +21,15 @@ export type { SqliteSynchronous } from "../../connection/sqlite-connection";
 export type SqliteStoreOptions = Omit<SqliteOpenOptions, "foreignKeys"> & {
   /** Checkpoint the WAL from a worker thread once the store is busy (default true). */
   backgroundCheckpoints?: boolean;
+  /** The worker's settings (checkpointer.ts): tests use them to slow it down or restart sooner. */
+  checkpoints?: CheckpointerOptions;
 };
 
 /** Short-lived stores (scripts, tests) never pay for a worker thread: it starts after this many writes. */
 const CHECKPOINTER_AFTER_WRITES = 500;
-/** With the worker running, the writer's own checkpoint is only a backstop: every 8,000 frames (32 MB). */
-const BACKSTOP_FRAMES = 8_000;
+
+/** The hot connection's page cache: a group commit's pages and the log's newest pages stay in memory. */
+const HOT_CACHE_MIB = 32;
 
 /**
  * The embedded store: one better-sqlite3 connection per process with cached prepared statements.
@@ -42,10 +45,10 @@ export class SqliteGateStore implements GateStore {
   private writes = 0;
 
   constructor(file: string, options: SqliteStoreOptions = {}) {
-    this.db = openSqlite(file, { ...options, foreignKeys: true });
+    this.db = openSqlite(file, { cacheMiB: HOT_CACHE_MIB, ...options, foreignKeys: true });
     this.sql = new SqliteStatements(this.db);
     this.commits = new SqliteGroupCommit(this.sql, options.synchronous ?? "full");
-    this.checkpointer = options.backgroundCheckpoints === false || file === ":memory:" ? null : SqliteCheckpointer.for(file);
+    this.checkpointer = options.backgroundCheckpoints === false || file === ":memory:" ? null : SqliteCheckpointer.for(file, options.checkpoints);
   }
 
   /** Every write goes through the group commit: it alone decides the connection's synchronous mode. */
@@ -55,8 +58,13 @@ export class SqliteGateStore implements GateStore {
   }
 
   private startCheckpointer(): void {
-    this.checkpointer!.start();
-    this.db.pragma(`wal_autocheckpoint = ${BACKSTOP_FRAMES}`);
+    // From now on the request thread never runs a checkpoint (checkpointer.ts).
+    this.checkpointer!.start(this.db);
+  }
+
+  /** The background checkpointer, once started (tests and diagnostics). */
+  get checkpoints(): SqliteCheckpointer | null {
+    return this.checkpointer?.running ? this.checkpointer : null;
   }
 
   findRecordByKey(projectId: string, key: string): Promise<CallRecord | null> {
