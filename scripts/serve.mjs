@@ -78,10 +78,19 @@ for (const [signal, code] of [["SIGINT", 130], ["SIGTERM", 143]]) {
     if (closing) return;
     closing = true;
     // Stop taking connections, let the requests in flight finish, then flush and close the stores.
-    server.close(async () => {
+    // Long-lived streams (an MCP client's event stream) are cut after a grace period.
+    let finished = false;
+    const finish = async () => {
+      if (finished) return;
+      finished = true;
       await agentApi()?.close().catch((error) => console.error(error));
       await app.close().catch(() => undefined);
       process.exit(code);
-    });
+    };
+    setTimeout(() => {
+      server.closeAllConnections();
+      finish();
+    }, 10_000).unref();
+    server.close(finish);
   });
 }
