@@ -52,6 +52,10 @@ const scalarFields = {
   toolErrors: z
     .enum(["permanent", "retryable"])
     .describe("MCP gateway: an upstream tool's own error result (isError) is a permanent failure (recorded; replays under cacheFailures) or a retryable one (released: the next call runs it again)"),
+
+  mode: z
+    .enum(["enforce", "shadow"])
+    .describe("shadow: the gate records what it would have decided (would_replay, would_block, …) and answers execute, as if it were not there; enforce: its decision is the answer"),
 };
 
 const retryFields = {
@@ -85,13 +89,24 @@ const stormFields = {
     .describe("Without a baseline: the share of the window's begins (0–1) those hits must also be"),
 };
 
+const budgetFields = {
+  maxCallsPerRun: z.number().int().min(1).max(1_000_000).nullable().describe("Executions a run may make (null: no limit)"),
+  maxCostPerRun: z.number().min(0).max(1e12).nullable().describe("What a run may spend, in `currency` (null: no limit)"),
+  currency: z.string().regex(/^[A-Z]{3}$/, "an ISO 4217 code such as USD").describe("The currency of the limit and of the costs counted against it"),
+  costPerExecution: z.number().min(0).max(1e9).describe("Charged to the run each time the tool executes; costs reported on complete are added"),
+};
+
 export const RetryPolicySchema = z.object(retryFields).strict().meta({ id: "RetryPolicy", description: "Retry advice the SDK follows for transient failures" });
 export const LoopPolicySchema = z.object(loopFields).strict().meta({ id: "LoopPolicy", description: "Per-run loop detection over call signatures" });
 export const StormPolicySchema = z.object(stormFields).strict().meta({ id: "StormPolicy", description: "Retry-storm detection" });
+export const BudgetPolicySchema = z
+  .object(budgetFields)
+  .strict()
+  .meta({ id: "BudgetPolicy", description: "Per-run budget: a begin that would pass a limit answers blocked (reason budget_exceeded); replays cost nothing" });
 
 /** A complete, effective policy. */
 export const ToolPolicySchema = z
-  .object({ ...scalarFields, retry: RetryPolicySchema, loop: LoopPolicySchema, storm: StormPolicySchema })
+  .object({ ...scalarFields, retry: RetryPolicySchema, loop: LoopPolicySchema, storm: StormPolicySchema, budget: BudgetPolicySchema })
   .strict()
   .superRefine((policy, ctx) => {
     if (policy.retry.maxDelayMs < policy.retry.initialDelayMs) {
@@ -115,6 +130,7 @@ export const PolicyOverridesSchema = z
     retry: z.object(retryFields).strict().partial().optional(),
     loop: z.object(loopFields).strict().partial().optional(),
     storm: z.object(stormFields).strict().partial().optional(),
+    budget: z.object(budgetFields).strict().partial().optional(),
   })
   .strict()
   .meta({

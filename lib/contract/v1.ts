@@ -75,6 +75,10 @@ export const ExecuteDecisionSchema = z
       .optional()
       .describe("false when the tool's policy never replays its outcome (effect read, onDuplicate execute or refuse): a large result need not be stored whole"),
     keepHeaders: z.array(z.string()).optional().describe("HTTP tools: the response headers the tool's policy keeps for replays (policy keepHeaders)"),
+    shadowDecision: z
+      .string()
+      .optional()
+      .describe("Shadow mode: what the gate would have answered under enforce (would_replay, would_refuse, would_block, …); run the tool anyway"),
     loopWarning,
   })
   .meta({ id: "ExecuteDecision", description: "You hold the lease: run the tool with `key` as its idempotency key, then complete" });
@@ -151,14 +155,32 @@ export const PreviewRequiredDecisionSchema = z
     description: "Run the tool's dry run, POST its summary and affected resources to /api/v1/calls/preview with the same call, then begin again with the previewToken",
   });
 
+export const BudgetStatusSchema = z
+  .object({
+    exceeded: z.enum(["calls", "cost"]).describe("Which limit the call would pass"),
+    calls: z.number().int().describe("Executions the run has made"),
+    maxCalls: z.number().int().nullable(),
+    spent: z.number().describe("What the run has spent, in `currency`"),
+    maxCost: z.number().nullable(),
+    currency: z.string(),
+  })
+  .meta({ id: "BudgetStatus", description: "A run's budget when a begin was refused: what was spent and what the limit is" });
+
 export const BlockedDecisionSchema = z
   .object({
     decision: z.literal("blocked"),
-    reason: z.literal("loop_detected"),
-    pattern: z.array(z.string()),
-    repeats: z.number().int(),
+    reason: z
+      .enum(["loop_detected", "budget_exceeded"])
+      .describe("loop_detected: the run repeats a cycle of calls; budget_exceeded: the run has spent its budget (`budget`, `message`)"),
+    pattern: z.array(z.string()).describe("loop_detected: the repeated cycle (tool names, oldest first); empty for budget_exceeded"),
+    repeats: z.number().int().describe("loop_detected: how many times in a row; 0 for budget_exceeded"),
+    message: z.string().optional().describe("budget_exceeded: words for the model, e.g. \"stop: this run has spent 20.00 USD of 20.00\""),
+    budget: BudgetStatusSchema.optional(),
   })
-  .meta({ id: "BlockedDecision", description: "The run repeats a cycle of calls: `pattern` (tool names, oldest first) came `repeats` times in a row" });
+  .meta({
+    id: "BlockedDecision",
+    description: "The run was stopped: a cycle of calls (`pattern`) came `repeats` times in a row, or its budget is spent. Do not run the tool",
+  });
 
 export const BeginResponseSchema = z
   .discriminatedUnion("decision", [
@@ -197,6 +219,15 @@ const finalCredential = {
   leaseToken: leaseToken.optional().describe("The attempt's lease; may be left out when `operationId` finishes an accepted operation"),
   operationId: operationId.optional().describe("Finishes the accepted operation with this id (no lease needed)"),
 };
+const cost = z
+  .object({
+    amount: z.number().min(0).max(1e9),
+    currency: z.string().regex(/^[A-Z]{3}$/, "an ISO 4217 code such as USD"),
+  })
+  .strict()
+  .optional()
+  .describe("Budgets: what this execution cost; added to the run's spend when its currency is the budget's")
+  .meta({ id: "Cost" });
 const hasCredential = (body: { leaseToken?: string; operationId?: string }) => body.leaseToken !== undefined || body.operationId !== undefined;
 const credentialIssue = { message: "give `leaseToken` (or `operationId` to finish an accepted operation)", path: ["leaseToken"] };
 
@@ -207,6 +238,7 @@ export const CompleteRequestSchema = z
         ...finalCredential,
         outcome: z.literal("succeeded"),
         result: z.unknown().optional(),
+        cost,
         compensation: z
           .object({ tool: ToolNameSchema, args: z.unknown().optional() })
           .strict()
@@ -215,9 +247,9 @@ export const CompleteRequestSchema = z
       })
       .strict()
       .refine(hasCredential, credentialIssue),
-    z.object({ ...finalCredential, outcome: z.literal("failed"), error: ErrorInfoSchema }).strict().refine(hasCredential, credentialIssue),
+    z.object({ ...finalCredential, outcome: z.literal("failed"), error: ErrorInfoSchema, cost }).strict().refine(hasCredential, credentialIssue),
     z
-      .object({ leaseToken, outcome: z.literal("accepted"), operationId, statusUrl: statusUrl.optional() })
+      .object({ leaseToken, outcome: z.literal("accepted"), operationId, statusUrl: statusUrl.optional(), cost })
       .strict()
       .describe("The tool started a long-running operation: begins replay its id until a final complete"),
   ])

@@ -6,10 +6,16 @@ import { redact } from "./redact";
 export type CheckOutcome = "found" | "not_found";
 
 /** A final outcome may name the operation it finishes instead of holding the lease (async operations). */
+/** Budgets: what an execution cost, as its complete reported it. */
+export interface ReportedCost {
+  amount: number;
+  currency: string;
+}
+
 export type CompleteOutcome =
-  | { outcome: "succeeded"; result?: unknown; operationId?: string; compensation?: Compensation; check?: CheckOutcome }
-  | { outcome: "failed"; error: ErrorInfo; operationId?: string; check?: CheckOutcome }
-  | { outcome: "accepted"; operationId: string; statusUrl?: string };
+  | { outcome: "succeeded"; result?: unknown; operationId?: string; compensation?: Compensation; check?: CheckOutcome; cost?: ReportedCost }
+  | { outcome: "failed"; error: ErrorInfo; operationId?: string; check?: CheckOutcome; cost?: ReportedCost }
+  | { outcome: "accepted"; operationId: string; statusUrl?: string; cost?: ReportedCost };
 
 export type CompletePlan =
   | { op: "update"; record: CallRecord; expectedVersion: number }

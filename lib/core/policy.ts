@@ -30,6 +30,23 @@ export interface StormPolicy {
   absoluteDedupRate: number;
 }
 
+/**
+ * Per-run budget (budgets): every execution of a budgeted tool counts against its run's counter; a
+ * begin that would pass a limit is answered `blocked` (reason `budget_exceeded`). Null = no limit.
+ */
+export interface BudgetPolicy {
+  maxCallsPerRun: number | null;
+  /** In `currency`; counts each execution's `costPerExecution` and the costs reported on complete. */
+  maxCostPerRun: number | null;
+  /** ISO 4217 code the limits and reported costs are in. */
+  currency: string;
+  /** Charged when the tool executes (0: only what complete reports). */
+  costPerExecution: number;
+}
+
+/** enforce: the gate's decision is the answer; shadow: the decision is recorded as `would_…` and the answer is `execute`. */
+export type GateMode = "enforce" | "shadow";
+
 /** Per-tool settings, exactly the table in DESIGN.md. */
 export interface ToolPolicy {
   effect: Effect;
@@ -57,6 +74,8 @@ export interface ToolPolicy {
   keepHeaders: string[];
   /** MCP gateway: whether an upstream tool's own error result (`isError`) is a permanent or a retryable failure. */
   toolErrors: "permanent" | "retryable";
+  budget: BudgetPolicy;
+  mode: GateMode;
 }
 
 /**
@@ -67,9 +86,10 @@ export type PolicyOverrides = Partial<Omit<ToolPolicy, NestedField>> & {
   retry?: Partial<RetryAdvice>;
   loop?: Partial<LoopPolicy>;
   storm?: Partial<StormPolicy>;
+  budget?: Partial<BudgetPolicy>;
 };
 
-export const NESTED_FIELDS = ["retry", "loop", "storm"] as const;
+export const NESTED_FIELDS = ["retry", "loop", "storm", "budget"] as const;
 export type NestedField = (typeof NESTED_FIELDS)[number];
 
 /** The tool name of the project-wide layer every tool inherits from. */
@@ -112,6 +132,13 @@ export const DEFAULT_POLICY: Readonly<ToolPolicy> = Object.freeze<ToolPolicy>({
   preview: "none",
   keepHeaders: [...DEFAULT_KEEP_HEADERS],
   toolErrors: "permanent",
+  budget: { maxCallsPerRun: null, maxCostPerRun: null, currency: "USD", costPerExecution: 0 },
+  mode: "enforce",
 });
+
+/** Whether executions of a tool under this policy are counted against their run's budget. */
+export function hasBudget(policy: ToolPolicy): boolean {
+  return policy.budget.maxCallsPerRun !== null || policy.budget.maxCostPerRun !== null;
+}
 
 export const DEFAULT_EFFECTIVE_POLICY: EffectivePolicy = { policy: DEFAULT_POLICY, version: 0 };

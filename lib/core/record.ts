@@ -1,4 +1,5 @@
 import type { KeyStrategy, RetryAdvice } from "./policy";
+import type { BudgetStatus } from "./budget";
 
 /** `accepted`: the tool started a long-running operation and answered with its id, not its outcome. */
 export type RecordState = "in_progress" | "succeeded" | "failed" | "released" | "accepted";
@@ -96,6 +97,8 @@ export type BeginDecision =
       replayable: boolean;
       /** HTTP tools: the response headers the policy keeps for replays. */
       keepHeaders: string[];
+      /** Shadow mode: what the gate would have answered under enforce (`would_replay`, …). */
+      shadowDecision?: string;
     } & Flagged)
   | ({
       decision: "replay";
@@ -125,7 +128,9 @@ export type BeginDecision =
   | { decision: "approval_required"; requestId: string }
   /** Previews: the tool's policy wants its dry run (and, under `approve`, a human) before it first runs. */
   | { decision: "preview_required"; key: string; mode: "required" | "approve"; argsFingerprint: string }
-  | { decision: "blocked"; reason: "loop_detected"; pattern: string[]; repeats: number };
+  | { decision: "blocked"; reason: "loop_detected"; pattern: string[]; repeats: number }
+  /** Budgets: `pattern` is empty and `repeats` 0, so clients that read only those keep working. */
+  | { decision: "blocked"; reason: "budget_exceeded"; pattern: string[]; repeats: number; message: string; budget: BudgetStatus };
 
 export function parseJsonText(text: string | null): unknown {
   return text === null ? undefined : JSON.parse(text);

@@ -71,7 +71,12 @@ export function toBeginInput(body: BeginRequest): BeginInput {
 export function toCompleteOutcome(body: CompleteRequest): CompleteOutcome {
   switch (body.outcome) {
     case "accepted":
-      return { outcome: "accepted", operationId: body.operationId, ...(body.statusUrl !== undefined ? { statusUrl: body.statusUrl } : {}) };
+      return {
+        outcome: "accepted",
+        operationId: body.operationId,
+        ...(body.statusUrl !== undefined ? { statusUrl: body.statusUrl } : {}),
+        ...(body.cost !== undefined ? { cost: body.cost } : {}),
+      };
     case "succeeded":
       return {
         outcome: "succeeded",
@@ -79,6 +84,7 @@ export function toCompleteOutcome(body: CompleteRequest): CompleteOutcome {
         ...(body.operationId !== undefined ? { operationId: body.operationId } : {}),
         ...(body.compensation !== undefined ? { compensation: body.compensation } : {}),
         ...(body.check !== undefined ? { check: body.check } : {}),
+        ...(body.cost !== undefined ? { cost: body.cost } : {}),
       };
     case "failed":
       return {
@@ -86,6 +92,7 @@ export function toCompleteOutcome(body: CompleteRequest): CompleteOutcome {
         error: body.error,
         ...(body.operationId !== undefined ? { operationId: body.operationId } : {}),
         ...(body.check !== undefined ? { check: body.check } : {}),
+        ...(body.cost !== undefined ? { cost: body.cost } : {}),
       };
   }
 }

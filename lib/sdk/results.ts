@@ -49,7 +49,15 @@ export function resultFromDecision<T>(decision: Terminal): CallResult<T> {
     case "preview_required":
       return { ok: false, status: "preview_required", key: decision.key, mode: decision.mode };
     case "blocked":
-      return { ok: false, status: "blocked", reason: decision.reason, pattern: decision.pattern, repeats: decision.repeats };
+      return {
+        ok: false,
+        status: "blocked",
+        reason: decision.reason,
+        pattern: decision.pattern,
+        repeats: decision.repeats,
+        ...(decision.message !== undefined ? { message: decision.message } : {}),
+        ...(decision.budget !== undefined ? { budget: decision.budget } : {}),
+      };
   }
 }
 
@@ -86,6 +94,7 @@ export function describeForModel(result: CallResult<unknown>): string {
     case "approval_required":
       return `Repeating this action needs human approval (request ${result.requestId}). Wait for it.`;
     case "blocked":
+      if (result.reason === "budget_exceeded") return result.message ?? "stop: this run has spent its budget. Do not call more tools.";
       return `Stopped: the same calls repeated ${result.repeats} times (${result.pattern.join(" → ")}). Try a different approach or stop.`;
   }
 }

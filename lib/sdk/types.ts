@@ -11,6 +11,7 @@ import type {
 import type { CreatePreviewRequestSchema, PreviewWire } from "../contract/previews";
 import type { RunCompensation } from "../contract/sagas";
 import type { ToolErrorInfo } from "./errors";
+import type { BudgetStatus } from "../core/budget";
 
 export type { BeginRequest, BeginResponse, CallStatus, CheckReportRequest, CompleteRequest, HeartbeatRequest, HeartbeatResponse, PreviewWire, RunCompensation };
 export type CreatePreviewRequest = z.input<typeof CreatePreviewRequestSchema>;
@@ -187,6 +188,7 @@ export type CallResult<T> =
   | { ok: false; status: "preview_denied"; previewId: string; note: string | null }
   /** Still waiting for an operator's approval when `previewTimeoutMs` ran out: call again later. */
   | { ok: false; status: "preview_pending"; previewId: string }
-  | { ok: false; status: "blocked"; reason: "loop_detected"; pattern: string[]; repeats: number };
+  /** loop_detected: the run repeats a cycle (`pattern`); budget_exceeded: the run spent its budget (`message`, `budget`). */
+  | { ok: false; status: "blocked"; reason: "loop_detected" | "budget_exceeded"; pattern: string[]; repeats: number; message?: string; budget?: BudgetStatus };
 
 export type CallStatusName = CallResult<unknown>["status"];

@@ -15,6 +15,8 @@ export interface EventFields {
   argsMismatch?: boolean;
   loopStep?: boolean;
   detail?: Record<string, unknown> | null;
+  /** Shadow mode: what the gate would have answered (`would_replay`, …). */
+  shadowDecision?: string;
 }
 
 function base(fields: EventFields) {
@@ -28,6 +30,7 @@ function base(fields: EventFields) {
     policyVersion: fields.policyVersion,
     detail: fields.detail ? JSON.stringify(fields.detail) : null,
     loopStep: fields.loopStep ?? false,
+    shadowDecision: fields.shadowDecision ?? null,
   };
 }
 

@@ -3,10 +3,11 @@ import { normalizeCallIds } from "../core/identity";
 import { KeyDerivationError } from "../core/keys";
 import { type CallSignature, type LoopMatch, detectLoop, isLoopStep, loopHistorySize } from "../core/loop-detector";
 import { type BeginPlan, planBegin, alwaysExecutes } from "../core/plan-begin";
+import { type BudgetCharge, type BudgetStatus, budgetRefusal, describeBudget, executionCharge, reportedCharge, toMicros } from "../core/budget";
 import { type CompleteOutcome, planHeartbeat } from "../core/plan-complete";
 import { type BeginCall, type PreparedCall, prepareCall } from "../core/prepare-call";
 import type { BeginDecision, CallRecord, LoopWarning } from "../core/record";
-import type { EffectivePolicy, LoopPolicy } from "../core/policy";
+import { type EffectivePolicy, type LoopPolicy, hasBudget } from "../core/policy";
 import type { GateStore } from "../store/ports/gate-store";
 import { AppError } from "./app-error";
 import { BoundedGuesses } from "./bounded-guesses";
@@ -68,6 +69,8 @@ interface BeginContext {
   warning: LoopWarning | undefined;
   /** The begin carried a resend's token, or asked for one: kept on its event for the policy simulator. */
   bypass: "token" | "ask" | null;
+  /** The tool's policy is in shadow mode: decide, record `would_…`, answer execute. */
+  shadow: boolean;
 }
 
 /**
@@ -112,11 +115,15 @@ export class GateService {
     const { policy, call, loop, firstRead } = await this.readForBegin(projectId, input, fingerprint);
     const unkeyed = alwaysExecutes(policy.policy);
     const bypass = input.bypass === undefined ? null : input.bypass.token !== undefined ? "token" : "ask";
-    const ctx: BeginContext = { call, policy, startedAt, latched: false, warning: undefined, bypass };
+    const shadow = policy.policy.mode === "shadow";
+    const ctx: BeginContext = { call, policy, startedAt, latched: false, warning: undefined, bypass, shadow };
     if (loop) {
       const found = { reason: "loop_detected" as const, pattern: loop.pattern.map((step) => step.tool), repeats: loop.repeats };
       // A begin carrying a human-approved bypass token is not the agent looping: flag it, never block it.
-      if (policy.policy.loop.action === "block" && input.bypass?.token === undefined) return this.block(ctx, found, firstRead);
+      if (policy.policy.loop.action === "block" && input.bypass?.token === undefined) {
+        const blocked: BeginDecision = { decision: "blocked", ...found };
+        return shadow ? this.shadowExecute(ctx, blocked) : this.block(ctx, found, firstRead);
+      }
       ctx.warning = found;
     }
 
@@ -124,7 +131,10 @@ export class GateService {
     let pollMs = LATCH_POLL_MIN_MS;
     // Begins plan on the key's newest generation; a bypass ask may be answered, or raise it, first.
     const routed = unkeyed ? null : await this.router.route(call, policy, firstRead, input.bypass, this.clock());
-    if (routed && "decision" in routed) return (await this.apply({ op: "none", record: routed.record, decision: routed.decision, argsMismatch: false }, ctx))!;
+    if (routed && "decision" in routed) {
+      if (shadow) return this.shadowExecute(ctx, routed.decision);
+      return (await this.apply({ op: "none", record: routed.record, decision: routed.decision, argsMismatch: false }, ctx))!;
+    }
     let route: KeyRoute | null = routed;
     let existing: CallRecord | null = route ? route.record : null;
     let previewSpent = false;
@@ -139,22 +149,28 @@ export class GateService {
         generation: route?.generation,
       });
 
-      if (plan.decision.decision === "in_progress" && now < deadline) {
+      if (plan.decision.decision === "in_progress" && now < deadline && !shadow) {
         ctx.latched = true;
         await this.waiters.wait(waitKey(projectId, planned.key), Math.min(pollMs, deadline - now));
         pollMs = Math.min(pollMs * 2, LATCH_POLL_MAX_MS);
       } else {
+        // Shadow mode: whatever the gate would have answered, the agent runs the tool as it did before.
+        if (shadow) {
+          const would = await this.shadowFinding(ctx, plan, input.previewToken);
+          if (would) return this.shadowExecute(ctx, would);
+        }
         // A first execution of a previewed tool spends its token first; a resend's approval stands in for it.
-        if (plan.decision.decision === "execute" && policy.policy.preview !== "none" && !previewSpent && input.bypass?.token === undefined) {
+        if (!shadow && plan.decision.decision === "execute" && policy.policy.preview !== "none" && !previewSpent && input.bypass?.token === undefined) {
           if (input.previewToken === undefined || !this.previews) return this.askForPreview(ctx, existing, policy.policy.preview, planned);
           await this.previews.redeem(projectId, input.previewToken, planned);
           previewSpent = true;
         }
         const applied = await this.apply(plan, ctx);
         if (applied) {
-          if (route) this.router.claimed(route, applied);
+          if (route && applied.decision !== "blocked") this.router.claimed(route, applied);
           if (applied.decision === "execute") this.toolOfCall.set(applied.callId, call.tool);
-          return ctx.warning ? ({ ...applied, loopWarning: ctx.warning } as BeginDecision) : applied;
+          const shadowed = shadow && applied.decision === "execute" ? ({ ...applied, shadowDecision: "would_execute" } as BeginDecision) : applied;
+          return ctx.warning ? ({ ...shadowed, loopWarning: ctx.warning } as BeginDecision) : shadowed;
         }
         races++;
       }
@@ -228,6 +244,63 @@ export class GateService {
     }
   }
 
+  /**
+   * Shadow mode: what the gate would have answered instead of this plan's execute, or null when it
+   * would have executed too. A first execution would also need a preview's token and a budget.
+   */
+  private async shadowFinding(ctx: BeginContext, plan: BeginPlan, previewToken: string | undefined): Promise<BeginDecision | null> {
+    if (plan.decision.decision !== "execute") return plan.decision;
+    const { policy } = ctx.policy;
+    if (policy.preview !== "none" && previewToken === undefined && ctx.bypass !== "token") {
+      return { decision: "preview_required", key: ctx.call.key, mode: policy.preview, argsFingerprint: ctx.call.argsFingerprint };
+    }
+    const charge = this.chargeFor(plan, ctx);
+    if (!charge) return null;
+    const refusal = budgetRefusal(await this.store.runSpend(ctx.call.projectId, ctx.call.runId), { ...charge, enforce: true });
+    return refusal ? budgetBlocked(refusal) : null;
+  }
+
+  /**
+   * Shadow mode's answer: the call runs under a record of its own (as a tool that never dedupes),
+   * so its complete is recorded, and its event keeps what the gate would have answered.
+   */
+  private async shadowExecute(ctx: BeginContext, would: BeginDecision): Promise<BeginDecision> {
+    const now = this.clock();
+    const policy: EffectivePolicy = { ...ctx.policy, policy: { ...ctx.policy.policy, onDuplicate: "execute" } };
+    const newLeaseToken = (id: string, attempt: number) => this.leases.issue(id, attempt);
+    const plan = planBegin(null, ctx.call, { now, policy, newCallId: () => newId("call", now), newLeaseToken });
+    if (plan.op !== "insert" || plan.decision.decision !== "execute") throw new Error("an unkeyed plan always inserts");
+    const shadowDecision = shadowName(would);
+    const detail = { ...shadowDetail(would), ...(ctx.warning ? { loopWarning: ctx.warning } : {}) };
+    const fields = { ...this.beginFields(ctx, plan.decision, detail), shadowDecision };
+    const event = beginEvent(plan.record, ctx.call, fields);
+    const charge = this.chargeFor(plan, ctx);
+    const written = charge ? (await this.store.writeCharged({ op: "insert" }, plan.record, event, charge)).written : await this.store.insertRecord(plan.record, event);
+    if (!written) throw new AppError("contention", "the call changed while deciding; retry the same request", { retryAfterSeconds: 1 });
+    this.toolOfCall.set(plan.record.id, ctx.call.tool);
+    return { ...plan.decision, shadowDecision, ...(ctx.warning ? { loopWarning: ctx.warning } : {}) };
+  }
+
+  /**
+   * Budgets: a new execution of a budgeted tool is charged to its run; a retry of the same record
+   * after a retryable failure or a lost lease is the same call, counted once. Shadow mode counts
+   * and never refuses.
+   */
+  private chargeFor(plan: BeginPlan, ctx: BeginContext): BudgetCharge | null {
+    if (!hasBudget(ctx.policy.policy)) return null;
+    if (plan.op === "update" ? plan.record.attempt > 1 : plan.op !== "insert") return null;
+    return executionCharge(ctx.policy.policy.budget, !ctx.shadow);
+  }
+
+  /** A begin refused by its run's budget: its ledger event is `blocked` with reason `budget_exceeded` and the spend. */
+  private async blockForBudget(ctx: BeginContext, status: BudgetStatus, record: CallRecord | null): Promise<BeginDecision> {
+    const decision = budgetBlocked(status);
+    const fields = this.beginFields(ctx, decision, { reason: "budget_exceeded", budget: status });
+    // The run is not repeating itself: a refused step is no loop step.
+    await this.store.appendEvent(beginEvent(record, ctx.call, { ...fields, loopStep: false }));
+    return decision;
+  }
+
   private async askForPreview(ctx: BeginContext, record: CallRecord | null, mode: "required" | "approve", call: PreparedCall): Promise<BeginDecision> {
     const decision: BeginDecision = { decision: "preview_required", key: call.key, mode, argsFingerprint: call.argsFingerprint };
     await this.store.appendEvent(beginEvent(record, ctx.call, this.beginFields(ctx, decision)));
@@ -281,6 +354,14 @@ export class GateService {
       if (argsMismatch && ctx.call.argsText !== null) fields.detail = { ...fields.detail, args: JSON.parse(ctx.call.argsText) as unknown };
       return beginEvent(record, ctx.call, { ...fields, argsMismatch });
     };
+    const charge = this.chargeFor(plan, ctx);
+    if (charge && (plan.op === "insert" || plan.op === "update")) {
+      const write = plan.op === "insert" ? ({ op: "insert" } as const) : ({ op: "update", expectedVersion: plan.expectedVersion } as const);
+      const result = await this.store.writeCharged(write, plan.record, event(plan.record, false), charge);
+      if (result.written) return plan.decision;
+      if (result.exceeded === null) return null;
+      return this.blockForBudget(ctx, budgetRefusal(result.exceeded, charge)!, plan.op === "update" ? plan.record : null);
+    }
     switch (plan.op) {
       case "insert":
         return (await this.store.insertRecord(plan.record, event(plan.record, false))) ? plan.decision : null;
@@ -300,6 +381,7 @@ export class GateService {
 
   private beginFields(ctx: BeginContext, decision: BeginDecision, detail?: Record<string, unknown>, resent = false): EventFields {
     return {
+      ...(ctx.shadow && decision.decision === "execute" ? { shadowDecision: "would_execute" } : {}),
       type: "begin",
       decision: decision.decision,
       startedAt: ctx.startedAt,
@@ -331,8 +413,18 @@ export class GateService {
         throw new AppError("invalid_state", `call ${record.id} is ${record.state}, not waiting for operation ${outcome.operationId ?? "(none)"}`);
       }
       const check = outcome.outcome === "accepted" ? undefined : outcome.check;
-      const event = recordEvent(plan.record, { ...fields, type: "complete", decision: plan.record.state, detail: check ? { check } : null });
-      if (await this.store.updateRecord(plan.record, plan.expectedVersion, event)) {
+      const { cost } = outcome;
+      // Budgets: a reported cost is added to the run's spend when its tool is budgeted in that currency.
+      const charge =
+        cost !== undefined && cost.amount > 0 && hasBudget(policy.policy) && cost.currency === policy.policy.budget.currency
+          ? reportedCharge(policy.policy.budget, toMicros(cost.amount))
+          : null;
+      const detail = { ...(check ? { check } : {}), ...(cost ? { cost, costCounted: charge !== null } : {}) };
+      const event = recordEvent(plan.record, { ...fields, type: "complete", decision: plan.record.state, detail: check || cost ? detail : null });
+      const stored = charge
+        ? (await this.store.writeCharged({ op: "update", expectedVersion: plan.expectedVersion }, plan.record, event, charge)).written
+        : await this.store.updateRecord(plan.record, plan.expectedVersion, event);
+      if (stored) {
         this.waiters.notify(waitKey(projectId, record.key));
         this.toolOfCall.delete(callId);
         await this.afterComplete?.(plan.record, policy, false);
@@ -411,6 +503,43 @@ export class GateService {
     if (!record) throw new AppError("not_found", `no call ${callId} in this project`);
     return record;
   }
+}
+
+/** What the ledger calls a decision the gate did not give in shadow mode. */
+const SHADOW_NAMES: Record<BeginDecision["decision"], string> = {
+  execute: "would_execute",
+  replay: "would_replay",
+  in_progress: "would_wait",
+  verify: "would_verify",
+  refused: "would_refuse",
+  conflict: "would_conflict",
+  approval_required: "would_require_approval",
+  preview_required: "would_require_preview",
+  blocked: "would_block",
+};
+
+function shadowName(would: BeginDecision): string {
+  return SHADOW_NAMES[would.decision];
+}
+
+/** The parts of a shadowed decision an operator needs: which record it would have replayed, why it would have blocked. */
+function shadowDetail(would: BeginDecision): Record<string, unknown> {
+  switch (would.decision) {
+    case "replay":
+    case "refused":
+    case "conflict":
+    case "in_progress":
+    case "verify":
+      return { shadow: { decision: would.decision, callId: would.callId } };
+    case "blocked":
+      return { shadow: { decision: "blocked", reason: would.reason, ...(would.reason === "budget_exceeded" ? { budget: would.budget } : { pattern: would.pattern, repeats: would.repeats }) } };
+    default:
+      return { shadow: { decision: would.decision } };
+  }
+}
+
+function budgetBlocked(status: BudgetStatus): BeginDecision {
+  return { decision: "blocked", reason: "budget_exceeded", pattern: [], repeats: 0, message: describeBudget(status), budget: status };
 }
 
 function withBypass(detail: Record<string, unknown> | null, bypass: BeginContext["bypass"]): Record<string, unknown> | null {

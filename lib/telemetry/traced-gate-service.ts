@@ -25,8 +25,12 @@ export class TracedGateService extends GateService {
       async (span) => {
         const decision = await super.begin(projectId, input);
         span.setAttribute("idemgate.decision", decision.decision);
+        // Shadow mode: the real answer (execute) and what the gate would have answered, both.
+        const shadow = decision.decision === "execute" ? decision.shadowDecision : undefined;
+        if (shadow !== undefined) span.setAttribute("idemgate.shadow_decision", shadow);
+        if (decision.decision === "blocked") span.setAttribute("idemgate.blocked_reason", decision.reason);
         const { decisions, beginDuration } = instruments();
-        decisions.add(1, { tool: input.tool, decision: decision.decision });
+        decisions.add(1, { tool: input.tool, decision: decision.decision, ...(shadow !== undefined ? { shadow_decision: shadow } : {}) });
         beginDuration.record((performance.now() - started) / 1000, { tool: input.tool, decision: decision.decision });
         return decision;
       },

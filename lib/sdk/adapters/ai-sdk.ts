@@ -126,5 +126,5 @@ function combine(a: AbortSignal | undefined, b: AbortSignal): AbortSignal {
 }
 
 function defaultToModel(result: CallResult<unknown>): unknown {
-  return { status: result.status, message: describeForModel(result) };
+  return { status: result.status, ...(result.status === "blocked" ? { reason: result.reason } : {}), message: describeForModel(result) };
 }

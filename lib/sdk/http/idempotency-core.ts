@@ -226,6 +226,7 @@ function answerFor(result: CallResult<StoredResponse>, live: HttpReply | null): 
     case "approval_required":
       return { kind: "answer", reply: problemReply("alreadyDone", `running it again needs approval (request ${result.requestId})`) };
     case "blocked":
+      if (result.reason === "budget_exceeded") return { kind: "answer", reply: problemReply("budgetExceeded", result.message ?? "the run has spent its budget") };
       return { kind: "answer", reply: problemReply("blocked", `the same requests repeated ${result.repeats} times`) };
     case "preview_required":
     case "preview_pending":

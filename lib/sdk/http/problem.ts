@@ -14,6 +14,7 @@ export const PROBLEMS = {
   alreadyDone: { slug: "request-already-processed", title: "A request with this Idempotency-Key was already processed", status: 409 },
   mismatch: { slug: "idempotency-key-reused", title: "Idempotency-Key reused with a different payload", status: 422 },
   blocked: { slug: "loop-detected", title: "The run repeats the same requests", status: 429 },
+  budgetExceeded: { slug: "budget-exceeded", title: "The run has spent its budget", status: 429 },
   previewRequired: { slug: "preview-required", title: "The request needs an approved preview first", status: 428 },
   handlerFailed: { slug: "handler-failed", title: "The request failed", status: 500 },
   gateUnavailable: { slug: "idempotency-unavailable", title: "Idempotency could not be checked", status: 503 },

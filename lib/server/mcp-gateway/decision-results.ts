@@ -83,6 +83,9 @@ export function refusalResult(decision: BeginDecision, tool: string): ToolResult
         decision,
       );
     case "blocked":
+      if (decision.reason === "budget_exceeded") {
+        return gateError(`${tool} was not run: ${decision.message}`, decision, { "idemgate/reason": decision.reason });
+      }
       return gateError(
         `Stopped: this run is repeating the same tool calls (${decision.pattern.join(" → ")}, ${decision.repeats} times). ${tool} was not run. Do not call it again; report what you have to the user.`,
         decision,

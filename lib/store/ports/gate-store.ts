@@ -1,3 +1,4 @@
+import type { BudgetCharge, RunSpend } from "../../core/budget";
 import type { CallRecord } from "../../core/record";
 import type { PolicyStore } from "./policy-store";
 
@@ -28,7 +29,15 @@ export interface GateEvent {
   argsFingerprint: string | null;
   /** Whether this begin is a step of the agent's reasoning, as the loop detector counts them. */
   loopStep: boolean;
+  /** Shadow mode: what the gate would have decided (`would_replay`, …) when it answered execute. */
+  shadowDecision?: string | null;
 }
+
+/** A record write that pays its run's budget: `insert`, or compare-and-set from `expectedVersion`. */
+export type ChargedWrite = { op: "insert" } | { op: "update"; expectedVersion: number };
+
+/** written: the record, its event and the charge were committed together. Else `exceeded` says why not (null: a lost race). */
+export type ChargedWriteResult = { written: true } | { written: false; exceeded: RunSpend | null };
 
 export interface ApiKeyRow {
   id: string;
@@ -62,6 +71,15 @@ export interface GateStore extends PolicyStore {
   updateRecord(record: CallRecord, expectedVersion: number, event: GateEvent): Promise<boolean>;
   /** Counts one replay of the record at `expectedVersion`; null when it changed meanwhile. */
   recordReplay(record: CallRecord, expectedVersion: number, event: GateEvent): Promise<number | null>;
+  /**
+   * The write and its event, plus the charge to the run's budget counter, in one transaction. With
+   * `charge.enforce`, the counter is checked (core/budget.ts, budgetRefusal) under the run row's
+   * lock before the record is written: concurrent begins of one run never pass its limit. Only
+   * budgeted executions and reported costs come here; replays never do.
+   */
+  writeCharged(write: ChargedWrite, record: CallRecord, event: GateEvent, charge: BudgetCharge): Promise<ChargedWriteResult>;
+  /** A run's spend, or null before its first budgeted execution. */
+  runSpend(projectId: string, runId: string): Promise<RunSpend | null>;
   appendEvent(event: GateEvent): Promise<void>;
   listEventsForCall(projectId: string, callId: string): Promise<GateEvent[]>;
   createProject(project: ProjectRow): Promise<boolean>;

@@ -151,6 +151,31 @@ describe("AI SDK adapter: gateTools()", () => {
     expect(second.message).toMatch(/already performed/);
   });
 
+  it("budget_exceeded reaches the model as a clear tool result: what was spent, the limit, and to stop", async () => {
+    // Every charge costs 10 USD; the run may spend 20: the third distinct charge is refused.
+    t = await inProcessGate({ policy: { budget: { maxCallsPerRun: null, maxCostPerRun: 20, currency: "USD", costPerExecution: 10 } } });
+    const counts: Record<string, number> = {};
+    const results: CallResult<unknown>[] = [];
+    const tools = gateTools(t.gate, shopTools(counts, []), { tools: { charge_card: { scope: "orderId" } }, onResult: (r) => results.push(r) });
+    const model = scripted([
+      [{ id: "b_1", tool: "charge_card", input: { orderId: "o-6", amount: 1 } }],
+      [{ id: "b_2", tool: "charge_card", input: { orderId: "o-7", amount: 1 } }],
+      // A replay of a paid step costs nothing and is still answered.
+      [{ id: "b_3", tool: "charge_card", input: { orderId: "o-6", amount: 1 } }],
+      [{ id: "b_4", tool: "charge_card", input: { orderId: "o-8", amount: 1 } }],
+    ]);
+    const out = await t.gate.run({ runId: "ai-budget" }, () => generateText({ model, tools, prompt: "charge", stopWhen: stepCountIs(6) }));
+    expect(counts.charge).toBe(2);
+    expect(results.map((r) => r.status)).toEqual(["executed", "executed", "replayed", "blocked"]);
+    const refused = toolOutputs(out)[3]!;
+    expect(refused.id).toBe("b_4");
+    expect(refused.output).toEqual({
+      status: "blocked",
+      reason: "budget_exceeded",
+      message: "stop: this run has spent 20.00 USD of 20.00. Do not call more tools; report what you have to the user.",
+    });
+  });
+
   it("two identical calls in one step (parallel) run once; both get the result", async () => {
     t = await inProcessGate();
     const counts: Record<string, number> = {};

@@ -1,6 +1,7 @@
 import type pg from "pg";
 import type { CallRecord } from "../../../core/record";
-import { eventValues, recordValues, rowToApiKey, rowToEvent, rowToRecord } from "../shared/columns";
+import { type BudgetCharge, type RunSpend, budgetRefusal } from "../../../core/budget";
+import { chargeValues, eventValues, recordValues, rowToApiKey, rowToEvent, rowToRecord, rowToSpend } from "../shared/columns";
 import type { CallSignature } from "../../../core/loop-detector";
 import {
   PG_POLICY_WRITE,
@@ -12,8 +13,16 @@ import {
 } from "../shared/policy-statements";
 import type { PolicyRow, PolicyWrite, SimulationLedgerRows, ToolTrafficRow } from "../../ports/policy-store";
 import { readSimulationLedger } from "../shared/simulation-statements";
-import { PG_SQL, SQL } from "../shared/statements";
-import { type ApiKeyRow, type GateEvent, type GateStore, type ProjectRow, StoreUnavailableError } from "../../ports/gate-store";
+import { BUDGET_SQL, PG_SQL, SQL } from "../shared/statements";
+import {
+  type ApiKeyRow,
+  type ChargedWrite,
+  type ChargedWriteResult,
+  type GateEvent,
+  type GateStore,
+  type ProjectRow,
+  StoreUnavailableError,
+} from "../../ports/gate-store";
 import { isPgUnavailable } from "../../connection/pg-errors";
 
 const UNIQUE_VIOLATION = "23505";
@@ -42,6 +51,10 @@ export class PostgresGateStore implements GateStore {
   constructor(private readonly pool: pg.Pool) {}
 
   private async rows(text: string, values: unknown[]): Promise<Record<string, unknown>[]> {
+    return this.withClient(async (client) => (await client.query({ name: nameOf(text), text, values })).rows);
+  }
+
+  private async withClient<T>(work: (client: pg.PoolClient) => Promise<T>): Promise<T> {
     let client: pg.PoolClient;
     try {
       client = await this.pool.connect();
@@ -50,15 +63,40 @@ export class PostgresGateStore implements GateStore {
       throw new StoreUnavailableError(error);
     }
     try {
-      const result = await client.query({ name: nameOf(text), text, values });
+      const result = await work(client);
       client.release();
-      return result.rows;
+      return result;
     } catch (error) {
       const unavailable = isPgUnavailable(error);
       client.release(unavailable ? (error as Error) : undefined);
       if (unavailable) throw new StoreUnavailableError(error);
       throw error;
     }
+  }
+
+  /**
+   * Budgeted claims take the run row's lock first (BUDGET_SQL.lock), check, write the record and
+   * its event, count, and commit: several round trips, paid only by budgeted executions.
+   */
+  async writeCharged(write: ChargedWrite, record: CallRecord, event: GateEvent, charge: BudgetCharge): Promise<ChargedWriteResult> {
+    return this.withClient(async (client) => {
+      const run = async (text: string, values: unknown[]) => (await client.query({ name: nameOf(text), text, values })).rows;
+      await client.query("BEGIN");
+      try {
+        const result = await chargedWrite(run, write, record, event, charge);
+        await client.query(result.written ? "COMMIT" : "ROLLBACK");
+        return result;
+      } catch (error) {
+        // A broken connection fails this too; withClient then drops it from the pool.
+        await client.query("ROLLBACK").catch(() => undefined);
+        throw error;
+      }
+    });
+  }
+
+  async runSpend(projectId: string, runId: string): Promise<RunSpend | null> {
+    const [row] = await this.rows(BUDGET_SQL.spend, [projectId, runId]);
+    return row ? rowToSpend(row) : null;
   }
 
   async findRecordByKey(projectId: string, key: string): Promise<CallRecord | null> {
@@ -170,4 +208,22 @@ export class PostgresGateStore implements GateStore {
   async close(): Promise<void> {
     await this.pool.end();
   }
+}
+
+type Run = (text: string, values: unknown[]) => Promise<Record<string, unknown>[]>;
+
+/** Inside BEGIN: lock and check the run's counter, write the record and its event, count. */
+async function chargedWrite(run: Run, write: ChargedWrite, record: CallRecord, event: GateEvent, charge: BudgetCharge): Promise<ChargedWriteResult> {
+  if (charge.enforce) {
+    const [row] = await run(BUDGET_SQL.lock, [record.projectId, record.runId, charge.currency, event.at]);
+    const spent = rowToSpend(row!);
+    if (budgetRefusal(spent, charge)) return { written: false, exceeded: spent };
+  }
+  const written =
+    write.op === "insert"
+      ? await run(PG_SQL.insertRecordWithEvent, [...recordValues(record), ...eventValues(event)])
+      : await run(PG_SQL.updateRecordWithEvent, [...recordValues(record), write.expectedVersion, ...eventValues(event)]);
+  if (written.length !== 1) return { written: false, exceeded: null };
+  await run(BUDGET_SQL.charge, chargeValues(record, charge, event.at));
+  return { written: true };
 }

@@ -1,3 +1,4 @@
+import type { BudgetCharge, RunSpend } from "../../../core/budget";
 import type { CallRecord, RecordState } from "../../../core/record";
 import type { KeyStrategy } from "../../../core/policy";
 import type { ApiKeyRow, GateEvent, EventType } from "../../ports/gate-store";
@@ -54,6 +55,7 @@ export const EVENT_COLUMNS: readonly Column<GateEvent>[] = [
   ["detail", "detail", "text"],
   ["args_fingerprint", "argsFingerprint", "text"],
   ["loop_step", "loopStep", "integer"],
+  ["shadow_decision", "shadowDecision", "text"],
 ];
 
 export const RECORD_COLUMN_LIST = RECORD_COLUMNS.map(([c]) => `"${c}"`).join(", ");
@@ -76,7 +78,7 @@ export function recordValues(record: CallRecord): unknown[] {
 export function eventValues(event: GateEvent): unknown[] {
   return EVENT_COLUMNS.map(([, field]) => {
     const value = event[field];
-    return typeof value === "boolean" ? (value ? 1 : 0) : value;
+    return typeof value === "boolean" ? (value ? 1 : 0) : (value ?? null);
   });
 }
 
@@ -143,6 +145,7 @@ export function rowToEvent(row: Row): GateEvent {
     detail: strOrNull(row.detail),
     argsFingerprint: strOrNull(row.args_fingerprint),
     loopStep: Number(row.loop_step) === 1,
+    shadowDecision: strOrNull(row.shadow_decision),
   };
 }
 
@@ -157,4 +160,19 @@ export function rowToApiKey(row: Row): ApiKeyRow {
     lastUsedAt: numOrNull(row.last_used_at),
     revokedAt: numOrNull(row.revoked_at),
   };
+}
+
+export function rowToSpend(row: Row): RunSpend {
+  return {
+    calls: num(row.calls),
+    costMicros: num(row.cost_micros),
+    currency: String(row.currency),
+    maxCalls: numOrNull(row.max_calls),
+    maxCostMicros: numOrNull(row.max_cost_micros),
+  };
+}
+
+/** BUDGET_SQL.charge's parameters. */
+export function chargeValues(record: Pick<CallRecord, "projectId" | "runId">, charge: BudgetCharge, at: number): unknown[] {
+  return [record.projectId, record.runId, charge.calls, charge.costMicros, charge.currency, at];
 }

@@ -46,3 +46,13 @@ export const PG_SQL = {
 export function toSqliteParams(sql: string): string {
   return sql.replace(/\$(\d+)/g, "?$1");
 }
+
+/**
+ * Budgets (core/budget.ts): a run's counter row. `lock` creates it if absent and, on Postgres,
+ * holds its row lock until the transaction ends, so concurrent claims of one run check in turn.
+ */
+export const BUDGET_SQL = {
+  spend: `SELECT calls, cost_micros, currency, max_calls, max_cost_micros FROM run_budgets WHERE project_id = $1 AND run_id = $2`,
+  lock: `INSERT INTO run_budgets (project_id, run_id, calls, cost_micros, currency, updated_at) VALUES ($1, $2, 0, 0, $3, $4) ON CONFLICT (project_id, run_id) DO UPDATE SET updated_at = EXCLUDED.updated_at RETURNING calls, cost_micros, currency, max_calls, max_cost_micros`,
+  charge: `INSERT INTO run_budgets (project_id, run_id, calls, cost_micros, currency, updated_at) VALUES ($1, $2, $3, $4, $5, $6) ON CONFLICT (project_id, run_id) DO UPDATE SET calls = run_budgets.calls + EXCLUDED.calls, cost_micros = run_budgets.cost_micros + EXCLUDED.cost_micros, updated_at = EXCLUDED.updated_at`,
+};

@@ -1,6 +1,7 @@
 import type Database from "better-sqlite3";
 import type { CallRecord } from "../../../core/record";
-import { eventValues, recordValues, rowToApiKey, rowToEvent, rowToRecord } from "../shared/columns";
+import { type BudgetCharge, type RunSpend, budgetRefusal, noSpend } from "../../../core/budget";
+import { chargeValues, eventValues, recordValues, rowToApiKey, rowToEvent, rowToRecord, rowToSpend } from "../shared/columns";
 import type { CallSignature } from "../../../core/loop-detector";
 import {
   POLICY_SQL,
@@ -14,8 +15,8 @@ import { readSimulationLedger } from "../shared/simulation-statements";
 import { type SqliteOpenOptions, SqliteStatements, openSqlite } from "../../connection/sqlite-connection";
 import { type CheckpointerOptions, SqliteCheckpointer } from "./checkpointer";
 import { type Durability, SqliteGroupCommit } from "./group-commit";
-import { SQL } from "../shared/statements";
-import type { ApiKeyRow, GateEvent, GateStore, ProjectRow } from "../../ports/gate-store";
+import { BUDGET_SQL, SQL } from "../shared/statements";
+import type { ApiKeyRow, ChargedWrite, ChargedWriteResult, GateEvent, GateStore, ProjectRow } from "../../ports/gate-store";
 
 export type { SqliteSynchronous } from "../../connection/sqlite-connection";
 export type SqliteStoreOptions = Omit<SqliteOpenOptions, "foreignKeys"> & {
@@ -94,6 +95,32 @@ export class SqliteGateStore implements GateStore {
       if (this.sql.run(SQL.updateRecord, [...recordValues(record), expectedVersion]).changes === 0) return false;
       this.sql.run(SQL.insertEvent, eventValues(event));
       return true;
+    });
+  }
+
+  /** Check, write and count in one immediate transaction: SQLite's write lock serialises every process. */
+  writeCharged(write: ChargedWrite, record: CallRecord, event: GateEvent, charge: BudgetCharge): Promise<ChargedWriteResult> {
+    return this.write((): ChargedWriteResult => {
+      if (charge.enforce) {
+        const row = this.sql.get(BUDGET_SQL.spend, [record.projectId, record.runId]);
+        const spent = row ? rowToSpend(row) : null;
+        if (budgetRefusal(spent, charge)) return { written: false, exceeded: spent ?? noSpend(charge) };
+      }
+      const changes =
+        write.op === "insert"
+          ? this.sql.run(SQL.insertRecord, recordValues(record)).changes
+          : this.sql.run(SQL.updateRecord, [...recordValues(record), write.expectedVersion]).changes;
+      if (changes === 0) return { written: false, exceeded: null };
+      this.sql.run(SQL.insertEvent, eventValues(event));
+      this.sql.run(BUDGET_SQL.charge, chargeValues(record, charge, event.at));
+      return { written: true };
+    });
+  }
+
+  runSpend(projectId: string, runId: string): Promise<RunSpend | null> {
+    return this.sql.guard(() => {
+      const row = this.sql.get(BUDGET_SQL.spend, [projectId, runId]);
+      return row ? rowToSpend(row) : null;
     });
   }
 
@@ -194,3 +221,4 @@ export class SqliteGateStore implements GateStore {
     this.db.close();
   }
 }
+
