@@ -9,6 +9,7 @@ import { labelOfStepStatus, toneOfStepStatus } from "@/lib/dashboard/saga-labels
 import { DecisionBadge, ToneBadge } from "./DecisionBadge";
 import { useProject } from "./ProjectContext";
 import { LoopCycles } from "./LoopCycles";
+import { RunBudgetPanel } from "./RunBudgetPanel";
 import { RunTimeline } from "./RunTimeline";
 import { SagaPanel } from "./SagaPanel";
 import { EmptyState, ErrorState, Loading } from "./StateViews";
@@ -47,6 +48,7 @@ export function RunDetail({ runId }: { runId: string }) {
       {run.data.truncated ? <p className="muted">This run is long: only its oldest calls and events are shown.</p> : null}
       <LoopCycles events={run.data.events} subject="run" />
       <SagaPanel runId={runId} />
+      <RunBudgetPanel projectId={projectId} runId={runId} />
       <section aria-labelledby="lanes-title" className="card stack">
         <h2 id="lanes-title" style={{ margin: 0 }}>Timeline</h2>
         {timeline.lanes.length === 0 ? <EmptyState title="No events" /> : <RunTimeline timeline={timeline} projectId={projectId} />}

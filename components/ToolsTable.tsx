@@ -39,6 +39,7 @@ export function ToolsTable() {
                 <th scope="col">Calls</th>
                 <th scope="col">Executions</th>
                 <th scope="col">Replays</th>
+                <th scope="col">Shadow mode</th>
                 <th scope="col">Policy</th>
                 <th scope="col">MCP hints</th>
               </tr>
@@ -52,6 +53,15 @@ export function ToolsTable() {
                   <td>{t.traffic.calls}</td>
                   <td>{t.traffic.executions}</td>
                   <td>{t.traffic.replays}</td>
+                  <td data-testid="tool-shadow">
+                    {t.overrides?.mode === "shadow" || (t.traffic.wouldPrevent ?? 0) > 0 ? (
+                      <Link href={`/projects/${encodeURIComponent(projectId)}/calls?tool=${encodeURIComponent(t.tool)}&shadow=prevented`}>
+                        would have prevented {t.traffic.wouldPrevent ?? 0} duplicate execution{t.traffic.wouldPrevent === 1 ? "" : "s"}
+                      </Link>
+                    ) : (
+                      <span className="muted">—</span>
+                    )}
+                  </td>
                   <td>{t.hasPolicy ? `own, v${t.ownVersion}` : <span className="muted">inherited</span>}</td>
                   <td data-testid="tool-hints">{hintsText(hints.get(t.tool))}</td>
                 </tr>

@@ -30,7 +30,12 @@ export const EffectivePolicyResponseSchema = z
   .meta({ id: "EffectivePolicy" });
 
 export const ToolTrafficSchema = z
-  .object({ calls: z.number().int(), executions: z.number().int(), replays: z.number().int() })
+  .object({
+    calls: z.number().int(),
+    executions: z.number().int(),
+    replays: z.number().int(),
+    wouldPrevent: z.number().int().optional().describe("Shadow mode: executions the gate would have prevented as duplicates (would_replay, would_wait, would_refuse, would_conflict)"),
+  })
   .meta({ id: "ToolTraffic", description: "Begin decisions in the last 24 h" });
 
 export const ToolSummarySchema = z

@@ -54,6 +54,10 @@ export const CallListQuerySchema = z
     to: instant.optional().describe("First seen before (ISO 8601)"),
     decidedFrom: instant.optional().describe("Only calls with a matching decision (with `decision`; else any begin) at or after this time: a chart bar's calls"),
     decidedTo: instant.optional().describe("Only calls with a matching decision (with `decision`; else any begin) before this time"),
+    shadow: z
+      .enum(["prevented"])
+      .optional()
+      .describe("prevented: only calls that ran in shadow mode though the gate would have prevented them (would_replay, would_wait, would_refuse, would_conflict)"),
     cursor: cursor.optional(),
     limit,
   })
@@ -111,6 +115,11 @@ export const LedgerEventSchema = z
     latencyUs: z.number().int(),
     policyVersion: z.number().int(),
     detail: z.unknown().nullable().describe("Loop warnings, an operator's reason or note, a resend's generation; for a begin with different args, the args it sent (`args`, redacted)"),
+    shadowDecision: z
+      .string()
+      .nullable()
+      .optional()
+      .describe("Shadow mode: what the gate would have answered (would_replay, would_refuse, would_block, …) when it answered execute"),
   })
   .meta({ id: "LedgerEvent" });
 

@@ -52,7 +52,6 @@ const scalarFields = {
   toolErrors: z
     .enum(["permanent", "retryable"])
     .describe("MCP gateway: an upstream tool's own error result (isError) is a permanent failure (recorded; replays under cacheFailures) or a retryable one (released: the next call runs it again)"),
-
   mode: z
     .enum(["enforce", "shadow"])
     .describe("shadow: the gate records what it would have decided (would_replay, would_block, …) and answers execute, as if it were not there; enforce: its decision is the answer"),

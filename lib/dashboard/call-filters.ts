@@ -19,12 +19,14 @@ export interface CallFilters {
   /** A chart bar's window: only calls with a matching decision in it (ISO 8601, UTC). */
   decidedFrom?: string;
   decidedTo?: string;
+  /** Shadow mode: only the calls the gate would have prevented. */
+  shadow?: "prevented";
   /** Page size; absent means the API's default. */
   limit?: number;
 }
 
 const TEXT_FIELDS = ["tool", "runId", "agentId", "key"] as const;
-const ORDER = ["tool", "status", "decision", "runId", "agentId", "key", "from", "to", "decidedFrom", "decidedTo", "limit"] as const;
+const ORDER = ["tool", "status", "decision", "runId", "agentId", "key", "from", "to", "decidedFrom", "decidedTo", "shadow", "limit"] as const;
 
 interface Readable {
   get(name: string): string | null;
@@ -64,6 +66,7 @@ export function filtersFromSearch(params: Readable): CallFilters {
   const decidedTo = isoOrUndefined(params.get("decidedTo"));
   if (decidedFrom) filters.decidedFrom = decidedFrom;
   if (decidedTo && (!decidedFrom || Date.parse(decidedTo) > Date.parse(decidedFrom))) filters.decidedTo = decidedTo;
+  if (params.get("shadow") === "prevented") filters.shadow = "prevented";
   const limit = Number(params.get("limit"));
   if (Number.isInteger(limit) && limit >= 1 && limit <= 200) filters.limit = limit;
   return filters;

@@ -41,6 +41,7 @@ export function toLedgerEvent(event: GateEvent): LedgerEvent {
     latencyUs: event.latencyUs,
     policyVersion: event.policyVersion,
     detail: event.detail === null ? null : JSON.parse(event.detail),
+    shadowDecision: event.shadowDecision ?? null,
   };
 }
 

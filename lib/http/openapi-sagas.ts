@@ -2,6 +2,7 @@ import type { OpenAPIRegistry } from "@asteasolutions/zod-to-openapi";
 import { AbortRunRequestSchema, CompensationBeginRequestSchema, ResolveCompensationSchema, RetryCompensationSchema, RunCompensationSchema } from "../contract/sagas";
 import { OperatorQueueSchema } from "../contract/operator-queue";
 import { BeginResponseSchema, CallStatusSchema, CheckReportRequestSchema } from "../contract/v1";
+import { RaiseRunBudgetRequestSchema, RunBudgetSchema } from "../contract/budgets";
 import { ProjectRunParams } from "./call-list-params";
 import { errorResponse, json, jsonBody } from "./openapi-pieces";
 import { CallIdParams, ProjectParams, ProjectRunCallParams, RunCallParams, RunIdParams } from "./params";
@@ -14,7 +15,7 @@ const errors = {
   503: errorResponse("Store unavailable: retry"),
 };
 
-/** Sagas: the agent's abort and plan runner endpoints, and the operators' run actions; status checks; the operators' queue. */
+/** Sagas: the agent's abort and plan runner endpoints, and the operators' run actions (abort, compensations, budget); status checks; the operators' queue. */
 export function registerSagaPaths(registry: OpenAPIRegistry): void {
   const apiKey = [{ apiKey: [] }];
   const session = [{ operatorSession: [] }];
@@ -53,6 +54,9 @@ export function registerSagaPaths(registry: OpenAPIRegistry): void {
   });
   registry.registerPath({ method: "get", path: `${opRun}/compensation`, summary: "The run's saga state (viewer)", tags, security: session, request: { params: ProjectRunParams }, responses: { 200: plan, ...errors } });
   registry.registerPath({ method: "post", path: `${opRun}/abort`, summary: "Abort a run with a reason (operator, audited)", tags, security: session, request: { params: ProjectRunParams, ...jsonBody(AbortRunRequestSchema) }, responses: { 200: plan, ...errors } });
+  const budget = json(RunBudgetSchema, "The run's spend and the limits an operator set for it");
+  registry.registerPath({ method: "get", path: `${opRun}/budget`, summary: "A run's spend against its budget (viewer)", tags: ["budgets"], security: session, request: { params: ProjectRunParams }, responses: { 200: budget, ...errors } });
+  registry.registerPath({ method: "post", path: `${opRun}/budget`, summary: "Raise one run's budget; takes effect on its next begin (operator, audited)", tags: ["budgets"], security: session, request: { params: ProjectRunParams, ...jsonBody(RaiseRunBudgetRequestSchema) }, responses: { 200: budget, ...errors } });
   registry.registerPath({ method: "post", path: `${opRun}/compensations/{callId}/retry`, summary: "Let a failed compensation run again (operator, audited)", tags, security: session, request: { params: ProjectRunCallParams, ...jsonBody(RetryCompensationSchema) }, responses: { 200: plan, ...errors } });
   registry.registerPath({ method: "post", path: `${opRun}/compensations/{callId}/resolve`, summary: "Mark a failed compensation resolved by hand, with a note (operator, audited)", tags, security: session, request: { params: ProjectRunCallParams, ...jsonBody(ResolveCompensationSchema) }, responses: { 200: plan, ...errors } });
 }

@@ -57,6 +57,7 @@ export class CallExplorer {
         decisions: query.decision,
         decidedFrom: query.decidedFrom === undefined ? undefined : Date.parse(query.decidedFrom),
         decidedTo: query.decidedTo === undefined ? undefined : Date.parse(query.decidedTo),
+        shadowPrevented: query.shadow === "prevented",
         runId: query.runId,
         agentId: query.agentId,
         keyPrefix: query.key,

@@ -10,6 +10,8 @@ import { PolicyRepository } from "../store/prisma/policy-repository";
 import { PreviewRepository } from "../store/prisma/preview-repository";
 import { OperatorQueueRepository } from "../store/prisma/operator-queue-repository";
 import { RunAbortRepository } from "../store/prisma/run-abort-repository";
+import { RunBudgetRepository } from "../store/prisma/run-budget-repository";
+import { RunBudgetService } from "./budgets/run-budget-service";
 import { UpstreamRepository } from "../store/prisma/upstream-repository";
 import type { GateStore } from "../store/ports/gate-store";
 import type { InsightStore } from "../store/ports/insight-store";
@@ -98,6 +100,8 @@ export interface Services {
   operatorQueue: OperatorQueue;
   /** Alert channels and rules, and the worker that delivers alerts from the outbox. */
   alerts: { service: AlertService; dispatcher: AlertDispatcher };
+  /** Budgets, operators' side: a run's spend and an operator's raise. */
+  budgets: RunBudgetService;
   close(): Promise<void>;
 }
 
@@ -179,8 +183,12 @@ export function buildServices(config: Env): Services {
   const previews = once(() => new PreviewService(new PreviewRepository(db()), gate().service));
   const sagas = once(() => new SagaService(new RunAbortRepository(db()), gate().service, () => operators().store, () => operators().records));
   const operatorQueue = once(() => new OperatorQueue(new OperatorQueueRepository(db()), sagas));
+  const budgets = once(() => new RunBudgetService(new RunBudgetRepository(db()), policySource()));
   return {
     config,
+    get budgets() {
+      return budgets();
+    },
     get db() {
       return db();
     },

@@ -26,7 +26,7 @@ export interface ToolEntry {
   firstSeenAt: number | null;
   updatedAt: number | null;
   updatedBy: string | null;
-  traffic: { calls: number; executions: number; replays: number };
+  traffic: { calls: number; executions: number; replays: number; wouldPrevent: number };
 }
 
 export interface Revision {
@@ -194,7 +194,7 @@ function toEntry(tool: string, row: PolicyRow | null, traffic: ToolEntry["traffi
     firstSeenAt: row?.firstSeenAt ?? null,
     updatedAt: row?.updatedAt ?? null,
     updatedBy: row?.updatedBy ?? null,
-    traffic: { calls: traffic?.calls ?? 0, executions: traffic?.executions ?? 0, replays: traffic?.replays ?? 0 },
+    traffic: { calls: traffic?.calls ?? 0, executions: traffic?.executions ?? 0, replays: traffic?.replays ?? 0, wouldPrevent: traffic?.wouldPrevent ?? 0 },
   };
 }
 

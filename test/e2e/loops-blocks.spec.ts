@@ -12,6 +12,7 @@ test.describe.configure({ mode: "serial" });
  * the call; the run page and the call page show the cycle; the runs search finds the run.
  */
 let PROJECT = "";
+let PROJECT_ID = "";
 const tag = randomBytes(3).toString("hex");
 const SEARCH = `search_kb_${tag}`;
 const FETCH = `fetch_page_${tag}`;
@@ -24,6 +25,7 @@ let agent: Agent;
 
 test.beforeAll(async ({ browser, baseURL }) => {
   const project = await createTestProject(process.env.E2E_DATABASE_URL!, `loops e2e ${tag}`);
+  PROJECT_ID = project.projectId;
   PROJECT = `/projects/${project.projectId}`;
   agent = agentClient(baseURL!, project.apiKey);
   const search = { tool: SEARCH, runId: LOOPING, agentId: "researcher", stepId: "search", args: { q: "refund policy" } };
@@ -85,4 +87,35 @@ test("a blocked run shows its cycle, and the runs search finds it by state, agen
   await expect(page.getByTestId("loop-cycle")).toHaveText(new RegExp(CYCLE.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")));
   await expectNoSeriousA11yViolations(page);
   await page.screenshot({ path: `${SHOTS}/run-blocked-cycle.png`, fullPage: true });
+});
+
+test("a run stopped by its budget: an operator raises it on the run page (audited) and the run's next call executes", async ({ baseURL }) => {
+  const tool = `issue_refund_${tag}`;
+  const runId = `run_budget_${tag}`;
+  const put = await page.request.put(`/api/v1/admin/projects/${PROJECT_ID}/policies/${tool}`, {
+    data: { policy: { budget: { maxCallsPerRun: 1 } }, reason: "one refund per run" },
+    headers: { origin: baseURL! },
+  });
+  expect(put.status()).toBe(200);
+  await runOnce(agent, { tool, runId, stepId: "refund_1", args: { order: 1 } });
+  const second = { tool, runId, stepId: "refund_2", args: { order: 2 } };
+  expect(await agent.begin(second)).toMatchObject({ decision: "blocked", reason: "budget_exceeded" });
+
+  await page.goto(`${PROJECT}/runs/${runId}`);
+  const panel = page.getByTestId("run-budget");
+  await expect(panel.getByTestId("run-budget-spend")).toContainText("Spent 1 call and 0.00 USD.");
+  await panel.getByLabel("Max calls for this run").fill("2");
+  await panel.getByRole("button", { name: "Raise budget" }).click();
+  // A raise needs a reason for the audit log.
+  await expect(panel.getByText("Give a reason for the audit log.")).toBeVisible();
+  await panel.getByLabel("Reason").fill("the customer approved a second refund");
+  await panel.getByRole("button", { name: "Raise budget" }).click();
+  await expect(panel.getByRole("status")).toHaveText("Budget raised.");
+  await expect(panel.getByTestId("run-budget-spend")).toContainText("Raised for this run to 2 calls.");
+  await expectNoSeriousA11yViolations(page);
+  await page.screenshot({ path: `${SHOTS}/run-budget-raised.png`, fullPage: true });
+
+  expect((await agent.begin(second)).decision).toBe("execute");
+  await page.goto(`${PROJECT}/audit`);
+  await expect(page.getByText("run.budget_raised").first()).toBeVisible();
 });

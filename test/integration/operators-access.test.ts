@@ -63,6 +63,8 @@ const ACCESS: Record<string, "signedIn" | Role> = {
   "POST projects/[projectId]/previews/[previewId]/approve": "operator",
   "POST projects/[projectId]/previews/[previewId]/deny": "operator",
   "POST projects/[projectId]/runs/[runId]/abort": "operator",
+  "GET projects/[projectId]/runs/[runId]/budget": "viewer",
+  "POST projects/[projectId]/runs/[runId]/budget": "operator",
   "GET projects/[projectId]/runs/[runId]/compensation": "viewer",
   "POST projects/[projectId]/runs/[runId]/compensations/[callId]/resolve": "operator",
   "POST projects/[projectId]/runs/[runId]/compensations/[callId]/retry": "operator",

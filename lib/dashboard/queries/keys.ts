@@ -20,6 +20,7 @@ export const queryKeys = {
   saga: (projectId: string, runId: string) => ["saga", { projectId, runId }] as const,
   previews: (projectId: string, status?: string) => ["previews", { projectId, status: status ?? null }] as const,
   operatorQueue: (projectId: string) => ["operator-queue", { projectId }] as const,
+  runBudget: (projectId: string, runId: string) => ["run-budget", { projectId, runId }] as const,
   audit: (projectId: string, filters: object = {}) => ["audit", { projectId, ...filters }] as const,
 };
 

@@ -11,6 +11,8 @@ export interface CallListFilter {
   /** Only a matching ledger entry (or, without `decisions`, any begin) at or after / before these times. */
   decidedFrom?: number;
   decidedTo?: number;
+  /** Only calls that ran in shadow mode though the gate would have prevented them (core/shadow.ts). */
+  shadowPrevented?: boolean;
   runId?: string;
   agentId?: string;
   keyPrefix?: string;

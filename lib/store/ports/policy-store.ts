@@ -46,6 +46,8 @@ export interface ToolTrafficRow {
   calls: number;
   executions: number;
   replays: number;
+  /** Shadow mode: executions the gate would have prevented as duplicates (core/shadow.ts). */
+  wouldPrevent: number;
 }
 
 /** One event of a tool's ledger, with what its record (if still kept) knows about the call. */

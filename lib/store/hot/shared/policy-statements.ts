@@ -1,4 +1,5 @@
 import type { CallSignature } from "../../../core/loop-detector";
+import { SHADOW_PREVENTED_SQL } from "../../../core/shadow";
 import { num, numOrNull, strOrNull } from "./columns";
 import type { PolicyRow, PolicyWrite, ToolTrafficRow } from "../../ports/policy-store";
 
@@ -18,7 +19,8 @@ export const POLICY_SQL = {
   projectExists: `SELECT 1 AS found FROM projects WHERE id = $1`,
   traffic: `SELECT tool, COUNT(*) AS calls,
       SUM(CASE WHEN decision IN ('execute', 'verify') THEN 1 ELSE 0 END) AS executions,
-      SUM(CASE WHEN decision = 'replay' THEN 1 ELSE 0 END) AS replays
+      SUM(CASE WHEN decision = 'replay' THEN 1 ELSE 0 END) AS replays,
+      SUM(CASE WHEN shadow_decision IN (${SHADOW_PREVENTED_SQL}) THEN 1 ELSE 0 END) AS would_prevent
     FROM events WHERE project_id = $1 AND type = 'begin' AND at >= $2 GROUP BY tool`,
   // SQLite runs the write as these steps inside one immediate transaction.
   layerVersion: `SELECT version FROM tool_policies WHERE project_id = $1 AND tool = $2`,
@@ -78,5 +80,5 @@ export function rowToSignature(row: Row): CallSignature {
 }
 
 export function rowToTraffic(row: Row): ToolTrafficRow {
-  return { tool: String(row.tool), calls: num(row.calls), executions: num(row.executions), replays: num(row.replays) };
+  return { tool: String(row.tool), calls: num(row.calls), executions: num(row.executions), replays: num(row.replays), wouldPrevent: num(row.would_prevent ?? 0) };
 }

@@ -1,4 +1,5 @@
 import { DEDUP_HIT_DECISIONS } from "../../../core/rollup-tally";
+import { SHADOW_PREVENTED_SQL } from "../../../core/shadow";
 import type { RecordState } from "../../../core/record";
 import type { CallListFilter, CallListPage, CallListRow, RunListFilter, RunRow } from "../../ports/call-list";
 import { EVENT_COLUMN_LIST, num, numOrNull, rowToEvent, strOrNull } from "../../hot/shared/columns";
@@ -66,6 +67,9 @@ export function callListStatement(projectId: string, filter: CallListFilter, pag
       filter.decidedTo === undefined ? "" : ` AND e.at < ${p.add(filter.decidedTo)}`,
     ].join("");
     where.push(`EXISTS (SELECT 1 FROM events e WHERE e.project_id = r.project_id AND e.call_id = r.id AND (${matches.join(" OR ")})${window})`);
+  }
+  if (filter.shadowPrevented) {
+    where.push(`EXISTS (SELECT 1 FROM events e WHERE e.project_id = r.project_id AND e.call_id = r.id AND e.shadow_decision IN (${SHADOW_PREVENTED_SQL}))`);
   }
   const inner = `SELECT ${CALL_COLUMNS} FROM call_records r WHERE ${where.join(" AND ")} ORDER BY r.first_seen_at DESC, r.id DESC LIMIT ${p.add(page.limit)}`;
   return { sql: withLastDecision(inner, "DESC"), values: p.values };
