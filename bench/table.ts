@@ -63,7 +63,7 @@ function addedLatency(cells: CellResult[]): string[] {
     const floor = cells.find((c) => c.subjectId === cell.floorId && c.workload === cell.workload && c.clients === cell.clients);
     if (!cell.median || !floor?.median) continue;
     const plus = (n: number) => `${n >= 0 ? "+" : ""}${ms(n)}`;
-    lines.push(`- ${cell.label}: adds p50 ${plus(cell.median.p50Ms - floor.median.p50Ms)} ms, p99 ${plus(cell.median.p99Ms - floor.median.p99Ms)} ms over ${floor.label}`);
+    lines.push(`- ${cell.label}, ${cell.workload}: adds p50 ${plus(cell.median.p50Ms - floor.median.p50Ms)} ms, p99 ${plus(cell.median.p99Ms - floor.median.p99Ms)} ms over ${floor.label}`);
   }
   return lines;
 }
