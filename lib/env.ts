@@ -17,6 +17,8 @@ const EnvSchema = z.object({
   IDEMGATE_SQLITE_SYNCHRONOUS: z.enum(["full", "normal"]).default("full"),
   IDEMGATE_DATA_DIR: z.string().min(1).default("data"),
   IDEMGATE_SEED_DEMO: bool.default(true),
+  /** Shadow mode from the start: the seeded demo project's default policy (`*`) gets `mode: shadow`. */
+  IDEMGATE_DEMO_SHADOW: bool.default(false),
   IDEMGATE_PG_POOL_SIZE: z.coerce.number().int().min(1).max(200).default(10),
   // Postgres waits (lib/store/connection/pg-timeouts.ts): past them a request answers the retryable 503.
   /** Waiting for a free pooled connection (or a new one). */

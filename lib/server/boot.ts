@@ -23,7 +23,7 @@ export async function boot(): Promise<void> {
   await preparePostgresTls(target);
   const migrated = await ensureMigrated(target);
   if (migrated === "migrated") console.log(`[idemgate] migrated ${target.provider} database`);
-  if (config.IDEMGATE_SEED_DEMO) await seedDemoProject(config.IDEMGATE_DATA_DIR);
+  if (config.IDEMGATE_SEED_DEMO) await seedDemoProject(config.IDEMGATE_DATA_DIR, config.IDEMGATE_DEMO_SHADOW);
   const { operators } = services();
   await bootstrapAdmin(
     { store: operators.store, createUser: operators.createUser },
@@ -43,9 +43,13 @@ export async function bootOrExit(): Promise<void> {
   }
 }
 
-async function seedDemoProject(dataDir: string): Promise<void> {
+async function seedDemoProject(dataDir: string, shadow: boolean): Promise<void> {
   const created = await createProjectWithKey(services().gate.store, "Demo project", { projectId: DEMO_PROJECT_ID });
   if (!created) return;
+  // Every tool inherits the project's `*` layer: in shadow mode the gate only records what it would have done.
+  if (shadow) {
+    await services().gate.policies.update(DEMO_PROJECT_ID, "*", { mode: "shadow" }, { reason: "IDEMGATE_DEMO_SHADOW: the demo starts in shadow mode", author: "idemgate" });
+  }
   const keyFile = path.resolve(dataDir, "demo-key.txt");
   mkdirSync(path.dirname(keyFile), { recursive: true });
   writeFileSync(keyFile, `${created.apiKey.key}\n`, { mode: 0o600 });
