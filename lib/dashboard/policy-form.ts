@@ -8,13 +8,19 @@ export interface PolicyField {
   kind: "enum" | "number" | "boolean" | "list";
   options?: readonly string[];
   description?: string;
+  /** A number that may be `null` (no limit: budgets): an empty field means null. */
+  nullable?: boolean;
 }
 
 type Draft = Record<string, string | undefined>;
 
 function leaf(path: string, schema: z.ZodType): PolicyField | null {
-  const inner = schema instanceof z.ZodOptional ? (schema.unwrap() as z.ZodType) : schema;
-  const description = schema.description ?? inner.description;
+  const unwrapped = schema instanceof z.ZodOptional ? (schema.unwrap() as z.ZodType) : schema;
+  const nullable = unwrapped instanceof z.ZodNullable;
+  const inner = nullable ? ((unwrapped as z.ZodNullable<z.ZodType>).unwrap() as z.ZodType) : unwrapped;
+  const description = schema.description ?? unwrapped.description ?? inner.description;
+  if (inner instanceof z.ZodNumber && nullable) return { path, kind: "number", description, nullable };
+  if (inner instanceof z.ZodString && path === "budget.currency") return { path, kind: "enum", options: ["USD", "EUR", "GBP", "JPY", "CHF", "CAD", "AUD"], description };
   if (inner instanceof z.ZodEnum) return { path, kind: "enum", options: inner.options as string[], description };
   if (inner instanceof z.ZodNumber) return { path, kind: "number", description };
   if (inner instanceof z.ZodBoolean) return { path, kind: "boolean", options: ["true", "false"], description };
@@ -65,7 +71,7 @@ export function inheritedValue(effective: EffectivePolicyResponse, path: string)
 }
 
 function convert(field: PolicyField, raw: string): unknown {
-  if (field.kind === "number") return raw.trim() === "" ? Number.NaN : Number(raw);
+  if (field.kind === "number") return raw.trim() === "" ? (field.nullable ? null : Number.NaN) : Number(raw);
   if (field.kind === "boolean") return raw === "true";
   if (field.kind === "list") return raw.split(",").map((s) => s.trim()).filter(Boolean);
   return raw;

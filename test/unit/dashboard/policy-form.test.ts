@@ -25,6 +25,19 @@ describe("draft ↔ overrides", () => {
     expect(buildOverrides(draft, fields)).toEqual({ ok: true, policy: overrides });
   });
 
+  it("budgets and shadow mode: an empty limit is no limit (null), a number is the limit", () => {
+    const by = Object.fromEntries(fields.map((f) => [f.path, f]));
+    expect(by.mode).toMatchObject({ kind: "enum", options: ["enforce", "shadow"] });
+    expect(by["budget.maxCallsPerRun"]).toMatchObject({ kind: "number", nullable: true });
+    expect(by["budget.currency"]?.kind).toBe("enum");
+    const draft = { mode: "shadow", "budget.maxCallsPerRun": "10", "budget.maxCostPerRun": "", "budget.costPerExecution": "0.25" };
+    expect(buildOverrides(draft, fields)).toEqual({
+      ok: true,
+      policy: { mode: "shadow", budget: { maxCallsPerRun: 10, maxCostPerRun: null, costPerExecution: 0.25 } },
+    });
+    expect(buildOverrides({ "budget.costPerExecution": "" }, fields)).toMatchObject({ ok: false, errors: { "budget.costPerExecution": "Enter a number" } });
+  });
+
   it("an empty draft inherits everything", () => {
     expect(buildOverrides({}, fields)).toEqual({ ok: true, policy: {} });
     expect(draftFromOverrides(null, fields)).toEqual({});
