@@ -37,7 +37,9 @@ describe.skipIf(!PROVIDERS.includes("postgres"))("postgres: two instances detect
       ...OPERATOR_ENV,
       ...FAST_ALERTS_ENV,
     };
-    servers = await Promise.all([startServer(db.url, env), startServer(db.url, env)]);
+    // One after the other: both bootstrap the same operator admin (OPERATOR_ENV), which is not race-safe at first boot.
+    servers = [await startServer(db.url, env)];
+    servers.push(await startServer(db.url, env));
     clients = servers.map((server) => new TestClient(server.baseUrl, project.apiKey));
     insights = new InsightsClient(servers[1]!.baseUrl, project.projectId);
     admin = new AdminClient(servers[0]!.baseUrl, project.projectId);
