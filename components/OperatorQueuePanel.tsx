@@ -13,8 +13,8 @@ import { TableWrap } from "./TableWrap";
  * whose status check could not tell, long-running operations not finished, and how verify cases
  * were settled (automatically by a checker, or by hand).
  */
-export function OperatorQueuePanel({ projectId }: { projectId: string }) {
-  const queue = useOperatorQueueQuery(projectId);
+export function OperatorQueuePanel({ projectId, from, to, rangeLabel }: { projectId: string; from: string; to: string; rangeLabel: string }) {
+  const queue = useOperatorQueueQuery(projectId, from, to);
   const base = `/projects/${encodeURIComponent(projectId)}`;
   const runHref = (runId: string) => `${base}/runs/${encodeURIComponent(runId)}`;
   const callHref = (callId: string) => `${base}/calls/${encodeURIComponent(callId)}`;
@@ -102,7 +102,7 @@ export function OperatorQueuePanel({ projectId }: { projectId: string }) {
           </TableWrap>
         )}
         <p style={{ margin: 0 }} data-testid="verify-tally">
-          Verify cases resolved automatically: <strong>{verify.found + verify.notFound}</strong> ({verify.found} found, {verify.notFound} not found) · by hand:{" "}
+          {rangeLabel}: verify cases resolved automatically: <strong>{verify.found + verify.notFound}</strong> ({verify.found} found, {verify.notFound} not found) · by hand:{" "}
           <strong>{verify.byHand}</strong> · checks that could not tell: <strong>{verify.unknown}</strong>
         </p>
       </section>

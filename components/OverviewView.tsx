@@ -96,7 +96,7 @@ export function OverviewView() {
       {storms.data ? <StormBanner storms={storms.data.storms} href={`${base}/storms`} /> : null}
       <KpiGrid kpis={kpis} hrefOf={(k) => (k.group ? groupCallsHref(base, k.group.id as DecisionGroupId, { from, to }) : null)} />
       {dedup.error ? <ErrorState error={dedup.error} onRetry={() => dedup.refetch()} /> : null}
-      <OperatorQueuePanel projectId={projectId} />
+      <OperatorQueuePanel projectId={projectId} from={from} to={to} rangeLabel={label} />
       <section aria-labelledby="chart-title" className="card">
         <h2 id="chart-title" style={{ marginTop: 0, fontSize: "1.1em" }}>
           Calls by decision

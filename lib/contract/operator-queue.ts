@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { CallSummarySchema } from "./calls";
 import { RunCompensationSchema } from "./sagas";
 
 /**
@@ -9,14 +10,8 @@ import { RunCompensationSchema } from "./sagas";
  */
 const isoTime = z.iso.datetime();
 
-export const QueueCallSchema = z
-  .object({
-    callId: z.string(),
-    tool: z.string(),
-    key: z.string(),
-    runId: z.string(),
-    stepId: z.string().nullable(),
-    agentId: z.string().nullable(),
+export const QueueCallSchema = CallSummarySchema.pick({ callId: true, tool: true, key: true, runId: true, stepId: true, agentId: true })
+  .extend({
     checkedAt: isoTime.describe("When the status check answered unknown (the latest one)"),
     reason: z.string().nullable().describe("Why the checker could not tell"),
   })
@@ -41,13 +36,15 @@ export const VerifyTallySchema = z
     notFound: z.number().int().describe("Checkers found nothing: the tool ran under the same key"),
     unknown: z.number().int().describe("Checkers could not tell: the call went to this queue"),
     byHand: z.number().int().describe("Calls an operator resolved by hand (left in verify or lease lost)"),
+    from: isoTime.describe("The tally counts the ledger from here (the query's `from`, default 24 h ago)"),
+    to: isoTime,
   })
   .meta({ id: "VerifyTally", description: "How verify cases were settled: automatically by a status check, or by hand" });
 
 export const OperatorQueueSchema = z
   .object({
     runs: z.array(RunCompensationSchema).describe("Aborted runs needing attention, newest abort first: compensation_failed, or still compensating"),
-    uncheckedCalls: z.array(QueueCallSchema).describe("Newest first"),
+    uncheckedCalls: z.array(QueueCallSchema).describe("Newest first; checks of the last 7 days"),
     accepted: z.array(AcceptedCallSchema).describe("Oldest first"),
     verify: VerifyTallySchema,
   })

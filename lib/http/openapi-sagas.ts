@@ -5,6 +5,7 @@ import { BeginResponseSchema, CallStatusSchema, CheckReportRequestSchema } from 
 import { RaiseRunBudgetRequestSchema, RunBudgetSchema } from "../contract/budgets";
 import { ProjectRunParams } from "./call-list-params";
 import { errorResponse, json, jsonBody } from "./openapi-pieces";
+import { QueueQuery } from "./range-query";
 import { CallIdParams, ProjectParams, ProjectRunCallParams, RunCallParams, RunIdParams } from "./params";
 
 const errors = {
@@ -49,7 +50,7 @@ export function registerSagaPaths(registry: OpenAPIRegistry): void {
     summary: "The operators' queue: runs whose compensation failed, unknown status checks, unfinished operations, verify tally (viewer)",
     tags: ["operators"],
     security: session,
-    request: { params: ProjectParams },
+    request: { params: ProjectParams, query: QueueQuery },
     responses: { 200: json(OperatorQueueSchema, "What waits for a human"), ...errors },
   });
   registry.registerPath({ method: "get", path: `${opRun}/compensation`, summary: "The run's saga state (viewer)", tags, security: session, request: { params: ProjectRunParams }, responses: { 200: plan, ...errors } });

@@ -18,6 +18,6 @@ export function toOperatorQueue(view: OperatorQueueView): OperatorQueue {
       acceptedAt: iso(a.acceptedAt),
       expiresAt: iso(a.expiresAt),
     })),
-    verify: view.verify,
+    verify: { ...view.verify, from: iso(view.verify.from), to: iso(view.verify.to) },
   };
 }

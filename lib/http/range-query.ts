@@ -23,6 +23,9 @@ export const TimeseriesQuery = RangeQuery.extend({
 
 export const DedupQuery = RangeQuery.strict();
 
+/** The operators' queue: the range its verify tally counts (default the last 24 h). */
+export const QueueQuery = RangeQuery.strict();
+
 export const TopRunsQuery = RangeQuery.extend({
   limit: z.coerce.number().int().min(1).max(100).default(20),
 }).strict();
@@ -45,6 +48,8 @@ export const RANGE_RULES = {
   dedup: { defaultSpanMs: 86_400_000, maxSpanMs: 400 * 86_400_000, alignMs: BUCKET_MS.minute } satisfies RangeRules,
   /** Reads the ledger: a day at most, and only its latest begins (see TOP_RUNS_SCAN_LIMIT). */
   topRuns: { defaultSpanMs: 3_600_000, maxSpanMs: 86_400_000, alignMs: 1_000 } satisfies RangeRules,
+  /** The operators' queue's verify tally reads the ledger over (project_id, at): a month at most. */
+  queue: { defaultSpanMs: 86_400_000, maxSpanMs: 31 * 86_400_000, alignMs: 1_000 } satisfies RangeRules,
 };
 
 export function resolveRange(query: { from?: string; to?: string }, rules: RangeRules, now: number = Date.now()): TimeRange {

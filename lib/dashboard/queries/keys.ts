@@ -19,7 +19,7 @@ export const queryKeys = {
   run: (projectId: string, runId: string) => ["run", { projectId, runId }] as const,
   saga: (projectId: string, runId: string) => ["saga", { projectId, runId }] as const,
   previews: (projectId: string, status?: string) => ["previews", { projectId, status: status ?? null }] as const,
-  operatorQueue: (projectId: string) => ["operator-queue", { projectId }] as const,
+  operatorQueue: (projectId: string, from: string, to: string) => ["operator-queue", { projectId, from, to }] as const,
   runBudget: (projectId: string, runId: string) => ["run-budget", { projectId, runId }] as const,
   audit: (projectId: string, filters: object = {}) => ["audit", { projectId, ...filters }] as const,
 };

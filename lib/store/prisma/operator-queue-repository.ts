@@ -39,9 +39,10 @@ export class OperatorQueueRepository {
   constructor(private readonly prisma: Db) {}
 
   /** Latest `check: unknown` per call whose record is still in progress (nobody resolved it). */
-  async uncheckedCalls(projectId: string, limit: number): Promise<UncheckedCallRow[]> {
+  async uncheckedCalls(projectId: string, since: number, limit: number): Promise<UncheckedCallRow[]> {
     const events = await this.prisma.event.findMany({
-      where: { projectId, type: "check", decision: "unknown" },
+      // Bounded by time, so the read walks (project_id, at), not the project's whole ledger.
+      where: { projectId, at: { gte: BigInt(since) }, type: "check", decision: "unknown" },
       orderBy: { id: "desc" },
       take: limit * 4,
       select: { callId: true, at: true, detail: true },
@@ -71,8 +72,10 @@ export class OperatorQueueRepository {
     }));
   }
 
-  async verifyTally(projectId: string): Promise<VerifyTallyRow> {
-    const count = (where: EventWhere) => this.prisma.event.count({ where: { projectId, ...where } });
+  /** Ledger counts in [from, to): one range of the (project_id, at) index per count. */
+  async verifyTally(projectId: string, from: number, to: number): Promise<VerifyTallyRow> {
+    const at = { gte: BigInt(from), lt: BigInt(to) };
+    const count = (where: EventWhere) => this.prisma.event.count({ where: { projectId, at, ...where } });
     const [found, notFound, unknown, byHand] = await Promise.all([
       count({ type: "complete", detail: { contains: '"check":"found"' } }),
       count({ type: "complete", detail: { contains: '"check":"not_found"' } }),
