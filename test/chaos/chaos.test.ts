@@ -5,6 +5,9 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { inject } from "vitest";
 import { type TestDatabase, createTestDatabase } from "../helpers/databases";
 import { createTestProject } from "../helpers/fixtures";
+import { AdminClient, TEST_ADMIN_TOKEN } from "../helpers/admin-client";
+import { OPERATOR_ENV, OperatorClient, ROOT, createOperator } from "../helpers/operator-client";
+import { OrderBackend } from "../helpers/order-backend";
 import { type TestServer, startServer } from "../helpers/server";
 import { ToolBackend } from "./backend";
 import { type ChaosEnv, FULL_FACTOR, type Scenario, runScenario } from "./harness";
@@ -16,6 +19,7 @@ import { networkBeforeExecution } from "./scenarios/network-before-execution";
 import { parallelRace } from "./scenarios/parallel-race";
 import { slowSuccess } from "./scenarios/slow-success";
 import { subagentAndParent } from "./scenarios/subagent-and-parent";
+import { type MultiStepEnv, type MultiStepRow, PREVIEW_TOOL, lostAccepted, multiStepTable, previewApprove, sagaTwoRunners } from "./scenarios/multi-step";
 import { timeoutAfterExecution } from "./scenarios/timeout-after-execution";
 
 // npm test runs the small size; `npm run chaos` sets IDEMGATE_CHAOS_SIZE=full and a report file.
@@ -47,23 +51,32 @@ describe(`chaos (${SIZE}, seed ${SEED}): exactly one side effect per request thr
   let db: TestDatabase;
   let server: TestServer;
   let env: ChaosEnv;
+  let multiStep: MultiStepEnv;
   const rows: ScenarioRow[] = [];
+  const multiStepRows: MultiStepRow[] = [];
 
   beforeAll(async () => {
     db = await createTestDatabase("sqlite");
     const project = await createTestProject(db.url, "chaos");
-    server = await startServer(db.url);
+    // One server for both families; the multi-step one needs an operator (previews) and a policy.
+    server = await startServer(db.url, { ...OPERATOR_ENV, IDEMGATE_ADMIN_TOKEN: TEST_ADMIN_TOKEN });
     const tmpDir = mkdtempSync(path.join(inject("tmpRoot"), "chaos-"));
     const backend = new ToolBackend(path.join(tmpDir, "backend.db"));
     env = { baseUrl: server.baseUrl, apiKey: project.apiKey, backend, seed: SEED, tmpDir };
+    await new AdminClient(server.baseUrl, project.projectId).put(PREVIEW_TOOL, { preview: "approve" }, "chaos: a human approves deletions");
+    const operator = await createOperator(await OperatorClient.signIn(server.baseUrl, ROOT.email, ROOT.password), project.projectId, "operator");
+    const orders = new OrderBackend();
+    await orders.start();
+    multiStep = { baseUrl: server.baseUrl, apiKey: project.apiKey, projectId: project.projectId, operator, backend: orders, size: SIZE === "full" ? 20 : 4 };
   });
 
   afterAll(async () => {
-    const table = chaosTable(rows, { size: SIZE, seed: SEED });
+    // One report, both families' tables, read by scripts/chaos.mjs.
+    const table = `${chaosTable(rows, { size: SIZE, seed: SEED })}\n${multiStepRows.length ? multiStepTable(multiStepRows) : ""}`;
     console.log(`\n${table}\n`);
-    // Appended: the other families (multi-step) add their tables to the same report.
     if (process.env.IDEMGATE_CHAOS_REPORT) appendFileSync(process.env.IDEMGATE_CHAOS_REPORT, `${table}\n`);
     env?.backend.close();
+    await multiStep?.backend.stop();
     await server?.stop();
     await db?.drop();
   });
@@ -84,5 +97,17 @@ describe(`chaos (${SIZE}, seed ${SEED}): exactly one side effect per request thr
     // The faults must bite: without the gate the same agent does duplicate side effects.
     if (scenario.baselineDuplicates) expect(baseline.duplicates).toBeGreaterThan(0);
     else expect(baseline.missing).toBe(0);
+  });
+
+  // #20: sagas, previews, async operations — each asserts its own gate-side invariants, then reports.
+  it.each([
+    ["saga-two-runners", sagaTwoRunners],
+    ["preview-approve", previewApprove],
+    ["async-lost-accepted", lostAccepted],
+  ] as const)("multi-step %s", async (_, scenario) => {
+    const row = await scenario(multiStep);
+    multiStepRows.push(row);
+    expect(row.gate.unwanted).toBe(0);
+    expect(row.baseline.unwanted).toBeGreaterThan(0);
   });
 });
