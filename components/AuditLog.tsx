@@ -30,6 +30,12 @@ function actionTone(action: string) {
 function Target({ entry, base }: { entry: AuditEntry; base: string }) {
   const { type, id } = entry.target;
   if (type === "call") return <Link href={`${base}/calls/${encodeURIComponent(id)}`}>{id}</Link>;
+  if (type === "run")
+    return (
+      <span>
+        <span className="muted">run</span> <Link href={`${base}/runs/${encodeURIComponent(id)}`}>{id}</Link>
+      </span>
+    );
   if (type === "policy")
     return (
       <span>

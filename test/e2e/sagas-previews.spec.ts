@@ -9,8 +9,8 @@ import { ADMIN, SHOTS, expectNoSeriousA11yViolations, signIn } from "./dashboard
 test.describe.configure({ mode: "serial" });
 
 /**
- * Issue #20 in the dashboard. (a) An order saga whose last undo (release the inventory) fails
- * permanently: the overview's "runs needing attention" lists it, the run page shows each step's
+ * Issue #20 in the dashboard. (a) An operator aborts an order run from its page; its last undo
+ * (release the inventory) fails permanently: the overview's "runs needing attention" lists it, the run page shows each step's
  * compensation, and an operator resolves the failed one by hand with a note, which closes the run
  * as compensated with an audit entry. (b) A destructive tool under `preview: approve`: nothing runs
  * before approval, the inbox shows the preview (summary, affected resources, exact args), approval
@@ -56,7 +56,18 @@ test("a compensation failing permanently is in the operators' queue; resolved by
       throw new ToolError("warehouse API: reservation res_1 is locked", { retryable: false });
     },
   };
-  const stopped = await gate.abort(SAGA_RUN, "confirmation email failed permanently", { compensators });
+  // An operator aborts the run from its page (a reason is required); its plan starts.
+  await page.goto(`${PROJECT}/runs/${SAGA_RUN}`);
+  const panel = page.getByTestId("saga-panel");
+  await expect(panel.getByTestId("saga-state")).toHaveText("running");
+  await panel.getByText("Abort this run").click();
+  await panel.getByLabel("Reason (required, kept in the audit log)").fill("confirmation email failed permanently");
+  await panel.getByRole("button", { name: "Abort run" }).click();
+  await expect(panel.getByTestId("saga-state")).toHaveText("compensating");
+  await expect(panel.getByTestId("saga-abort")).toContainText("confirmation email failed permanently");
+
+  // The agent's runner undoes the charge, then the release fails permanently.
+  const stopped = await gate.compensate(SAGA_RUN, { compensators });
   expect(stopped.state).toBe("compensation_failed");
   expect(refunds).toBe(1);
 
@@ -71,7 +82,6 @@ test("a compensation failing permanently is in the operators' queue; resolved by
 
   // The run page: each step's compensation, the failed one with its error.
   await expect(page).toHaveURL(new RegExp(`/runs/${SAGA_RUN}$`));
-  const panel = page.getByTestId("saga-panel");
   await expect(panel.getByTestId("saga-state")).toHaveText("compensation failed");
   await expect(panel.getByTestId("saga-step")).toHaveCount(2);
   await expect(panel.locator('[data-testid="saga-step"][data-status="compensated"]')).toContainText("refund_charge");
@@ -100,6 +110,7 @@ test("a compensation failing permanently is in the operators' queue; resolved by
   const audit = page.locator('[data-testid="audit-row"][data-action="compensation.resolved"]');
   await expect(audit).toHaveCount(1);
   await expect(audit).toContainText("released res_1 in the warehouse console");
+  await expect(page.locator('[data-testid="audit-row"][data-action="run.aborted"]').filter({ hasText: SAGA_RUN })).toHaveCount(1);
   expect(refunds).toBe(1);
 });
 
