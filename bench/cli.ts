@@ -1,4 +1,4 @@
-// npm run bench [-- options]: the side-by-side benchmark of issue #8 (see bench/README.md).
+// npm run bench [-- options]: the side-by-side benchmark of the hot-path issue (see bench/README.md).
 // Prints the table to stdout, progress to stderr, and writes bench/results/<YYYY-MM-DD>.json
 // (a --smoke run writes to the temp directory).
 import os from "node:os";

@@ -51,9 +51,9 @@ function peerComparison(result: BenchResult): string | null {
       if (mine === undefined) return "—";
       return theirs ? `${rate(mine)} (${(mine / theirs).toFixed(2)}×)` : rate(mine);
     });
-    return [p.workload, String(p.clients), theirs === undefined ? "skipped" : rate(theirs), ...cells];
+    return [p.label.replace("Powertools idempotency + ", ""), p.workload, String(p.clients), theirs === undefined ? "skipped" : rate(theirs), ...cells];
   });
-  return markdownTable(["workload", "clients", "peer ops/s", ...labels.map((l) => `${l} ops/s (÷ peer)`)], rows, [false, true, true, ...labels.map(() => true)]);
+  return markdownTable(["peer", "workload", "clients", "peer ops/s", ...labels.map((l) => `${l} ops/s (÷ peer)`)], rows, [false, false, true, true, ...labels.map(() => true)]);
 }
 
 /** Each gated HTTP-tools cell over its floor, in milliseconds: what the middleware or the gateway adds. */
@@ -96,7 +96,7 @@ export function renderReport(result: BenchResult): string {
     }
   }
   if (result.bars.length > 0) {
-    out.push("## The bars (issue #8)", "");
+    out.push("## The bars (the hot-path issue)", "");
     out.push(
       markdownTable(
         ["", "bar", "value", "target", "measured as"],

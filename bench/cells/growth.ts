@@ -6,10 +6,13 @@ import type { SqliteSynchronous } from "../../lib/store/hot/sqlite/gate-store";
 import type { GateEvent, GateStore } from "../../lib/store/ports/gate-store";
 import { benchPolicies } from "./bench-policy";
 import { SEED_ARGS, SEED_TOOL, seedCall, seedGateDatabase } from "../setup/seed";
-import { CLIENTS, type Subject, freshCall } from "./types";
+import { CLIENTS, type Subject, freshCall, replayCall } from "./types";
 
 /** Coprime with every record count of the form 2^a·5^b: walks all seeded keys once per pass. */
 const STRIDE = 7_919;
+/** Keys completed just before the recency cell, replayed in rotation (a multiple of REPLAY_RUN_SIZE). */
+const RECENT_KEYS = 256;
+const RECENT_TAG = "recent";
 
 export interface GrowthDatabase {
   databaseUrl: string;
@@ -81,6 +84,22 @@ export function growthSubject(db: GrowthDatabase, options: GrowthOptions): Growt
     workloads: [
       { name: "begin-fresh", unit: "begins", clients: [...CLIENTS.single], op: (seq, tag) => begin(freshCall(tag, seq), "execute") },
       { name: "begin-replay", unit: "begins", clients: [...CLIENTS.single], op: (seq) => begin(seedCall((seq * STRIDE) % options.records), "replay") },
+      {
+        // What an agent re-asking after a lost result looks like: keys completed in the last
+        // minute (the newest rows of the big table), not a cold walk over all of them.
+        name: "begin-replay-recent",
+        unit: "begins",
+        clients: [...CLIENTS.single],
+        prepare: async () => {
+          for (let i = 0; i < RECENT_KEYS; i++) {
+            const call = replayCall(RECENT_TAG, i, RECENT_KEYS);
+            const claim = await transport.begin({ tool: SEED_TOOL, runId: call.runId, stepId: call.step, args: call.args });
+            if (claim.decision !== "execute") throw new Error(`growth recent keys: expected execute, got ${claim.decision}`);
+            await transport.complete(claim.callId, { leaseToken: claim.leaseToken, outcome: "succeeded", result: { ok: true } });
+          }
+        },
+        op: (seq) => begin(replayCall(RECENT_TAG, seq, RECENT_KEYS), "replay"),
+      },
     ],
     close: () => app.close(),
   };

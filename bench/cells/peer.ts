@@ -13,16 +13,28 @@ type Payload = ReturnType<typeof freshCall>;
  * asks Redis, as every gate call asks its store). A fresh call is SET NX, the function, SET; a
  * replay is the refused SET NX and a GET of the stored result.
  */
-export async function peerSubject(runTag: string, replayPool: number): Promise<SubjectOrSkip & { redisVersion?: string }> {
-  const base = { id: "peer.powertools-redis", group: "peer" as const, label: "Powertools idempotency + Redis (cache layer)" };
-  const client = createClient({ url: REDIS_URL, socket: { connectTimeout: 2_000, reconnectStrategy: false } });
+export interface PeerTarget {
+  id: string;
+  label: string;
+  url: string;
+}
+
+/** The speed reference: the machine's Redis, in memory only. */
+export const MEMORY_PEER: PeerTarget = { id: "peer.powertools-redis", label: "Powertools idempotency + Redis (in memory)", url: REDIS_URL };
+
+/** The durability reference: a Redis that fsyncs every write before replying, as SQLite FULL does. */
+export const durablePeer = (url: string): PeerTarget => ({ id: "peer.powertools-redis-aof", label: "Powertools idempotency + Redis (AOF, appendfsync always)", url });
+
+export async function peerSubject(runTag: string, replayPool: number, target: PeerTarget = MEMORY_PEER): Promise<SubjectOrSkip & { redisVersion?: string }> {
+  const base = { id: target.id, group: "peer" as const, label: target.label };
+  const client = createClient({ url: target.url, socket: { connectTimeout: 2_000, reconnectStrategy: false } });
   client.on("error", () => undefined); // reported by connect() below, or by the call that hit it
   try {
     await client.connect();
   } catch (error) {
     return {
       ...base,
-      skipped: `no Redis at ${REDIS_URL} (${(error as Error).message})`,
+      skipped: `no Redis at ${target.url} (${(error as Error).message})`,
       workloads: [
         { name: "fresh", unit: "pairs", clients: [...CLIENTS.withEight] },
         { name: "replay", unit: "calls", clients: [...CLIENTS.standard] },

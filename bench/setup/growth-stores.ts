@@ -23,6 +23,7 @@ export async function growthAndStats(ctx: BuildContext, wantGrowth: boolean, wan
   const workloads: WorkloadShape[] = [
     ["begin-fresh", "begins", CLIENTS.single],
     ["begin-replay", "begins", CLIENTS.single],
+    ["begin-replay-recent", "begins", CLIENTS.single],
   ];
   const idOf = (provider: string, size: number) => `growth.${provider}-${fmt(size)}`;
   const labelOf = (name: string, size: number) => `growth · ${name} · ${fmt(size)} records`;

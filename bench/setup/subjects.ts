@@ -13,15 +13,17 @@ import { httpGateSubject } from "../cells/http-gate";
 import { httpToolsSubjects } from "../cells/http-tools";
 import { applyBenchPolicy, benchPolicies } from "../cells/bench-policy";
 import { fillReplayPool, inProcessSubject } from "../cells/in-process";
-import { nextFloorSubject } from "../cells/next-floor";
-import { peerSubject } from "../cells/peer";
+import { nextFloorSubject, nodeHttpFloorSubject } from "../cells/next-floor";
+import { durablePeer, peerSubject } from "../cells/peer";
 import { pgFloorSubject } from "../cells/pg-floor";
 import { sqliteFloorSubject } from "../cells/sqlite-floor";
-import { CLIENTS, NO_POSTGRES, type SubjectOrSkip, pairWorkloads, skippedSubject } from "../cells/types";
+import { CLIENTS, NO_POSTGRES, type SubjectOrSkip, isSkipped, pairWorkloads, skippedSubject } from "../cells/types";
 import type { BenchOptions } from "../options";
 import type { BenchDatabases } from "./databases";
 import { growthAndStats } from "./growth-stores";
 import type { BenchServers, TestServer } from "./servers";
+import { startBareHttpServer } from "./bare-http";
+import { startDurableRedis } from "./durable-redis";
 // @ts-expect-error plain .mjs helper without types
 import { buildIfNeeded } from "../../scripts/lib/build-if-needed.mjs";
 
@@ -73,14 +75,42 @@ const MCP_UPSTREAM = "bench-shop";
 /** Seals upstream secrets in the seeded database (none is set; fixed so nothing is written to a data dir). */
 const BENCH_SECRETS_KEY = Buffer.alloc(32, 7).toString("base64");
 
+/** The peer on a Redis of its own that fsyncs every write; stopped with the subject. */
+async function durablePeerSubject(ctx: BuildContext, log: (message: string) => void): Promise<SubjectOrSkip> {
+  const fallback = durablePeer("redis://(not started)");
+  const skip = (reason: string) => {
+    log(`durable peer skipped: ${reason}`);
+    return skippedSubject(fallback.id, "peer", fallback.label, reason, pairWorkloads(CLIENTS.withEight, CLIENTS.standard));
+  };
+  let redis: Awaited<ReturnType<typeof startDurableRedis>>;
+  try {
+    redis = await startDurableRedis();
+  } catch (error) {
+    return skip(`no redis-server to start with appendfsync always (${(error as Error).message})`);
+  }
+  const subject = await peerSubject(ctx.runTag, ctx.options.replayPool, durablePeer(redis.url));
+  if (isSkipped(subject)) {
+    await redis.stop();
+    return subject;
+  }
+  return {
+    ...subject,
+    close: async () => {
+      await subject.close();
+      await redis.stop();
+    },
+  };
+}
+
 type Wants = ReturnType<typeof wants>;
 
 function wants(options: BenchOptions) {
   const sections = options.sections;
   const floorsToo = sections.has("floors") || options.withFloors;
   return {
-    floorSqlite: sections.has("floors") || (floorsToo && sections.has("inprocess")),
-    floorPg: sections.has("floors") || (floorsToo && sections.has("inprocess")),
+    // The HTTP bars stack the raw store's pair under the bare route, so HTTP wants the raw floors too.
+    floorSqlite: sections.has("floors") || (floorsToo && (sections.has("inprocess") || sections.has("http"))),
+    floorPg: sections.has("floors") || (floorsToo && (sections.has("inprocess") || sections.has("http"))),
     floorNext: sections.has("floors") || (floorsToo && (sections.has("http") || sections.has("scaleout"))),
     httptools: sections.has("httptools"),
     mcp: sections.has("mcp"),
@@ -149,7 +179,10 @@ async function httpSubjects(ctx: BuildContext, want: Wants, sqlite: HttpTarget |
   const standard = { fresh: [...CLIENTS.standard], replay: [...CLIENTS.standard] };
   if (sqlite) {
     const [server] = await sqlite.servers;
-    if (want.floorNext) floors.push(nextFloorSubject(server!.baseUrl));
+    if (want.floorNext) {
+      floors.push(nextFloorSubject(server!.baseUrl));
+      floors.push(nodeHttpFloorSubject(await startBareHttpServer()));
+    }
     if (want.sqliteHttp) {
       const label = `Idemgate HTTP · SQLite ${sync.toUpperCase()} (next start)`;
       http.push(httpGateSubject({ id: "http.sqlite", group: "http", label, floorId: "floor.next", baseUrls: [server!.baseUrl], apiKey: sqlite.db.apiKey, replayPool: { tag: "http_pool", size: ctx.options.replayPool }, clients: standard }));
@@ -214,6 +247,7 @@ export async function buildSubjects(ctx: BuildContext): Promise<Built> {
     redisVersion = subject.redisVersion;
     if ("skipped" in subject) log(`peer skipped: ${subject.skipped}`);
     peer.push(subject);
+    peer.push(await durablePeerSubject(ctx, log));
   }
 
   const inprocess = want.inprocess ? await inProcessSubjects(ctx, pgUp) : [];
