@@ -45,7 +45,7 @@ function routeFloorSubject(floor: RouteFloor): Subject {
 
 /** GET /api/livez on the same `next start` the gate cells use. */
 export const nextFloorSubject = (baseUrl: string): Subject =>
-  routeFloorSubject({ id: "floor.next", label: "bare Next route (GET /api/livez, next start)", baseUrl, path: "/api/livez" });
+  routeFloorSubject({ id: "floor.next", label: "bare Next route (GET /api/livez, npm start's server)", baseUrl, path: "/api/livez" });
 
 /** A JSON route on plain node:http in its own process: what a lean serving path is measured against. */
 export const nodeHttpFloorSubject = (server: { baseUrl: string; stop(): Promise<void> }): Subject =>

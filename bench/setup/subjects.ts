@@ -184,12 +184,12 @@ async function httpSubjects(ctx: BuildContext, want: Wants, sqlite: HttpTarget |
       floors.push(nodeHttpFloorSubject(await startBareHttpServer()));
     }
     if (want.sqliteHttp) {
-      const label = `Idemgate HTTP · SQLite ${sync.toUpperCase()} (next start)`;
+      const label = `Idemgate HTTP · SQLite ${sync.toUpperCase()} (npm start)`;
       http.push(httpGateSubject({ id: "http.sqlite", group: "http", label, floorId: "floor.next", baseUrls: [server!.baseUrl], apiKey: sqlite.db.apiKey, replayPool: { tag: "http_pool", size: ctx.options.replayPool }, clients: standard }));
     }
   }
   if (want.pgHttp) {
-    const label = "Idemgate HTTP · Postgres (next start)";
+    const label = "Idemgate HTTP · Postgres (npm start)";
     const twoLabel = "Idemgate HTTP · Postgres · 2 instances (round-robin)";
     if (pg) {
       const [first, second] = await pg.servers;
