@@ -6,7 +6,7 @@ import { PROVIDERS } from "../helpers/databases";
 import { InsightsClient } from "../helpers/insights-client";
 import { OperatorClient, createOperator } from "../helpers/operator-client";
 import { expectDecision, runOnce, uniqueRun, uniqueTool } from "../helpers/policy-fixtures";
-import { burstReplays, pacedReplays, prepareStormTool, waitFor } from "../helpers/storm-scenario";
+import { burstUntilStorm, pacedReplays, prepareStormTool, waitFor } from "../helpers/storm-scenario";
 import { type TwoProjects, startTwoProjects } from "../helpers/two-projects";
 
 /**
@@ -84,7 +84,7 @@ describe.each(PROVIDERS)("%s: statistics and storms for every member", (provider
     const stormy = await prepareStormTool(new AdminClient(world.server.baseUrl, world.projectA), world.agentA, "charge");
     // A quiet baseline (~2 hits a second), then a burst far above it.
     await pacedReplays([world.agentA], stormy, 2, 4_500);
-    await burstReplays([world.agentA], stormy, [35, 20, 15, 10]);
+    await burstUntilStorm([world.agentA], stormy, [35, 20, 15, 10], async () => (await adminA.storms()).storms.some((s) => s.tool === stormy.tool));
     const listed = await waitFor(
       async () => (await viewer.call(StormListResponseSchema, "GET", reads(world.projectA).openStorms)).storms.find((s) => s.tool === stormy.tool),
       60_000,

@@ -7,7 +7,7 @@ import { InsightsClient } from "../helpers/insights-client";
 import { startOtlpReceiver } from "../helpers/otlp-receiver";
 import { sleep } from "../helpers/policy-fixtures";
 import { type TestServer, startServer } from "../helpers/server";
-import { burstReplays, pacedReplays, prepareStormTool, waitFor } from "../helpers/storm-scenario";
+import { burstUntilStorm, pacedReplays, prepareStormTool, waitFor } from "../helpers/storm-scenario";
 import { startWebhookReceiver } from "../helpers/webhook-receiver";
 import { FAST_ALERTS_ENV, subscribeStormWebhook } from "../helpers/alert-setup";
 import { OPERATOR_ENV } from "../helpers/operator-client";
@@ -60,7 +60,7 @@ describe.each(PROVIDERS)("%s: retry storms", (provider) => {
       // Quiet baseline: about 2 dedup hits a second, long enough for three whole windows of history.
       await pacedReplays([client], stormy, 2, 4_500);
       // The burst: 80 replays in well under a second; run 0 (and its key) drives the most.
-      await burstReplays([client], stormy, [35, 20, 15, 10]);
+      await burstUntilStorm([client], stormy, [35, 20, 15, 10], async () => (await insights.storms()).storms.some((s) => s.tool === stormy.tool));
       const open = await waitFor(async () => (await insights.openStorms()).storms.find((s) => s.tool === stormy.tool), 60_000, "the open storm");
       expect(open).toMatchObject({ status: "open", windowSeconds: 1, endedAt: null });
       expect((await insights.storms("closed")).storms.map((s) => s.tool)).not.toContain(stormy.tool);
