@@ -58,10 +58,13 @@ async function ensureAdmin(ops: BootstrapDeps, email: string, password: string):
       await ops.store.appendAudit(auditEntry(SYSTEM_ACTOR, null, "user.created", { type: "user", id }, { email, instanceAdmin: true }, Date.now()));
       console.log(`[idemgate] created the admin account ${email}`);
     } catch (error) {
-      // Another instance starting at the same moment created it first.
-      if (!(error instanceof AppError && error.code === "already_exists")) throw error;
+      // Another instance starting at the same moment created it first: better-auth's own check
+      // says so, or, when both passed that check, the database's unique email index refuses the
+      // second insert (a driver error, not an "already exists"). Either way the account is there.
+      user = await ops.store.findUserByEmail(email);
+      if (!user && !(error instanceof AppError && error.code === "already_exists")) throw error;
     }
-    user = await ops.store.findUserByEmail(email);
+    user ??= await ops.store.findUserByEmail(email);
   }
   if (user && !user.instanceAdmin) await ops.store.setInstanceAdmin(user.id);
 }

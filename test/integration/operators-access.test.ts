@@ -49,6 +49,7 @@ const ACCESS: Record<string, "signedIn" | Role> = {
   "GET projects/[projectId]/upstreams/[upstreamId]": "admin",
   "PATCH projects/[projectId]/upstreams/[upstreamId]": "admin",
   "DELETE projects/[projectId]/upstreams/[upstreamId]": "admin",
+  "GET projects/[projectId]/mcp-tools": "admin",
   "GET projects/[projectId]/outbound-allowlist": "admin",
   "POST projects/[projectId]/outbound-allowlist": "admin",
   "DELETE projects/[projectId]/outbound-allowlist/[entryId]": "admin",
