@@ -78,6 +78,9 @@ export default defineConfig({
       IDEMGATE_SEED_DEMO: "true",
       // Storm detector passes twice a second, so the storm test needs seconds, not minutes.
       IDEMGATE_STORM_INTERVAL_MS: "500",
+      // Every spec signs in afresh from 127.0.0.1: the default 10 sign-ins a minute per address
+      // (a guard against password guessing) would answer the suite's own sign-ins with 429.
+      IDEMGATE_SIGN_IN_RATE_LIMIT: "100000",
       BETTER_AUTH_URL: baseURL,
       NODE_ENV: "production",
       NEXT_TELEMETRY_DISABLED: "1",
