@@ -155,6 +155,18 @@ class LedgerReplay {
     this.outcomes.set(id, entry);
     for (const holder of this.holders.get(id) ?? []) this.end(holder, entry);
     this.holders.delete(id);
+    if (entry.resolved) this.resolveReleased(entry);
+  }
+
+  /**
+   * An operator may resolve a call whose lease was already evicted (released): the engine then
+   * holds the resolved outcome and replays it, so the simulated record must hold it too.
+   */
+  private resolveReleased(entry: PastOutcome): void {
+    const key = this.simKeyOfCall.get(entry.callId);
+    const record = key === undefined ? undefined : this.records.get(key);
+    if (!record || record.state !== "released") return;
+    this.records.set(record.key, { ...record, state: entry.state, completedAt: entry.at, leaseExpiresAt: null, updatedAt: entry.at, expiresAt: entry.at + this.draft.ttlSeconds * 1000, version: record.version + 1 });
   }
 
   private end(holder: Holder, entry: PastOutcome): void {
