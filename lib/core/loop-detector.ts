@@ -41,6 +41,16 @@ export function detectLoop(steps: readonly CallSignature[], settings: LoopSettin
 }
 
 /**
+ * Whether a begin's ledger line must be committed with its answer for the loop detector: a step of
+ * a run whose tool blocks loops can turn the run's next begin — on any gate instance — into
+ * `blocked`, so it is never written behind (see store/hot/shared/ledger-write-behind.ts). Under
+ * `warn` or with the detector off, a step decides nothing elsewhere and may trail its answer.
+ */
+export function blocksOnStep(loopStep: boolean, loop: Pick<LoopPolicy, "enabled" | "action">): boolean {
+  return loopStep && loop.enabled && loop.action === "block";
+}
+
+/**
  * Which begins are steps of the agent's own reasoning. A concurrent duplicate (`in_progress`, or a
  * replay that was waiting on a live attempt) and a re-attempt of an unfinished key (attempt > 1,
  * governed by the retry advice) are not the model deciding again, so they never make a loop.

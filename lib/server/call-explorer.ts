@@ -4,7 +4,7 @@ import { parseJsonText } from "../core/record";
 import { redact } from "../core/redact";
 import type { CallListRow, RunRow } from "../store/ports/call-list";
 import type { OperatorStore } from "../store/ports/operator-store";
-import type { GateEvent } from "../store/ports/gate-store";
+import type { GateEvent, GateStore } from "../store/ports/gate-store";
 import { AppError } from "./app-error";
 import type { OperatorRecords } from "./operator-records";
 import type { PolicySource } from "./policy-source";
@@ -46,9 +46,12 @@ export class CallExplorer {
     private readonly store: OperatorStore,
     private readonly records: OperatorRecords,
     private readonly policies: PolicySource,
+    /** The gate's write-behind ledger: this process's queued decisions are committed before a read. */
+    private readonly ledger: Pick<GateStore, "settleLedger">,
   ) {}
 
   async listCalls(projectId: string, query: CallListQuery): Promise<Paged<CallListRow>> {
+    await this.ledger.settleLedger();
     const rows = await this.store.listCalls(
       projectId,
       {
@@ -71,11 +74,13 @@ export class CallExplorer {
 
   async listRuns(projectId: string, query: RunListQuery): Promise<Paged<RunRow>> {
     const filter = { runIdPrefix: query.runId, agentId: query.agentId, tool: query.tool, state: query.state };
+    await this.ledger.settleLedger();
     const rows = await this.store.listRuns(projectId, { limit: query.limit + 1, after: cursorOf(query.cursor) }, filter);
     return page(rows, query.limit, (row) => ({ at: row.startedAt, id: row.firstCallId }));
   }
 
   async callLedger(projectId: string, callId: string): Promise<CallLedgerView> {
+    await this.ledger.settleLedger();
     const record = await this.records.get(projectId, callId);
     const [{ policy }, events] = await Promise.all([
       this.policies.forTool(projectId, record.tool),
@@ -93,6 +98,7 @@ export class CallExplorer {
   }
 
   async run(projectId: string, runId: string): Promise<RunView> {
+    await this.ledger.settleLedger();
     const [calls, events] = await Promise.all([
       this.store.listRunCalls(projectId, runId, RUN_CALLS_LIMIT + 1),
       this.store.listRunEvents(projectId, runId, RUN_EVENTS_LIMIT + 1),

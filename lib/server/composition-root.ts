@@ -259,7 +259,7 @@ function buildOperators(config: Env, prisma: Db, gateStore: GateStore, policySou
     records,
     apiKeys: new OperatorApiKeys(store, apiKeyAuth),
     members: new OperatorMembers(store, createUser),
-    explorer: new CallExplorer(store, records, policySource),
+    explorer: new CallExplorer(store, records, policySource, gateStore),
   };
 }
 

@@ -1,14 +1,14 @@
 import type { ArgsFingerprinter } from "../core/fingerprint";
 import { normalizeCallIds } from "../core/identity";
 import { KeyDerivationError } from "../core/keys";
-import { type CallSignature, type LoopMatch, detectLoop, isLoopStep, loopHistorySize } from "../core/loop-detector";
+import { type CallSignature, type LoopMatch, blocksOnStep, detectLoop, isLoopStep, loopHistorySize } from "../core/loop-detector";
 import { type BeginPlan, planBegin, alwaysExecutes } from "../core/plan-begin";
 import { type BudgetCharge, type BudgetStatus, budgetRefusal, describeBudget, executionCharge, reportedCharge, toMicros } from "../core/budget";
 import { type CompleteOutcome, planHeartbeat } from "../core/plan-complete";
 import { type BeginCall, type PreparedCall, prepareCall } from "../core/prepare-call";
 import type { BeginDecision, CallRecord, LoopWarning } from "../core/record";
 import { type EffectivePolicy, type LoopPolicy, hasBudget } from "../core/policy";
-import type { GateStore } from "../store/ports/gate-store";
+import type { GateEvent, GateStore } from "../store/ports/gate-store";
 import { AppError } from "./app-error";
 import { BoundedGuesses } from "./bounded-guesses";
 import { leaseLost, planStorableComplete } from "./complete-errors";
@@ -297,13 +297,13 @@ export class GateService {
     const decision = budgetBlocked(status);
     const fields = this.beginFields(ctx, decision, { reason: "budget_exceeded", budget: status });
     // The run is not repeating itself: a refused step is no loop step.
-    await this.store.appendEvent(beginEvent(record, ctx.call, { ...fields, loopStep: false }));
+    await this.recordDecision(ctx, beginEvent(record, ctx.call, { ...fields, loopStep: false }));
     return decision;
   }
 
   private async askForPreview(ctx: BeginContext, record: CallRecord | null, mode: "required" | "approve", call: PreparedCall): Promise<BeginDecision> {
     const decision: BeginDecision = { decision: "preview_required", key: call.key, mode, argsFingerprint: call.argsFingerprint };
-    await this.store.appendEvent(beginEvent(record, ctx.call, this.beginFields(ctx, decision)));
+    await this.recordDecision(ctx, beginEvent(record, ctx.call, this.beginFields(ctx, decision)));
     return decision;
   }
 
@@ -313,7 +313,7 @@ export class GateService {
    */
   private async block(ctx: BeginContext, found: LoopWarning, record: CallRecord | null): Promise<BeginDecision> {
     const decision: BeginDecision = { decision: "blocked", ...found };
-    await this.store.appendEvent(beginEvent(record, ctx.call, this.beginFields(ctx, decision, { loop: found })));
+    await this.recordDecision(ctx, beginEvent(record, ctx.call, this.beginFields(ctx, decision, { loop: found })));
     return decision;
   }
 
@@ -370,13 +370,27 @@ export class GateService {
           ? plan.decision
           : null;
       case "replay": {
-        const replays = await this.store.recordReplay(plan.record, plan.record.version, event(plan.record, plan.decision.argsMismatch));
+        const line = event(plan.record, plan.decision.argsMismatch);
+        const replays = await this.store.recordReplay(plan.record, plan.record.version, line, this.writesBehind(ctx, line));
         return replays === null ? null : { ...plan.decision, replays };
       }
       case "none":
-        await this.store.appendEvent(event(plan.record, plan.argsMismatch));
+        await this.recordDecision(ctx, event(plan.record, plan.argsMismatch));
         return plan.decision;
     }
+  }
+
+  /**
+   * The line of a decision that changes no record (in_progress, refused, conflict, blocked, a
+   * preview or approval asked for) goes to the write-behind ledger, unless a blocking loop
+   * detector must see it at once (blocksOnStep): then it is committed before the answer.
+   */
+  private recordDecision(ctx: BeginContext, line: GateEvent): Promise<void> {
+    return this.writesBehind(ctx, line) ? this.store.appendDecision(line) : this.store.appendEvent(line);
+  }
+
+  private writesBehind(ctx: BeginContext, line: GateEvent): boolean {
+    return !blocksOnStep(line.loopStep, ctx.policy.policy.loop);
   }
 
   private beginFields(ctx: BeginContext, decision: BeginDecision, detail?: Record<string, unknown>, resent = false): EventFields {

@@ -19,11 +19,13 @@ const iso = (ms: number) => new Date(ms).toISOString();
 export class StatsService {
   constructor(
     private readonly insights: InsightStore,
-    private readonly gate: Pick<GateStore, "projectExists">,
+    private readonly gate: Pick<GateStore, "projectExists" | "settleLedger">,
   ) {}
 
+  /** Every figure is read after this process's queued decision events are committed (they feed the rollups). */
   private async requireProject(projectId: string): Promise<void> {
-    if (!(await this.gate.projectExists(projectId))) throw new AppError("not_found", `no project ${projectId}`);
+    const [exists] = await Promise.all([this.gate.projectExists(projectId), this.gate.settleLedger()]);
+    if (!exists) throw new AppError("not_found", `no project ${projectId}`);
   }
 
   async timeseries(projectId: string, range: TimeRange, bucket: Bucket, tool: string | null): Promise<TimeseriesResponse> {
@@ -89,7 +91,7 @@ export class StatsService {
 
   /** One incident and its tool's dedup hits per bucket around it (see planStormChart). */
   async storm(projectId: string, stormId: string, now: number = Date.now()): Promise<StormDetail> {
-    const row = await this.insights.findStorm(projectId, stormId);
+    const [row] = await Promise.all([this.insights.findStorm(projectId, stormId), this.gate.settleLedger()]);
     if (!row) throw new AppError("not_found", `no storm ${stormId} in this project`);
     const plan = planStormChart(row, now);
     const read = plan.source === "rollups" ? this.insights.dedupHitsFromRollups.bind(this.insights) : this.insights.dedupHitsFromEvents.bind(this.insights);

@@ -9,6 +9,7 @@ import { createTestProject } from "../helpers/fixtures";
 import { OPERATOR_ENV, OperatorClient, ROOT } from "../helpers/operator-client";
 import { expectDecision, runOnce, uniqueRun, uniqueTool } from "../helpers/policy-fixtures";
 import { type TestServer, startServer } from "../helpers/server";
+import { waitFor } from "../helpers/storm-scenario";
 import { sql } from "../helpers/sql";
 
 const NO_LOOPS = { loop: { enabled: false } };
@@ -91,7 +92,10 @@ describe.each(PROVIDERS)("%s: run budgets and shadow mode", (provider) => {
     const budget = await operator.call(RunBudgetSchema, "GET", `/api/v1/operator/projects/${projectId}/runs/${runId}/budget`);
     expect(budget).toMatchObject({ calls: 12, spent: 0, currency: "USD", maxCallsPerRun: null });
     // The ledger: one `blocked` event per refusal, reason and spend in its detail (what alerts read).
-    const refusals = (await events(runId)).filter((e) => e.decision === "blocked");
+    // Refusals are decision-only events, written a few milliseconds behind their answers.
+    const blockedEvents = async () => (await events(runId)).filter((e) => e.decision === "blocked");
+    await waitFor(async () => (await blockedEvents()).length >= 40, 15_000, "40 blocked events on the ledger");
+    const refusals = await blockedEvents();
     expect(refusals).toHaveLength(40);
     expect(JSON.parse(refusals[0]!.detail!)).toMatchObject({ reason: "budget_exceeded", budget: { exceeded: "calls", calls: 12, maxCalls: 12 } });
   });

@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { BeginRequest, BeginResponse } from "../../lib/contract/v1";
 import { TestClient } from "../helpers/client";
 import { PROVIDERS, type TestDatabase, createTestDatabase } from "../helpers/databases";
-import { type TestProject, createTestProject, eventsForCall } from "../helpers/fixtures";
+import { type TestProject, createTestProject, eventsForCall, hasBegins } from "../helpers/fixtures";
 import { type TestServer, startServer } from "../helpers/server";
 
 type Decision<K extends BeginResponse["decision"]> = Extract<BeginResponse, { decision: K }>;
@@ -125,7 +125,7 @@ describe.each(PROVIDERS)("%s: call lifecycle over HTTP", (provider) => {
     const paraphrased = expectDecision(await client.begin({ ...base, args: { amount: "42.00", note: "retry" } }), "replay");
     expect(paraphrased).toMatchObject({ callId: first.callId, key: first.key, argsMismatch: true, result: { ok: true } });
 
-    const events = await eventsForCall(db.url, projectA.projectId, first.callId);
+    const events = await eventsForCall(db.url, projectA.projectId, first.callId, { until: hasBegins("replay") });
     const replayEvents = events.filter((e) => e.type === "begin" && e.decision === "replay");
     expect(replayEvents).toHaveLength(1);
     expect(replayEvents[0]!.argsMismatch).toBe(true);
@@ -147,7 +147,7 @@ describe.each(PROVIDERS)("%s: call lifecycle over HTTP", (provider) => {
 
     const paraphrased = expectDecision(await client.begin({ ...base, args: { subject: "Re: your order!" } }), "replay");
     expect(paraphrased).toMatchObject({ callId: first.callId, key: first.key, argsMismatch: true, result: { messageId: "m1" } });
-    const events = await eventsForCall(db.url, projectA.projectId, first.callId);
+    const events = await eventsForCall(db.url, projectA.projectId, first.callId, { until: hasBegins("replay") });
     expect(events.filter((e) => e.type === "begin" && e.decision === "replay").map((e) => e.argsMismatch)).toEqual([true]);
 
     const otherScope = expectDecision(await client.begin({ ...base, scope: "order:124" }), "execute");

@@ -3,7 +3,7 @@ import type { PolicyOverrides } from "../../lib/core/policy";
 import { AdminClient, TEST_ADMIN_TOKEN } from "../helpers/admin-client";
 import { TestClient } from "../helpers/client";
 import { PROVIDERS, type TestDatabase, createTestDatabase } from "../helpers/databases";
-import { createTestProject, eventsForCall } from "../helpers/fixtures";
+import { createTestProject, eventsForCall, hasBegins } from "../helpers/fixtures";
 import { dumpTables, expectDecision, runOnce, sleep, uniqueRun, uniqueTool } from "../helpers/policy-fixtures";
 import { type TestServer, startServer } from "../helpers/server";
 
@@ -187,7 +187,7 @@ describe.each(PROVIDERS)("%s: every policy field changes the engine's decisions"
     const first = await runOnce(client, request);
     const { revision } = await admin.put(tool, { ttlSeconds: 3_600 }, "shorter retention");
     expectDecision(await client.begin(request), "replay");
-    const events = await eventsForCall(db.url, projectId, first.callId);
+    const events = await eventsForCall(db.url, projectId, first.callId, { until: hasBegins("replay") });
     expect(events.map((e) => [e.type, e.decision, e.policyVersion])).toEqual([
       ["begin", "execute", 0],
       ["complete", "succeeded", 0],

@@ -69,8 +69,12 @@ export interface GateStore extends PolicyStore {
   insertRecord(record: CallRecord, event: GateEvent): Promise<boolean>;
   /** False when the stored version is no longer `expectedVersion`. */
   updateRecord(record: CallRecord, expectedVersion: number, event: GateEvent): Promise<boolean>;
-  /** Counts one replay of the record at `expectedVersion`; null when it changed meanwhile. */
-  recordReplay(record: CallRecord, expectedVersion: number, event: GateEvent): Promise<number | null>;
+  /**
+   * Counts one replay of the record at `expectedVersion` (committed before it resolves, so the
+   * counts stay exact across instances); null when it changed meanwhile. Its event is committed
+   * with the count, or with `writeBehind` queued for the write-behind ledger as by `appendDecision`.
+   */
+  recordReplay(record: CallRecord, expectedVersion: number, event: GateEvent, writeBehind?: boolean): Promise<number | null>;
   /**
    * The write and its event, plus the charge to the run's budget counter, in one transaction. With
    * `charge.enforce`, the counter is checked (core/budget.ts, budgetRefusal) under the run row's
@@ -80,7 +84,21 @@ export interface GateStore extends PolicyStore {
   writeCharged(write: ChargedWrite, record: CallRecord, event: GateEvent, charge: BudgetCharge): Promise<ChargedWriteResult>;
   /** A run's spend, or null before its first budgeted execution. */
   runSpend(projectId: string, runId: string): Promise<RunSpend | null>;
+  /** Appends an event and resolves once it is committed. */
   appendEvent(event: GateEvent): Promise<void>;
+  /**
+   * A decision-only event (it changes no record: in_progress, refused, conflict, blocked, …) for
+   * the write-behind ledger (hot/shared/ledger-write-behind.ts): resolves once it is queued, and is
+   * committed within a few milliseconds. A hard crash can lose the last few of these, never a claim
+   * or a completion. Waits (and can fail as the store does) only when the queue is full.
+   */
+  appendDecision(event: GateEvent): Promise<void>;
+  /**
+   * Resolves once every decision-only event queued so far is committed: readers of the ledger on
+   * another connection call it first to read this process's own writes.
+   */
+  settleLedger(): Promise<void>;
+  /** The call's events, this process's queued ones included (it settles the ledger first). */
   listEventsForCall(projectId: string, callId: string): Promise<GateEvent[]>;
   createProject(project: ProjectRow): Promise<boolean>;
   createApiKey(key: ApiKeyRow): Promise<void>;

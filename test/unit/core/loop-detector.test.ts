@@ -1,6 +1,6 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { type CallSignature, detectLoop, isLoopStep, loopHistorySize } from "../../../lib/core/loop-detector";
+import { type CallSignature, blocksOnStep, detectLoop, isLoopStep, loopHistorySize } from "../../../lib/core/loop-detector";
 import { DEFAULT_POLICY } from "../../../lib/core/policy";
 import type { BeginDecision } from "../../../lib/core/record";
 
@@ -141,5 +141,19 @@ describe("isLoopStep — which begins are the agent deciding again", () => {
     ["verify", { decision: "verify", callId: "c", key: "k", leaseToken: "l", leaseExpiresAt: 0, attempt: 2 }, false, false],
   ] as [string, BeginDecision, boolean, boolean][])("%s", (_name, decision, latched, expected) => {
     expect(isLoopStep(decision, latched)).toBe(expected);
+  });
+});
+
+describe("blocksOnStep — which decision-only lines are committed with their answer", () => {
+  const loop = DEFAULT_POLICY.loop;
+
+  it("a step of a tool whose detector blocks: at once (another instance's next begin may block on it)", () => {
+    expect(blocksOnStep(true, loop)).toBe(true);
+  });
+
+  it("anything else may be written behind: no step, a detector that only warns, a detector that is off", () => {
+    expect(blocksOnStep(false, loop)).toBe(false);
+    expect(blocksOnStep(true, { ...loop, action: "warn" })).toBe(false);
+    expect(blocksOnStep(true, { ...loop, enabled: false })).toBe(false);
   });
 });

@@ -1,7 +1,7 @@
 import type pg from "pg";
 import type { CallRecord } from "../../../core/record";
 import { type BudgetCharge, type RunSpend, budgetRefusal } from "../../../core/budget";
-import { chargeValues, eventValues, recordValues, rowToApiKey, rowToEvent, rowToRecord, rowToSpend } from "../shared/columns";
+import { EVENT_COLUMNS, chargeValues, eventValues, recordValues, rowToApiKey, rowToEvent, rowToRecord, rowToSpend } from "../shared/columns";
 import type { CallSignature } from "../../../core/loop-detector";
 import {
   PG_POLICY_WRITE,
@@ -24,6 +24,7 @@ import {
   StoreUnavailableError,
 } from "../../ports/gate-store";
 import { isPgUnavailable } from "../../connection/pg-errors";
+import { LedgerWriteBehind, type WriteBehindOptions, mergeLoopSteps } from "../shared/ledger-write-behind";
 
 const UNIQUE_VIOLATION = "23505";
 /** Concurrent policy writers in one project collide on the revision number; each retry re-numbers. */
@@ -47,8 +48,18 @@ function nameOf(text: string): string {
  */
 export class PostgresGateStore implements GateStore {
   readonly provider = "postgres" as const;
+  private readonly ledger: LedgerWriteBehind;
 
-  constructor(private readonly pool: pg.Pool) {}
+  constructor(
+    private readonly pool: pg.Pool,
+    options: { ledger?: WriteBehindOptions } = {},
+  ) {
+    // A batch of decision-only events is one INSERT … SELECT FROM unnest(…): one round trip and one
+    // commit (one WAL flush) for the batch, one pooled connection.
+    this.ledger = new LedgerWriteBehind(async (events) => {
+      await this.rows(PG_SQL.insertEvents, eventColumns(events));
+    }, options.ledger);
+  }
 
   private async rows(text: string, values: unknown[]): Promise<Record<string, unknown>[]> {
     return this.withClient(async (client) => (await client.query({ name: nameOf(text), text, values })).rows);
@@ -123,21 +134,37 @@ export class PostgresGateStore implements GateStore {
     return rows.length === 1;
   }
 
-  async recordReplay(record: CallRecord, expectedVersion: number, event: GateEvent): Promise<number | null> {
-    const [row] = await this.rows(PG_SQL.recordReplayWithEvent, [
-      record.projectId,
-      record.key,
-      expectedVersion,
-      ...eventValues(event),
-    ]);
-    return row ? Number(row.replays) : null;
+  /** The counter is committed with the answer (exact across instances); its event too, in the same statement, unless it is written behind. */
+  async recordReplay(record: CallRecord, expectedVersion: number, event: GateEvent, writeBehind = false): Promise<number | null> {
+    if (!writeBehind) {
+      const [row] = await this.rows(PG_SQL.recordReplayWithEvent, [record.projectId, record.key, expectedVersion, ...eventValues(event)]);
+      return row ? Number(row.replays) : null;
+    }
+    const [row] = await this.rows(SQL.recordReplay, [record.projectId, record.key, expectedVersion]);
+    if (!row) return null;
+    await this.ledger.add(event);
+    return Number(row.replays);
   }
 
   async appendEvent(event: GateEvent): Promise<void> {
     await this.rows(SQL.insertEvent, eventValues(event));
   }
 
+  appendDecision(event: GateEvent): Promise<void> {
+    return this.ledger.add(event);
+  }
+
+  settleLedger(): Promise<void> {
+    return this.ledger.flush();
+  }
+
+  /** The write-behind ledger's counters and queue (tests, diagnostics). */
+  get ledgerState(): { pending: number; batches: number; events: number } {
+    return { pending: this.ledger.pending, ...this.ledger.counts };
+  }
+
   async listEventsForCall(projectId: string, callId: string): Promise<GateEvent[]> {
+    await this.ledger.flush();
     return (await this.rows(SQL.eventsForCall, [projectId, callId])).map(rowToEvent);
   }
 
@@ -173,8 +200,13 @@ export class PostgresGateStore implements GateStore {
     await this.rows(POLICY_SQL.discover, [projectId, tool, at]);
   }
 
+  /** The run's steps on the ledger and those still queued here: a replay answered a moment ago counts. */
   async loopHistory(projectId: string, runId: string, limit: number): Promise<CallSignature[]> {
-    return (await this.rows(POLICY_SQL.loopHistory, [projectId, runId, limit])).map(rowToSignature);
+    // Taken before the read: an event leaves the queue only once committed, so one committed
+    // meanwhile is in the read, the snapshot or both (merged by id), never in neither.
+    const held = this.ledger.pendingLoopSteps(projectId, runId);
+    const read = (await this.rows(POLICY_SQL.loopHistory, [projectId, runId, limit])).map(rowToSignature);
+    return mergeLoopSteps(read, held, limit);
   }
 
   async projectExists(projectId: string): Promise<boolean> {
@@ -198,16 +230,35 @@ export class PostgresGateStore implements GateStore {
 
 
   async toolTraffic(projectId: string, since: number): Promise<ToolTrafficRow[]> {
+    await this.ledger.flush();
     return (await this.rows(POLICY_SQL.traffic, [projectId, since])).map(rowToTraffic);
   }
 
-  simulationLedger(projectId: string, tool: string, sampleSize: number): Promise<SimulationLedgerRows> {
+  async simulationLedger(projectId: string, tool: string, sampleSize: number): Promise<SimulationLedgerRows> {
+    await this.ledger.flush();
     return readSimulationLedger((text, params) => this.rows(text, params), projectId, tool, sampleSize);
   }
 
   async close(): Promise<void> {
+    // The queued decisions are written before the pool goes (graceful shutdown loses none).
+    await this.ledger.flush().catch((error: unknown) => console.error("[idemgate] ledger: queued decision events not written at close", error));
+    this.ledger.stop();
     await this.pool.end();
   }
+}
+
+/**
+ * PG_SQL.insertEvents' parameters: one array per column. Sorted by what the rollup trigger locks
+ * (project, tool, decision): two instances' batches take those rows in the same order.
+ */
+function eventColumns(events: readonly GateEvent[]): unknown[][] {
+  const sorted = [...events].sort((a, b) => compare(a.projectId, b.projectId) || compare(a.tool, b.tool) || compare(a.decision, b.decision) || compare(a.id, b.id));
+  const rows = sorted.map(eventValues);
+  return EVENT_COLUMNS.map((_, i) => rows.map((row) => row[i]));
+}
+
+function compare(a: string, b: string): number {
+  return a < b ? -1 : a > b ? 1 : 0;
 }
 
 type Run = (text: string, values: unknown[]) => Promise<Record<string, unknown>[]>;

@@ -15,7 +15,7 @@ export const POLICY_SQL = {
   /** Sets first_seen_at once, also on a tool configured before it was ever called. */
   discover: `INSERT INTO tool_policies (project_id, tool, overrides, version, first_seen_at) VALUES ($1, $2, NULL, 0, $3)
     ON CONFLICT (project_id, tool) DO UPDATE SET first_seen_at = excluded.first_seen_at WHERE tool_policies.first_seen_at IS NULL`,
-  loopHistory: `SELECT tool, args_fingerprint FROM events WHERE project_id = $1 AND run_id = $2 AND loop_step = 1 ORDER BY id DESC LIMIT $3`,
+  loopHistory: `SELECT id, tool, args_fingerprint FROM events WHERE project_id = $1 AND run_id = $2 AND loop_step = 1 ORDER BY id DESC LIMIT $3`,
   projectExists: `SELECT 1 AS found FROM projects WHERE id = $1`,
   traffic: `SELECT tool, COUNT(*) AS calls,
       SUM(CASE WHEN decision IN ('execute', 'verify') THEN 1 ELSE 0 END) AS executions,
@@ -75,8 +75,9 @@ export function rowToPolicy(row: Row): PolicyRow {
   };
 }
 
-export function rowToSignature(row: Row): CallSignature {
-  return { tool: String(row.tool), argsFingerprint: String(row.args_fingerprint) };
+/** With the event's id: the loop detector merges the steps read with those still held in memory (ledger-write-behind.ts). */
+export function rowToSignature(row: Row): CallSignature & { id: string } {
+  return { id: String(row.id), tool: String(row.tool), argsFingerprint: String(row.args_fingerprint) };
 }
 
 export function rowToTraffic(row: Row): ToolTrafficRow {

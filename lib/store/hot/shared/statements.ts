@@ -22,6 +22,8 @@ export const SQL = {
   updateRecord: `UPDATE call_records SET ${assignments(RECORD_COLUMNS, 1)} WHERE project_id = $2 AND key = $3 AND version = $${R + 1}`,
   recordReplay: `UPDATE call_records SET replays = replays + 1 WHERE project_id = $1 AND key = $2 AND version = $3 RETURNING replays`,
   insertEvent: `INSERT INTO events (${EVENT_COLUMN_LIST}) VALUES (${placeholders(EVENT_COLUMNS, 1, false)})`,
+  /** The write-behind ledger's insert: a batch whose commit was in doubt is written again, harmlessly. */
+  insertEventOnce: `INSERT INTO events (${EVENT_COLUMN_LIST}) VALUES (${placeholders(EVENT_COLUMNS, 1, false)}) ON CONFLICT (id) DO NOTHING`,
   eventsForCall: `SELECT ${EVENT_COLUMN_LIST} FROM events WHERE project_id = $1 AND call_id = $2 ORDER BY id`,
   insertProject: `INSERT INTO projects (id, name, created_at) VALUES ($1, $2, $3) ON CONFLICT (id) DO NOTHING`,
   insertApiKey: `INSERT INTO api_keys (id, project_id, name, prefix, hash, created_at) VALUES ($1, $2, $3, $4, $5, $6)`,
@@ -40,6 +42,11 @@ export const PG_SQL = {
   insertRecordWithEvent: withEvent(SQL.insertRecord, R + 1),
   updateRecordWithEvent: withEvent(SQL.updateRecord, R + 2),
   recordReplayWithEvent: `WITH changed AS (${SQL.recordReplay}) INSERT INTO events (${EVENT_COLUMN_LIST}) SELECT ${placeholders(EVENT_COLUMNS, 4, true)} FROM changed RETURNING (SELECT replays FROM changed) AS replays`,
+  /**
+   * A batch of decision-only events in one statement, one array per column (a named statement
+   * prepared once, whatever the batch's size). Row triggers (rollups, alert signals) fire per row.
+   */
+  insertEvents: `INSERT INTO events (${EVENT_COLUMN_LIST}) SELECT * FROM unnest(${EVENT_COLUMNS.map(([, , type], i) => `$${i + 1}::${type}[]`).join(", ")}) ON CONFLICT (id) DO NOTHING`,
 };
 
 /** better-sqlite3 numbers its parameters `?1`, `?2`, … */

@@ -15,6 +15,7 @@ import { readSimulationLedger } from "../shared/simulation-statements";
 import { type SqliteOpenOptions, SqliteStatements, openSqlite } from "../../connection/sqlite-connection";
 import { type CheckpointerOptions, SqliteCheckpointer } from "./checkpointer";
 import { type Durability, SqliteGroupCommit } from "./group-commit";
+import { LedgerWriteBehind, type WriteBehindOptions, mergeLoopSteps } from "../shared/ledger-write-behind";
 import { BUDGET_SQL, SQL } from "../shared/statements";
 import type { ApiKeyRow, ChargedWrite, ChargedWriteResult, GateEvent, GateStore, ProjectRow } from "../../ports/gate-store";
 
@@ -24,6 +25,8 @@ export type SqliteStoreOptions = Omit<SqliteOpenOptions, "foreignKeys"> & {
   backgroundCheckpoints?: boolean;
   /** The worker's settings (checkpointer.ts): tests use them to slow it down or restart sooner. */
   checkpoints?: CheckpointerOptions;
+  /** The write-behind ledger of decision-only events (tests shorten or lengthen its bounds). */
+  ledger?: WriteBehindOptions;
 };
 
 /** Short-lived stores (scripts, tests) never pay for a worker thread: it starts after this many writes. */
@@ -43,12 +46,22 @@ export class SqliteGateStore implements GateStore {
   private readonly sql: SqliteStatements;
   private readonly commits: SqliteGroupCommit;
   private readonly checkpointer: SqliteCheckpointer | null;
+  private readonly ledger: LedgerWriteBehind;
   private writes = 0;
 
   constructor(file: string, options: SqliteStoreOptions = {}) {
     this.db = openSqlite(file, { cacheMiB: HOT_CACHE_MIB, ...options, foreignKeys: true });
     this.sql = new SqliteStatements(this.db);
     this.commits = new SqliteGroupCommit(this.sql, options.synchronous ?? "full");
+    // A batch of decision-only events is one relaxed write of the group commit: one transaction,
+    // no fsync of its own (a durable commit after it syncs it along, as for every relaxed write).
+    this.ledger = new LedgerWriteBehind(
+      (events) =>
+        this.write(() => {
+          for (const event of events) this.sql.run(SQL.insertEventOnce, eventValues(event));
+        }, "relaxed"),
+      options.ledger,
+    );
     this.checkpointer = options.backgroundCheckpoints === false || file === ":memory:" ? null : SqliteCheckpointer.for(file, options.checkpoints);
   }
 
@@ -124,13 +137,16 @@ export class SqliteGateStore implements GateStore {
     });
   }
 
-  recordReplay(record: CallRecord, expectedVersion: number, event: GateEvent): Promise<number | null> {
-    return this.write(() => {
+  /** The counter is committed with the answer; its event too, unless it is written behind. */
+  async recordReplay(record: CallRecord, expectedVersion: number, event: GateEvent, writeBehind = false): Promise<number | null> {
+    const replays = await this.write(() => {
       const row = this.sql.get(SQL.recordReplay, [record.projectId, record.key, expectedVersion]);
       if (!row) return null;
-      this.sql.run(SQL.insertEvent, eventValues(event));
+      if (!writeBehind) this.sql.run(SQL.insertEvent, eventValues(event));
       return Number(row.replays);
     }, "relaxed");
+    if (replays !== null && writeBehind) await this.ledger.add(event);
+    return replays;
   }
 
   appendEvent(event: GateEvent): Promise<void> {
@@ -139,7 +155,21 @@ export class SqliteGateStore implements GateStore {
     }, "relaxed");
   }
 
-  listEventsForCall(projectId: string, callId: string): Promise<GateEvent[]> {
+  appendDecision(event: GateEvent): Promise<void> {
+    return this.ledger.add(event);
+  }
+
+  settleLedger(): Promise<void> {
+    return this.ledger.flush();
+  }
+
+  /** The write-behind ledger's counters and queue (tests, diagnostics). */
+  get ledgerState(): { pending: number; batches: number; events: number } {
+    return { pending: this.ledger.pending, ...this.ledger.counts };
+  }
+
+  async listEventsForCall(projectId: string, callId: string): Promise<GateEvent[]> {
+    await this.ledger.flush();
     return this.sql.guard(() => this.sql.all(SQL.eventsForCall, [projectId, callId]).map(rowToEvent));
   }
 
@@ -183,8 +213,11 @@ export class SqliteGateStore implements GateStore {
     }, "relaxed");
   }
 
+  /** The run's steps on the ledger and those still queued here: a replay answered a moment ago counts. */
   loopHistory(projectId: string, runId: string, limit: number): Promise<CallSignature[]> {
-    return this.sql.guard(() => this.sql.all(POLICY_SQL.loopHistory, [projectId, runId, limit]).map(rowToSignature));
+    return this.sql.guard(() =>
+      mergeLoopSteps(this.sql.all(POLICY_SQL.loopHistory, [projectId, runId, limit]).map(rowToSignature), this.ledger.pendingLoopSteps(projectId, runId), limit),
+    );
   }
 
   projectExists(projectId: string): Promise<boolean> {
@@ -207,15 +240,20 @@ export class SqliteGateStore implements GateStore {
 
 
 
-  toolTraffic(projectId: string, since: number): Promise<ToolTrafficRow[]> {
+  async toolTraffic(projectId: string, since: number): Promise<ToolTrafficRow[]> {
+    await this.ledger.flush();
     return this.sql.guard(() => this.sql.all(POLICY_SQL.traffic, [projectId, since]).map(rowToTraffic));
   }
 
-  simulationLedger(projectId: string, tool: string, sampleSize: number): Promise<SimulationLedgerRows> {
+  async simulationLedger(projectId: string, tool: string, sampleSize: number): Promise<SimulationLedgerRows> {
+    await this.ledger.flush();
     return readSimulationLedger((text, params) => this.sql.guard(() => this.sql.all(text, params)), projectId, tool, sampleSize);
   }
 
   async close(): Promise<void> {
+    // The queued decisions are written before the connection goes (graceful shutdown loses none).
+    await this.ledger.flush().catch((error: unknown) => console.error("[idemgate] ledger: queued decision events not written at close", error));
+    this.ledger.stop();
     await this.checkpointer?.stop();
     this.commits.flush();
     this.db.close();
