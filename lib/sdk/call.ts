@@ -7,7 +7,7 @@ import { startHeartbeat } from "./heartbeat";
 import { exchangePreview, isPreviewTransport } from "./preview";
 import { asStored, loopWarningOf, resultFromDecision } from "./results";
 import { DEFAULT_TOOL_RETRY, backoffDelay, sleep, withBackoff, withGateRetry } from "./retry";
-import type { Backoff, BeginRequest, CallOptions, CallResult, CompensationSpec, CompleteRequest, Exec, ExecContext, GateTransport } from "./types";
+import type { Backoff, BeginRequest, CallOptions, CallResult, CompensationSpec, CompleteRequest, Cost, Exec, ExecContext, GateTransport } from "./types";
 
 type Claim = z.infer<typeof ExecuteDecisionSchema> | z.infer<typeof VerifyDecisionSchema>;
 type Attempt<T> = { kind: "done"; result: CallResult<T> } | { kind: "retry"; error: ToolErrorInfo };
@@ -130,7 +130,11 @@ async function runAttempt<T>(deps: CallDeps, claim: Claim, exec: Exec<T>, option
       })
     : undefined;
 
+  let reported: Cost | undefined;
   const ctx: ExecContext = {
+    reportCost: (cost) => {
+      reported = { amount: cost.amount, currency: cost.currency };
+    },
     idempotencyKey: claim.key,
     attempt: claim.attempt,
     signal: controller.signal,
@@ -179,13 +183,16 @@ async function runAttempt<T>(deps: CallDeps, claim: Claim, exec: Exec<T>, option
   }
 
   const checked = checkOutcome === "found" || checkOutcome === "not_found" ? { check: checkOutcome } : {};
+  // A value found by verify ran on an earlier attempt, whose cost is that attempt's to report.
+  const cost = outcome.ok && !outcome.verified ? (costOf(outcome.value, options) ?? reported) : outcome.ok ? undefined : reported;
+  const spent = cost ? { cost } : {};
   const body: CompleteRequest = !outcome.ok
-    ? { leaseToken: claim.leaseToken, outcome: "failed", error: outcome.error, ...checked }
+    ? { leaseToken: claim.leaseToken, outcome: "failed", error: outcome.error, ...checked, ...spent }
     : outcome.operation
-      ? { leaseToken: claim.leaseToken, outcome: "accepted", ...outcome.operation }
+      ? { leaseToken: claim.leaseToken, outcome: "accepted", ...outcome.operation, ...spent }
       : outcome.notStorable !== undefined
-        ? { leaseToken: claim.leaseToken, outcome: "succeeded" }
-        : { leaseToken: claim.leaseToken, outcome: "succeeded", result: outcome.value, ...compensationOf(outcome.value, options), ...checked };
+        ? { leaseToken: claim.leaseToken, outcome: "succeeded", ...spent }
+        : { leaseToken: claim.leaseToken, outcome: "succeeded", result: outcome.value, ...compensationOf(outcome.value, options), ...checked, ...spent };
   let recorded = true;
   try {
     await withGateRetry(() => deps.transport.complete(claim.callId, body), deps.gateRetry);
@@ -195,7 +202,7 @@ async function runAttempt<T>(deps: CallDeps, claim: Claim, exec: Exec<T>, option
       // The tool ran and the gate will never take this value: record the success without it, or the
       // lease lapses and the next begin runs the finished tool again.
       outcome = { ...outcome, notStorable: (error as GateError).message };
-      recorded = await completeWithoutResult(deps, claim);
+      recorded = await completeWithoutResult(deps, claim, cost);
     } else {
       // The gate did not take the outcome: its lease will lapse and a later attempt runs again with the
       // same key, which the tool's downstream idempotency must absorb. The value is still the agent's.
@@ -235,9 +242,9 @@ function storedOutcome<T>(outcome: Extract<Outcome<T>, { ok: true }>): Outcome<T
   }
 }
 
-async function completeWithoutResult(deps: CallDeps, claim: Claim): Promise<boolean> {
+async function completeWithoutResult(deps: CallDeps, claim: Claim, cost: Cost | undefined): Promise<boolean> {
   try {
-    await withGateRetry(() => deps.transport.complete(claim.callId, { leaseToken: claim.leaseToken, outcome: "succeeded" }), deps.gateRetry);
+    await withGateRetry(() => deps.transport.complete(claim.callId, { leaseToken: claim.leaseToken, outcome: "succeeded", ...(cost ? { cost } : {}) }), deps.gateRetry);
     return true;
   } catch {
     return false;
@@ -251,6 +258,16 @@ function isResultRefused(error: unknown): boolean {
     !error.retryable &&
     (error.code === "invalid_json" || error.code === "invalid_input" || error.code === "payload_too_large")
   );
+}
+
+/** The tool's own reckoning of what a success cost; a throwing reckoner costs the call nothing it did not report. */
+function costOf<T>(value: T, options: CallOptions<T>): Cost | undefined {
+  if (!options.cost) return undefined;
+  try {
+    return options.cost(value);
+  } catch {
+    return undefined;
+  }
 }
 
 function compensationOf<T>(value: T, options: CallOptions<T>): { compensation?: CompensationSpec } {

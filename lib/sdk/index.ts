@@ -16,6 +16,7 @@ export type {
   Check,
   CheckOutcome,
   CompensationSpec,
+  Cost,
   PreviewOf,
   Exec,
   ExecContext,

@@ -77,6 +77,18 @@ export interface ExecContext {
   replayable?: boolean;
   /** HTTP tools: the response headers the tool's policy keeps for replays (absent from older gates). */
   keepHeaders?: string[];
+  /**
+   * Budgets: what this execution cost, sent with its complete (succeeded or failed) and added to the
+   * run's spend. The last report wins; `CallOptions.cost` overrides it on success.
+   */
+  reportCost?: (cost: Cost) => void;
+}
+
+/** What one execution cost (budgets' `maxCostPerRun`; counted when the currency is the budget's). */
+export interface Cost {
+  amount: number;
+  /** ISO 4217, upper case: `USD`. */
+  currency: string;
 }
 
 export type Exec<T> = (ctx: ExecContext) => Promise<T> | T;
@@ -114,6 +126,8 @@ export interface CallOptions<T> {
   previewTimeoutMs?: number;
   /** Sagas: registered with the successful complete; `gate.compensate(runId)` runs it if the run aborts. */
   compensate?: (result: T) => CompensationSpec;
+  /** Budgets: what a successful execution cost, from its result (a failed one can `ctx.reportCost`). */
+  cost?: (result: T) => Cost | undefined;
   signal?: AbortSignal;
   /** Keep this call's lease this short (kept alive by heartbeats); default: the gate's policy. */
   leaseSeconds?: number;

@@ -1,7 +1,7 @@
 import type { InferToolInput, ToolExecutionOptions, ToolSet } from "ai";
 import type { Gate } from "../gate";
 import { describeForModel } from "../results";
-import type { CallResult, CallSpec, CheckOutcome, ExecContext, PreviewOf, VerifyOutcome } from "../types";
+import type { CallResult, CallSpec, CheckOutcome, Cost, ExecContext, PreviewOf, VerifyOutcome } from "../types";
 
 /** How one AI SDK tool goes through the gate. */
 export interface GatedToolConfig<INPUT = unknown> {
@@ -25,6 +25,8 @@ export interface GatedToolConfig<INPUT = unknown> {
   previewTimeoutMs?: number;
   /** A lease of our own for this tool, kept alive by heartbeats. */
   leaseSeconds?: number;
+  /** Budgets: what one successful execution cost, reported on its complete and counted against the run's `maxCostPerRun`. */
+  cost?: (input: INPUT, output: unknown) => Cost | undefined;
 }
 
 export interface GateToolsOptions<TOOLS extends ToolSet> {
@@ -75,6 +77,7 @@ export function gateTools<TOOLS extends ToolSet>(gate: Gate, tools: TOOLS, optio
             ...(config.preview ? { preview: () => config.preview!(input) } : {}),
             ...(config.previewTimeoutMs !== undefined ? { previewTimeoutMs: config.previewTimeoutMs } : {}),
             ...(config.leaseSeconds !== undefined ? { leaseSeconds: config.leaseSeconds } : {}),
+            ...(config.cost ? { cost: (output: unknown) => config.cost!(input, output) } : {}),
           },
         );
         options.onResult?.(result, { toolName, toolCallId });

@@ -2,7 +2,7 @@ import { generateText, stepCountIs, tool } from "ai";
 import { MockLanguageModelV3 } from "ai/test";
 import { afterEach, describe, expect, it } from "vitest";
 import { z } from "zod";
-import { currentToolCall } from "../../../lib/sdk";
+import { ToolError, currentToolCall } from "../../../lib/sdk";
 import { gateTools } from "../../../lib/sdk/adapters/ai-sdk";
 import type { CallResult } from "../../../lib/sdk/types";
 import { type TestGate, inProcessGate } from "./helpers";
@@ -174,6 +174,37 @@ describe("AI SDK adapter: gateTools()", () => {
       reason: "budget_exceeded",
       message: "stop: this run has spent 20.00 USD of 20.00. Do not call more tools; report what you have to the user.",
     });
+  });
+
+  it("costs reported on complete count against the run's budget: a tool's `cost` config and ctx.reportCost", async () => {
+    // No fixed cost: the run may spend 20 USD, and each charge reports what it cost.
+    t = await inProcessGate({ policy: { budget: { maxCallsPerRun: null, maxCostPerRun: 20, currency: "USD", costPerExecution: 0 } } });
+    const counts: Record<string, number> = {};
+    const results: CallResult<unknown>[] = [];
+    const tools = gateTools(t.gate, shopTools(counts, []), {
+      tools: { charge_card: { scope: "orderId", cost: (input) => ({ amount: (input as { amount: number }).amount, currency: "USD" }) } },
+      onResult: (r) => results.push(r),
+    });
+    const model = scripted([
+      [{ id: "c_1", tool: "charge_card", input: { orderId: "o-10", amount: 12.5 } }],
+      [{ id: "c_2", tool: "charge_card", input: { orderId: "o-11", amount: 7.5 } }],
+      [{ id: "c_3", tool: "charge_card", input: { orderId: "o-12", amount: 1 } }],
+    ]);
+    const out = await t.gate.run({ runId: "ai-cost" }, () => generateText({ model, tools, prompt: "charge", stopWhen: stepCountIs(6) }));
+    expect(counts.charge).toBe(2);
+    expect(results.map((r) => r.status)).toEqual(["executed", "executed", "blocked"]);
+    expect(toolOutputs(out)[2]!.output).toMatchObject({ reason: "budget_exceeded", message: expect.stringContaining("spent 20.00 USD of 20.00") });
+
+    // The same through gate.call: a failed execution's cost is reported from inside the tool.
+    const failed = await t.gate.run({ runId: "ai-cost-2" }, () =>
+      t.gate.call({ tool: "charge_card", scope: "order:o-13", args: { amount: 25 } }, (ctx) => {
+        ctx.reportCost?.({ amount: 25, currency: "USD" });
+        throw new ToolError("declined after the fee", { retryable: false });
+      }, { toolRetry: false }),
+    );
+    expect(failed.status).toBe("failed");
+    const next = await t.gate.run({ runId: "ai-cost-2" }, () => t.gate.call({ tool: "charge_card", scope: "order:o-14", args: {} }, () => "charged"));
+    expect(next).toMatchObject({ status: "blocked", reason: "budget_exceeded" });
   });
 
   it("two identical calls in one step (parallel) run once; both get the result", async () => {
