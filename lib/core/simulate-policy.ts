@@ -1,8 +1,9 @@
+import { type RunSpend, budgetRefusal, executionCharge, toMicros } from "./budget";
 import { generationKey, isCachedOutcome } from "./generations";
 import { type CallSignature, detectLoop, isLoopStep, loopHistorySize } from "./loop-detector";
 import { alwaysExecutes, planBegin } from "./plan-begin";
 import { type CompleteOutcome, planComplete, planHeartbeat } from "./plan-complete";
-import type { EffectivePolicy, ToolPolicy } from "./policy";
+import { type EffectivePolicy, type ToolPolicy, hasBudget } from "./policy";
 import type { PreparedCall } from "./prepare-call";
 import { type BeginDecision, type CallRecord, leaseIsLive } from "./record";
 import { UNREPLAYABLE, draftKey } from "./simulation-keys";
@@ -19,6 +20,7 @@ export interface SimulationResult extends ReturnType<typeof tallyVerdicts> {
 interface Holder {
   key: string;
   leaseToken: string;
+  runId: string;
 }
 
 const attemptId = (callId: string, attempt: number) => `${callId}#${attempt}`;
@@ -46,6 +48,8 @@ class LedgerReplay {
   private readonly outcomes = new Map<string, PastOutcome>();
   private readonly simKeyOfCall = new Map<string, string>();
   private readonly claimed = new Set<string>();
+  /** Budgets: what each run has spent under the draft (this tool's executions and their reported costs). */
+  private readonly spend = new Map<string, RunSpend>();
   private ids = 0;
 
   constructor(
@@ -106,13 +110,39 @@ class LedgerReplay {
 
     const env = { now: past.at, policy: this.effective, newCallId: () => `sim-${++this.ids}`, newLeaseToken: (id: string, attempt: number) => `lease-${id}-${attempt}`, generation: route.generation };
     const plan = planBegin(route.record, { ...call, key: route.key }, env);
+    // Budgets, as the engine charges them (gate-service chargeFor): a new execution counts against its
+    // run, a retry of the same record does not; one past the limit is blocked and writes nothing.
+    // Its event carries the spend, not a loop warning, and it is no loop step.
+    if (this.charged(plan) && !this.pay(past.runId)) return verdict("blocked");
     const decision: BeginDecision = plan.decision;
     if (plan.op === "insert" || plan.op === "update") this.records.set(plan.record.key, plan.record);
     if (plan.op === "replay") this.records.set(plan.record.key, { ...plan.record, replays: plan.record.replays + 1 });
     if (past.callId !== null && !alwaysExecutes(this.draft)) this.simKeyOfCall.set(past.callId, plan.record.key);
     if (isLoopStep(decision, past.latched && decision.decision === "replay")) steps.push(signature);
-    if (decision.decision === "execute" || decision.decision === "verify") this.attach(past, ranForReal, { key: plan.record.key, leaseToken: decision.leaseToken });
+    if (decision.decision === "execute" || decision.decision === "verify") this.attach(past, ranForReal, { key: plan.record.key, leaseToken: decision.leaseToken, runId: past.runId });
     verdict(decision.decision, warned);
+  }
+
+  private charged(plan: ReturnType<typeof planBegin>): boolean {
+    if (!hasBudget(this.draft)) return false;
+    return plan.op === "insert" || (plan.op === "update" && plan.record.attempt === 1);
+  }
+
+  /** Charges one execution to the run; false when the draft's budget refuses it (budgetRefusal, as the store applies it). */
+  private pay(runId: string): boolean {
+    const charge = executionCharge(this.draft.budget, true);
+    const spent = this.spend.get(runId) ?? null;
+    if (budgetRefusal(spent, charge)) return false;
+    const base = spent ?? { calls: 0, costMicros: 0, currency: charge.currency, maxCalls: null, maxCostMicros: null };
+    this.spend.set(runId, { ...base, calls: base.calls + charge.calls, costMicros: base.costMicros + charge.costMicros });
+    return true;
+  }
+
+  /** A cost reported on complete, added when the draft budgets the tool in that currency. */
+  private addCost(runId: string, cost: PastOutcome["cost"]): void {
+    if (!cost || cost.amount <= 0 || !hasBudget(this.draft) || cost.currency !== this.draft.budget.currency) return;
+    const base = this.spend.get(runId) ?? { calls: 0, costMicros: 0, currency: cost.currency, maxCalls: null, maxCostMicros: null };
+    this.spend.set(runId, { ...base, costMicros: base.costMicros + toMicros(cost.amount) });
   }
 
   /** The record a begin plans on (its key's newest generation), after its resend, if any, is answered. */
@@ -143,7 +173,7 @@ class LedgerReplay {
   private attach(past: PastBegin, ranForReal: boolean, holder: Holder): void {
     if (alwaysExecutes(this.draft) && ranForReal) return;
     if (!ranForReal && past.counted) this.assumed++;
-    if (past.callId === null) return this.end(holder, { type: "outcome", at: past.at, callId: "", attempt: 0, state: "succeeded", resolved: false });
+    if (past.callId === null) return this.end(holder, { type: "outcome", at: past.at, callId: "", attempt: 0, state: "succeeded", resolved: false, cost: null });
     const id = attemptId(past.callId, past.attempt);
     const ended = this.outcomes.get(id);
     if (!ranForReal && ended) return this.end(holder, { ...ended, at: past.at });
@@ -178,7 +208,10 @@ class LedgerReplay {
       return void this.records.set(holder.key, resolved);
     }
     const plan = planComplete(record, holder.leaseToken, outcomeLike(entry.state), this.effective, entry.at);
-    if (plan.op === "update") this.records.set(holder.key, plan.record);
+    if (plan.op === "update") {
+      this.records.set(holder.key, plan.record);
+      this.addCost(holder.runId, entry.cost);
+    }
   }
 
   private heartbeat(entry: PastHeartbeat): void {

@@ -55,6 +55,8 @@ export interface PastOutcome {
   attempt: number;
   state: "succeeded" | "failed" | "released";
   resolved: boolean;
+  /** Budgets: what the complete reported it cost (null: nothing, or an operator's resolve). */
+  cost?: { amount: number; currency: string } | null;
 }
 
 export interface PastHeartbeat {

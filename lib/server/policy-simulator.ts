@@ -62,13 +62,13 @@ export function toEntries(projectId: string, tool: string, inForce: ToolPolicy, 
       case "begin":
         return begin(row, detail);
       case "complete":
-        return { type: "outcome", at: row.at, callId: row.callId!, attempt: row.attempt, state: row.decision as "succeeded" | "failed" | "released", resolved: false };
+        return { type: "outcome", at: row.at, callId: row.callId!, attempt: row.attempt, state: row.decision as "succeeded" | "failed" | "released", resolved: false, cost: costOf(detail.cost) };
       case "heartbeat":
         return { type: "heartbeat", at: row.at, callId: row.callId!, attempt: row.attempt, extendSeconds: typeof detail.extendSeconds === "number" ? detail.extendSeconds : null };
       case "operator":
         if (row.decision === "evicted") return { type: "evict", at: row.at, callId: row.callId! };
         if (row.decision.startsWith("resolved_")) {
-          return { type: "outcome", at: row.at, callId: row.callId!, attempt: row.attempt, state: row.decision === "resolved_failed" ? "failed" : "succeeded", resolved: true };
+          return { type: "outcome", at: row.at, callId: row.callId!, attempt: row.attempt, state: row.decision === "resolved_failed" ? "failed" : "succeeded", resolved: true, cost: null };
         }
         return null;
       case "resend":
@@ -132,6 +132,13 @@ function identityOf(row: LedgerEventRow, inForce: ToolPolicy): CallIdentity {
   if (inForce.keyStrategy === "step") return row.stepId !== null ? { ...known, stepId: row.stepId } : { ...known, stepId: null, scope: row.scope };
   if (inForce.keyStrategy === "scope") return { ...known, scope: row.scope };
   return known;
+}
+
+/** A complete's reported cost, as its event detail keeps it. */
+function costOf(value: unknown): { amount: number; currency: string } | null {
+  if (typeof value !== "object" || value === null) return null;
+  const { amount, currency } = value as { amount?: unknown; currency?: unknown };
+  return typeof amount === "number" && typeof currency === "string" ? { amount, currency } : null;
 }
 
 function parseDetail(text: string | null): Record<string, unknown> {

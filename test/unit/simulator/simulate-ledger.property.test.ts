@@ -140,3 +140,62 @@ describe("policy simulator over histories the real engine made", () => {
     300_000,
   );
 });
+
+/** Budgets drafted on a policy: small limits, so runs of the generated histories reach them. */
+const budgetArb = fc.oneof(
+  fc.record({ maxCallsPerRun: fc.constantFrom(1, 2, 3), maxCostPerRun: fc.constant(null), currency: fc.constant("USD"), costPerExecution: fc.constantFrom(0, 1) }),
+  fc.record({ maxCallsPerRun: fc.constant(null), maxCostPerRun: fc.constantFrom(1, 2.5), currency: fc.constant("USD"), costPerExecution: fc.constantFrom(0.5, 1) }),
+);
+
+describe("policy simulator: budgets, against the real engine", () => {
+  it(
+    "identity under a budget: the engine's budget_exceeded blocks are reproduced, and nothing else moves",
+    async () => {
+      let blocks = 0;
+      await fc.assert(
+        fc.asyncProperty(policyArb, budgetArb, fc.array(opArb, { minLength: 5, maxLength: 45 }), async (generated, budget, ops) => {
+          const policy: ToolPolicy = { ...generated, budget };
+          const [result] = await decide(policy, ops, [policy]);
+          expect(result!.unreplayable).toEqual([]);
+          for (const verdict of result!.verdicts) {
+            expect([verdict.simulated, verdict.simulatedLoopWarning]).toEqual([verdict.recorded, verdict.recordedLoopWarning]);
+          }
+          blocks += lastEntries.filter((e) => e.type === "begin" && e.decision === "blocked").length;
+        }),
+        { numRuns: RUNS },
+      );
+      // The histories reached their budgets: the property is not about histories too short to matter.
+      expect(blocks).toBeGreaterThan(0);
+    },
+    300_000,
+  );
+
+  it("a drafted budget blocks exactly the begins the engine blocks when the budget is in force", async () => {
+    const policy: ToolPolicy = { ...DEFAULT_POLICY, ttlSeconds: 60, leaseSeconds: 5, loop: { ...DEFAULT_POLICY.loop, enabled: false } };
+    const budgeted: ToolPolicy = { ...policy, budget: { maxCallsPerRun: 2, maxCostPerRun: null, currency: "USD", costPerExecution: 0 } };
+    const main = (run: number, step: number) => ({ op: "begin" as const, tool: "main" as const, run, step, args: step, scope: null, bypass: null });
+    const ops: Op[] = [
+      main(0, 1),
+      { op: "complete", attempt: 0, outcome: "succeeded" },
+      // A replay of a paid step costs nothing.
+      main(0, 1),
+      main(0, 2),
+      { op: "complete", attempt: 0, outcome: "released" },
+      // The retry of a released call is the same call: counted once.
+      main(0, 2),
+      { op: "complete", attempt: 0, outcome: "succeeded" },
+      main(0, 0),
+      main(1, 1),
+    ];
+    // The draft over the history made without a budget…
+    const [simulated] = await decide(policy, ops, [budgeted]);
+    // …and the engine deciding the same calls with the budget in force.
+    const [engine] = await decide(budgeted, ops, [budgeted]);
+    const drafted = simulated!.verdicts.map((v) => v.simulated);
+    const decided = engine!.verdicts.map((v) => v.recorded);
+    expect(drafted).toEqual(["execute", "replay", "execute", "execute", "blocked", "execute"]);
+    expect(decided).toEqual(drafted);
+    expect(simulated!.simulated.blocked).toBe(1);
+    expect(simulated!.actual.blocked).toBe(0);
+  }, 60_000);
+});
