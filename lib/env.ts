@@ -87,6 +87,8 @@ const EnvSchema = z.object({
   // Alerts (lib/server/alerts): the delivery worker on every server.
   /** How often each server fans out new alert signals and sends due deliveries; 0 = never. */
   IDEMGATE_ALERT_INTERVAL_MS: z.coerce.number().int().min(0).max(3_600_000).default(1_000),
+  /** How often timed rules (verify unresolved, approval pending) are scanned and open incidents checked for their resolve. */
+  IDEMGATE_ALERT_SCAN_MS: z.coerce.number().int().min(100).max(3_600_000).default(15_000),
   /** One delivery attempt's timeout. */
   IDEMGATE_ALERT_TIMEOUT_MS: z.coerce.number().int().min(100).max(60_000).default(10_000),
   /** How long a worker holds a claimed delivery (at least the timeout + 1 s): a crashed worker's delivery is sent again after it. */

@@ -20,6 +20,30 @@ export type AlertCondition = (typeof ALERT_CONDITIONS)[number];
 /** Conditions that fire only after something has waited this many minutes. */
 export const TIMED_CONDITIONS: readonly AlertCondition[] = ["verify_unresolved", "approval_pending"];
 
+/**
+ * Conditions that close, besides storms (whose close is a signal of its own): the dispatcher looks
+ * at each one it alerted on and, once the thing is settled, raises its resolve (PagerDuty `resolve`
+ * under the trigger's dedup_key). A verify is answered or resolved by an operator; a resend request
+ * is approved, denied or expired; an operator raises the run's budget; a failed undo is retried or
+ * resolved by hand. Loops and lease_lost are moments, not states: they stay for a human to close.
+ */
+export const CLOSABLE_CONDITIONS: readonly AlertCondition[] = ["verify_unresolved", "approval_pending", "budget_exceeded", "compensation_failed"];
+
+/** The id of the signal that resolves `triggerId`: one per trigger, whoever raises it first. */
+export function resolveSignalId(triggerId: string): string {
+  return `${triggerId}_resolved`;
+}
+
+/** The signal that closes what `trigger` opened: same kind, tool and detail (so the same rules route it), marked `resolves`. */
+export function resolveSignal(trigger: AlertSignal, now: number): AlertSignal {
+  return { ...trigger, id: resolveSignalId(trigger.id), detail: { ...(trigger.detail ?? {}), resolves: trigger.id, resolvedAt: now }, at: now };
+}
+
+/** The condition of a signal that can close, if any. */
+export function closableCondition(signal: AlertSignal): AlertCondition | null {
+  return conditionsOf(signal).find((condition) => CLOSABLE_CONDITIONS.includes(condition)) ?? null;
+}
+
 export const ALERT_CHANNEL_KINDS = ["slack", "pagerduty", "webhook"] as const;
 export type AlertChannelKind = (typeof ALERT_CHANNEL_KINDS)[number];
 
@@ -64,7 +88,7 @@ export interface Alert {
   severity: AlertSeverity;
   /** The storm, call or run page; absolute when the install knows its public URL. */
   link: string;
-  /** PagerDuty's dedup_key: one incident per storm (opened and closed share it), else per signal. */
+  /** PagerDuty's dedup_key, shared by a trigger and its resolve (see dedupKeyOf). */
   dedupKey: string;
   at: number;
   /** The storm (as the storms API gives it) or the event's fields. */
@@ -164,7 +188,8 @@ export function shapeAlert(signal: AlertSignal, condition: AlertCondition, baseU
   const callLink = signal.callId ? `${pages}/calls/${encodeURIComponent(signal.callId)}` : null;
   const runLink = signal.runId ? `${pages}/runs/${encodeURIComponent(signal.runId)}` : null;
   const isStorm = signal.kind === "storm_opened" || signal.kind === "storm_closed";
-  const action: AlertAction = signal.kind === "storm_closed" ? "resolve" : "trigger";
+  const resolves = typeof detail.resolves === "string" ? detail.resolves : null;
+  const action: AlertAction = signal.kind === "storm_closed" || resolves !== null ? "resolve" : "trigger";
   const base = {
     id: signal.id,
     condition,
@@ -172,7 +197,7 @@ export function shapeAlert(signal: AlertSignal, condition: AlertCondition, baseU
     projectId: signal.projectId,
     tool,
     severity: action === "resolve" ? ("info" as const) : SEVERITY[condition],
-    dedupKey: isStorm ? `idemgate:${signal.projectId}:storm:${signal.sourceId}` : `idemgate:${signal.projectId}:${signal.id}`,
+    dedupKey: dedupKeyOf(signal, condition, resolves),
     at: signal.at,
   };
   if (isStorm) {
@@ -190,6 +215,10 @@ export function shapeAlert(signal: AlertSignal, condition: AlertCondition, baseU
   const inner = parseDetail(detail.detail) ?? {};
   const data = { ...detail, detail: inner, runId: signal.runId, callId: signal.callId };
   const type = `alert.${condition}`;
+  if (resolves !== null) {
+    const opened = shapeAlert({ ...signal, id: resolves, detail: { ...detail, resolves: undefined } }, condition, baseUrl);
+    return { ...base, type: `${type}.resolved`, title: `Resolved: ${opened.title}`, summary: RESOLVED_WHY[condition] ?? "The condition has cleared.", link: opened.link, data };
+  }
   switch (condition) {
     case "lease_lost":
       return {
@@ -252,6 +281,26 @@ export function shapeAlert(signal: AlertSignal, condition: AlertCondition, baseU
       return { ...base, type, title: `${condition} on ${tool}`, summary: `${condition} on ${tool}`, link: pages, data };
   }
 }
+
+/**
+ * PagerDuty's dedup_key, the same for a trigger and its resolve: one incident per storm (opened and
+ * closed share it), per run for budgets and loops (an agent refused again and again in one run pages
+ * once), else per signal.
+ */
+function dedupKeyOf(signal: AlertSignal, condition: AlertCondition, resolves: string | null): string {
+  const prefix = `idemgate:${signal.projectId}`;
+  if (signal.kind === "storm_opened" || signal.kind === "storm_closed") return `${prefix}:storm:${signal.sourceId}`;
+  if ((condition === "budget_exceeded" || condition === "loop_blocked") && signal.runId) return `${prefix}:${condition === "budget_exceeded" ? "budget" : "loop"}:${signal.runId}`;
+  return `${prefix}:${resolves ?? signal.id}`;
+}
+
+/** Why a closable condition's incident was resolved, in the words of its resolve. */
+const RESOLVED_WHY: Partial<Record<AlertCondition, string>> = {
+  verify_unresolved: "The verify was answered (or resolved by an operator): the call has an outcome.",
+  approval_pending: "The resend request was approved, denied or expired.",
+  budget_exceeded: "An operator raised the run's budget: its next begin is judged against the new limit.",
+  compensation_failed: "An operator retried the undo or resolved it by hand.",
+};
 
 /** The spend a `budget_exceeded` event carries (`{exceeded, calls, maxCalls, spent, maxCost, currency}`), in words. */
 function budgetSummary(tool: string | null, runId: string | null, budget: Record<string, unknown> | null): string {

@@ -13,7 +13,7 @@ export interface PagerDutyEvent {
   routing_key: string;
   event_action: "trigger" | "resolve" | "acknowledge";
   dedup_key: string;
-  payload?: { summary: string; source: string; severity: string; component?: string; custom_details?: Record<string, unknown> };
+  payload?: { summary: string; source: string; severity: string; component?: string; class?: string; custom_details?: Record<string, unknown> };
   links?: { href: string; text: string }[];
 }
 
@@ -42,6 +42,8 @@ export async function startAlertReceivers(options: { routingKey: string }) {
   const requests = new Map<string, { webhookId: string | undefined }[]>();
   const hanging = new Set<http.ServerResponse>();
   const rejected: string[] = [];
+  /** Resolves for a dedup_key never triggered: a resolve without its trigger is a broken pair. */
+  const strayResolves: string[] = [];
 
   const server = http.createServer((req, res) => {
     let raw = "";
@@ -72,6 +74,8 @@ export async function startAlertReceivers(options: { routingKey: string }) {
           if (!incident || incident.status === "resolved") incidents.set(event.dedup_key, { pages: (incident?.pages ?? 0) + 1, status: "triggered" });
         } else if (incident) {
           incident.status = "resolved";
+        } else {
+          strayResolves.push(event.dedup_key);
         }
         return answer(202, JSON.stringify({ status: "success", dedup_key: event.dedup_key }));
       }
@@ -100,6 +104,7 @@ export async function startAlertReceivers(options: { routingKey: string }) {
     pagerDuty,
     incidents,
     rejected,
+    strayResolves,
     /** Signed hooks received at a path, every redelivery included. */
     hooks: (path: string) => hooks.get(path) ?? [],
     /** Requests that reached a path (answered or not). */

@@ -9,6 +9,9 @@ import { createTestProject } from "../helpers/fixtures";
 import { InsightsClient } from "../helpers/insights-client";
 import { OPERATOR_ENV, OperatorClient, ROOT, createOperator } from "../helpers/operator-client";
 import { expectDecision, runOnce, uniqueRun, uniqueTool } from "../helpers/policy-fixtures";
+import { RunBudgetSchema } from "../../lib/contract/budgets";
+import { RunCompensationSchema } from "../../lib/contract/sagas";
+import { ToolError, createGate } from "../../lib/sdk";
 import { testAlert } from "../../lib/core/alerts";
 import { AlertDispatcher } from "../../lib/server/alerts/alert-dispatcher";
 import { pendingDelivery } from "../../lib/server/alerts/pending-delivery";
@@ -37,6 +40,7 @@ describe.each(PROVIDERS)("%s: alerts", (provider) => {
   let projectId: string;
   let receivers: Awaited<ReturnType<typeof startAlertReceivers>>;
   let other: Awaited<ReturnType<typeof startAlertReceivers>>;
+  let closing: Awaited<ReturnType<typeof startAlertReceivers>>;
   const channels: Record<string, string> = {};
   const env = () => ({
     ...OPERATOR_ENV,
@@ -48,6 +52,7 @@ describe.each(PROVIDERS)("%s: alerts", (provider) => {
     IDEMGATE_ALERT_MAX_BACKOFF_MS: "1000",
     IDEMGATE_ALERT_TIMEOUT_MS: "5000",
     IDEMGATE_ALERT_LEASE_MS: "6000",
+    IDEMGATE_ALERT_SCAN_MS: "500",
     IDEMGATE_PUBLIC_URL: "https://idemgate.example.com",
   });
   const alerts = (rest = "") => ops.p(projectId, `/alerts${rest}`);
@@ -65,12 +70,28 @@ describe.each(PROVIDERS)("%s: alerts", (provider) => {
   const addRule = (condition: string, names: string[], extra: Record<string, unknown> = {}) =>
     ops.call(AlertRuleSchema, "POST", alerts("/rules"), { condition, channelIds: names.map((n) => channels[n]), ...extra });
 
+  /** Another worker on the database, beside the server's (its clock may run ahead: timed rules). */
+  const dispatcherOn = (prisma: ReturnType<typeof openDb>, clock?: () => number) =>
+    new AlertDispatcher({
+      store: new PrismaAlertRepository(prisma),
+      box: new SecretBox(Buffer.from(SECRETS_KEY, "base64")),
+      fetch: (project, url, init) => createOutbound(prisma).guard.fetch(project, url, init),
+      storm: async () => null,
+      baseUrl: "",
+      backoff: { baseMs: 200, maxMs: 1_000, maxAttempts: 5 },
+      timeoutMs: 5_000,
+      leaseMs: 6_000,
+      retentionMs: 86_400_000,
+      ...(clock ? { clock } : {}),
+    });
+
   beforeAll(async () => {
     db = await createTestDatabase(provider);
     const project = await createTestProject(db.url, "alerts");
     projectId = project.projectId;
     receivers = await startAlertReceivers({ routingKey: ROUTING_KEY });
     other = await startAlertReceivers({ routingKey: ROUTING_KEY });
+    closing = await startAlertReceivers({ routingKey: ROUTING_KEY });
     server = await startServer(db.url, env());
     client = new TestClient(server.baseUrl, project.apiKey);
     admin = new AdminClient(server.baseUrl, projectId);
@@ -83,6 +104,7 @@ describe.each(PROVIDERS)("%s: alerts", (provider) => {
     await server?.stop();
     await receivers?.close();
     await other?.close();
+    await closing?.close();
     await db?.drop();
   });
 
@@ -91,7 +113,7 @@ describe.each(PROVIDERS)("%s: alerts", (provider) => {
     expect(outside.status).toBe(400);
     expect(JSON.stringify(outside.body)).toContain("outbound allowlist");
 
-    for (const port of [receivers.port, other.port]) {
+    for (const port of [receivers.port, other.port, closing.port]) {
       await ops.call(OutboundAllowlistEntrySchema, "POST", ops.p(projectId, "/outbound-allowlist"), { pattern: `127.0.0.1:${port}` });
     }
     channels.slack = (await addChannel({ kind: "slack", name: "team", url: receivers.url("/slack/T000/B000/XXXX") })).id;
@@ -175,6 +197,97 @@ describe.each(PROVIDERS)("%s: alerts", (provider) => {
     expect(hooks.find((h) => h.type === "alert.lease_lost")!.body.alert).toMatchObject({ condition: "lease_lost", tool: charge.tool, severity: "critical" });
   });
 
+  it("a budget overrun, a verify left unresolved, a pending resend and a failed undo each page once and resolve once settled", async () => {
+    channels.pd2 = (await addChannel({ kind: "pagerduty", name: "on call 2", routingKey: ROUTING_KEY, url: closing.url("/pagerduty") })).id;
+    channels.slack2 = (await addChannel({ kind: "slack", name: "team 2", url: closing.url("/slack/T1/B1/YYYY") })).id;
+    const hook = await addChannel({ kind: "webhook", name: "ops bus 2", url: closing.url("/hooks") });
+    closing.setSecret("/hooks", hook.signingSecret!);
+    channels.hook2 = hook.id;
+    await addRule("budget_exceeded", ["pd2", "slack2"]);
+    await addRule("verify_unresolved", ["pd2", "hook2"], { minutes: 1 });
+    await addRule("approval_pending", ["pd2"], { minutes: 1 });
+    await addRule("compensation_failed", ["pd2", "hook2"]);
+    const pdFor = (key: string) => closing.pagerDuty.filter((e) => e.dedup_key === key).map((e) => e.event_action);
+
+    // Budget: one call allowed; the run is refused twice (one incident), then an operator raises it.
+    const budgeted = uniqueTool("refund");
+    await admin.put(budgeted, { budget: { maxCallsPerRun: 1 }, loop: { enabled: false } });
+    const overrun = uniqueRun("overrun");
+    await runOnce(client, { tool: budgeted, runId: overrun, stepId: "r1" });
+    for (const step of ["r2", "r3"]) expectDecision(await client.begin({ tool: budgeted, runId: overrun, stepId: step }), "blocked");
+    const budgetKey = `idemgate:${projectId}:budget:${overrun}`;
+    await waitFor(async () => pdFor(budgetKey).length === 2 && closing.slack.length === 2, 60_000, "two budget triggers");
+    expect(closing.incidents.get(budgetKey)).toEqual({ pages: 1, status: "triggered" });
+    await ops.call(RunBudgetSchema, "POST", ops.p(projectId, `/runs/${overrun}/budget`), { maxCallsPerRun: 3, reason: "approved by the customer" });
+    await waitFor(async () => closing.incidents.get(budgetKey)?.status === "resolved", 60_000, "the budget incident resolved");
+    await runOnce(client, { tool: budgeted, runId: overrun, stepId: "r2" });
+
+    // Verify: an async tool's lease runs out unanswered; the next begin is told to verify.
+    const slow = { tool: uniqueTool("provision"), runId: uniqueRun("verify"), stepId: "provision" };
+    await admin.put(slow.tool, { effect: "async", leaseSeconds: 1, loop: { enabled: false } });
+    expectDecision(await client.begin(slow), "execute");
+    const verify = await waitFor(async () => {
+      const answer = await client.begin(slow);
+      return answer.decision === "verify" ? answer : null;
+    }, 60_000, "the verify");
+
+    // A resend request waits for an operator.
+    const sent = await runOnce(client, { tool: uniqueTool("email"), runId: uniqueRun("resend"), stepId: "send" });
+    const asked = (await (await client.raw("POST", `/api/v1/calls/${sent.callId}/resend`, { reason: "the customer says it never came" })).json()) as { requestId: string };
+
+    // The timed rules fire after their minutes: a worker whose clock runs two minutes ahead scans them.
+    const prisma = openDb({ databaseUrl: db.url });
+    try {
+      await dispatcherOn(prisma, () => Date.now() + 120_000).scanTimed(Date.now() + 120_000);
+    } finally {
+      await prisma.$disconnect();
+    }
+    const verifyKey = (await waitFor(async () => closing.pagerDuty.find((e) => e.payload?.class === "verify_unresolved"), 60_000, "the verify trigger")).dedup_key;
+    const approvalKey = (await waitFor(async () => closing.pagerDuty.find((e) => e.payload?.class === "approval_pending"), 60_000, "the approval trigger")).dedup_key;
+    await client.complete(verify.callId, { leaseToken: verify.leaseToken, outcome: "succeeded", result: { found: true } });
+    await ops.deny(projectId, asked.requestId, "sent once already");
+
+    // A saga's undo fails for good; an operator resolves it by hand.
+    const saga = uniqueRun("saga");
+    const gate = createGate({ baseUrl: server.baseUrl, apiKey: client.apiKey, toolRetry: false });
+    await gate.run({ runId: saga }, () => gate.call({ tool: uniqueTool("charge"), step: "charge" }, () => ({ chargeId: "c1" }), { compensate: (r) => ({ tool: "refund_charge", args: r }) }));
+    const aborted = await gate.abort(saga, "the user cancelled", {
+      compensators: {
+        refund_charge: () => {
+          throw new ToolError("charge already disputed", { retryable: false });
+        },
+      },
+    });
+    expect(aborted).toMatchObject({ ok: false, state: "compensation_failed" });
+    const undoKey = (await waitFor(async () => closing.pagerDuty.find((e) => e.payload?.class === "compensation_failed"), 60_000, "the undo trigger")).dedup_key;
+    const step = aborted.plan.steps[0]!;
+    await ops.call(RunCompensationSchema, "POST", ops.p(projectId, `/runs/${saga}/compensations/${step.callId}/resolve`), { note: "refunded by hand in the PSP" });
+
+    await waitFor(async () => [verifyKey, approvalKey, undoKey].every((key) => closing.incidents.get(key)?.status === "resolved"), 60_000, "every incident resolved");
+    // Each condition: its triggers, then its resolves, under one dedup_key; one page each; no resolve without its trigger.
+    expect(pdFor(budgetKey)).toEqual(["trigger", "trigger", "resolve", "resolve"]);
+    for (const key of [verifyKey, approvalKey, undoKey]) expect(pdFor(key), key).toEqual(["trigger", "resolve"]);
+    expect([...closing.incidents.values()]).toEqual(Array(4).fill({ pages: 1, status: "resolved" }));
+    expect(closing.strayResolves).toEqual([]);
+    expect(closing.pagerDuty).toHaveLength(10);
+    // Slack reads: the refusals with the spend, then that the budget was raised.
+    expect(closing.slack.map((m) => m.text.split("\n")[0])).toEqual([
+      expect.stringContaining(`Run ${overrun} exceeded its budget on ${budgeted}`),
+      expect.stringContaining(`Run ${overrun} exceeded its budget on ${budgeted}`),
+      expect.stringContaining(`Resolved: Run ${overrun} exceeded its budget`),
+      expect.stringContaining(`Resolved: Run ${overrun} exceeded its budget`),
+    ]);
+    expect(closing.slack[0]!.text).toContain("the run made 1 tool calls of 1 allowed");
+    const hooks = closing.hooks("/hooks");
+    expect(hooks.map((h) => h.type).sort()).toEqual(["alert.compensation_failed", "alert.compensation_failed.resolved", "alert.verify_unresolved", "alert.verify_unresolved.resolved"]);
+    expect(new Set(hooks.map((h) => h.id)).size).toBe(4);
+    expect(closing.rejected).toEqual([]);
+    // Nothing settled twice: every delivery of these rules is delivered, once.
+    const mine = (await deliveries()).filter((d) => [channels.pd2, channels.slack2, channels.hook2].includes(d.channelId));
+    expect(mine.every((d) => d.status === "delivered")).toBe(true);
+    expect(mine).toHaveLength(10 + 4 + 4);
+  });
+
   it("a receiver answering 500 is retried with backoff until it takes the alert: one webhook-id, every attempt in the log", async () => {
     const flaky = await addChannel({ kind: "webhook", name: "flaky", url: other.url("/flaky") });
     other.setSecret("/flaky", flaky.signingSecret!);
@@ -222,19 +335,7 @@ describe.each(PROVIDERS)("%s: alerts", (provider) => {
     const prisma = openDb({ databaseUrl: db.url });
     try {
       const store = new PrismaAlertRepository(prisma);
-      const guard = createOutbound(prisma).guard;
-      const worker = () =>
-        new AlertDispatcher({
-          store,
-          box: new SecretBox(Buffer.from(SECRETS_KEY, "base64")),
-          fetch: (project, url, init) => guard.fetch(project, url, init),
-          storm: async () => null,
-          baseUrl: "",
-          backoff: { baseMs: 200, maxMs: 1_000, maxAttempts: 5 },
-          timeoutMs: 5_000,
-          leaseMs: 6_000,
-          retentionMs: 86_400_000,
-        });
+      const worker = () => dispatcherOn(prisma);
       // All due at one instant a little ahead, so the three workers meet them together.
       const due = Date.now() + 1_500;
       const ids = Array.from({ length: 20 }, (_, i) => `alr_race_${provider}_${i}`);

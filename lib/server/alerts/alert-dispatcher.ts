@@ -1,6 +1,6 @@
 import { hostname } from "node:os";
 import { randomBytes } from "node:crypto";
-import { type Alert, type Backoff, attemptOutcome, retryDelayMs, routeSignal, shapeAlert } from "../../core/alerts";
+import { type Alert, type Backoff, CLOSABLE_CONDITIONS, attemptOutcome, closableCondition, resolveSignal, retryDelayMs, routeSignal, shapeAlert } from "../../core/alerts";
 import type { AlertDeliveryRow, AlertStore } from "../../store/ports/alert-store";
 import { newId } from "../ids";
 import { OutboundRefusedError } from "../outbound/outbound-refused";
@@ -10,6 +10,8 @@ import { channelRequest, openSecrets } from "./alert-channels";
 import { pendingDelivery } from "./pending-delivery";
 
 const SIGNAL_BATCH = 100;
+/** Open incidents looked at per scan. */
+const INCIDENT_BATCH = 200;
 const DELIVERY_BATCH = 20;
 /** Deliveries sent at once by one worker. */
 const PARALLEL = 4;
@@ -28,7 +30,7 @@ export interface AlertDispatcherDeps {
   backoff: Backoff;
   timeoutMs: number;
   leaseMs: number;
-  /** How often timed rules are scanned (verify unresolved, approval pending). */
+  /** How often timed rules are scanned (verify unresolved, approval pending), and open incidents checked for closing. */
   timedScanMs?: number;
   /** Processed signals, settled deliveries and their log are kept this long. */
   retentionMs: number;
@@ -80,6 +82,7 @@ export class AlertDispatcher {
     if (now - this.lastTimedScan >= (this.deps.timedScanMs ?? 15_000)) {
       this.lastTimedScan = now;
       await this.scanTimed(now);
+      await this.closeIncidents(now);
     }
     await this.fanOut();
     await this.deliverDue();
@@ -126,6 +129,20 @@ export class AlertDispatcher {
           }
         }
       }
+    }
+  }
+
+  /**
+   * Closable conditions (CLOSABLE_CONDITIONS) that were sent as triggers: once what raised one no
+   * longer holds, its resolve signal is raised (id derived from the trigger's, so a second scan or a
+   * second instance adds nothing), and goes out like any signal under the trigger's dedup_key.
+   */
+  async closeIncidents(now: number): Promise<void> {
+    const { store } = this.deps;
+    for (const signal of await store.openIncidents(CLOSABLE_CONDITIONS, INCIDENT_BATCH)) {
+      const condition = closableCondition(signal);
+      if (condition === null || (await store.incidentHolds(signal, condition))) continue;
+      await store.insertSignal(resolveSignal(signal, now));
     }
   }
 

@@ -121,5 +121,12 @@ export interface AlertStore {
   purge(before: number): Promise<number>;
 
   waitingVerifies(projectId: string, olderThan: number, since: number): Promise<WaitingVerify[]>;
+  /**
+   * Signals of these conditions that were sent as triggers to some channel and have no resolve yet
+   * (oldest first): the incidents the dispatcher checks for closing.
+   */
+  openIncidents(conditions: readonly AlertCondition[], limit: number): Promise<AlertSignal[]>;
+  /** Whether what raised a closable signal still holds (see CLOSABLE_CONDITIONS in lib/core/alerts). */
+  incidentHolds(signal: AlertSignal, condition: AlertCondition): Promise<boolean>;
   waitingResends(projectId: string, olderThan: number): Promise<WaitingResend[]>;
 }

@@ -123,17 +123,57 @@ export class PrismaAlertRepository implements AlertStore {
 
   async unprocessedSignals(limit: number): Promise<AlertSignal[]> {
     const rows = await this.prisma.alertSignal.findMany({ where: { processedAt: null }, orderBy: [{ at: "asc" }, { id: "asc" }], take: limit });
-    return rows.map((row) => ({
-      id: row.id,
-      projectId: row.projectId,
-      kind: row.kind as SignalKind,
-      sourceId: row.sourceId,
-      tool: row.tool,
-      runId: row.runId,
-      callId: row.callId,
-      detail: row.detail === null ? null : (JSON.parse(row.detail) as Record<string, unknown>),
-      at: Number(row.at),
-    }));
+    return rows.map(toSignal);
+  }
+
+  async openIncidents(conditions: readonly AlertCondition[], limit: number): Promise<AlertSignal[]> {
+    if (conditions.length === 0) return [];
+    // The conditions are core's constants, never input: checked, then written into the statement.
+    if (!conditions.every((condition) => /^[a-z_]+$/.test(condition))) throw new Error("alert conditions are identifiers");
+    const list = conditions.map((condition) => `'${condition}'`).join(", ");
+    // Triggers with no resolve yet (its id: resolveSignalId in lib/core/alerts), whose deliveries have all
+    // settled (a resolve must not overtake its trigger).
+    const open = await this.prisma.$queryRawUnsafe<{ signal_id: string }[]>(
+      `SELECT DISTINCT d.signal_id FROM alert_deliveries d
+        WHERE d.action = 'trigger' AND d.condition IN (${list})
+          AND NOT EXISTS (SELECT 1 FROM alert_signals r WHERE r.id = d.signal_id || '_resolved')
+          AND NOT EXISTS (SELECT 1 FROM alert_deliveries p WHERE p.signal_id = d.signal_id AND p.status = 'pending')
+        LIMIT ${Math.max(1, Math.floor(limit))}`,
+    );
+    if (open.length === 0) return [];
+    const rows = await this.prisma.alertSignal.findMany({ where: { id: { in: open.map((row) => row.signal_id) } }, orderBy: [{ at: "asc" }, { id: "asc" }] });
+    return rows.map(toSignal);
+  }
+
+  async incidentHolds(signal: AlertSignal, condition: AlertCondition): Promise<boolean> {
+    const { projectId } = signal;
+    switch (condition) {
+      case "verify_unresolved": {
+        // Still the attempt told to verify, and still without an outcome.
+        const attempt = Number(signal.detail?.attempt);
+        const record = signal.callId ? await this.prisma.callRecord.findFirst({ where: { projectId, id: signal.callId }, select: { state: true, attempt: true } }) : null;
+        return record !== null && record.state === "in_progress" && record.attempt === attempt;
+      }
+      case "approval_pending": {
+        const request = await this.prisma.resendRequest.findFirst({ where: { projectId, id: signal.sourceId }, select: { status: true } });
+        return request?.status === "pending";
+      }
+      case "compensation_failed": {
+        // A retry evicts the failed undo's record; resolving it by hand makes it succeeded.
+        const record = signal.callId ? await this.prisma.callRecord.findFirst({ where: { projectId, id: signal.callId }, select: { state: true } }) : null;
+        return record?.state === "failed";
+      }
+      case "budget_exceeded": {
+        if (!signal.runId) return false;
+        const raised = await this.prisma.auditEntry.findFirst({
+          where: { projectId, action: "run.budget_raised", targetType: "run", targetId: signal.runId, at: { gte: BigInt(signal.at) } },
+          select: { id: true },
+        });
+        return raised === null;
+      }
+      default:
+        return true;
+    }
   }
 
   async fanOut(signalId: string, deliveries: AlertDeliveryRow[], now: number): Promise<void> {
@@ -236,4 +276,18 @@ export class PrismaAlertRepository implements AlertStore {
     });
     return rows.map((row) => ({ ...row, createdAt: Number(row.createdAt) }));
   }
+}
+
+function toSignal(row: { id: string; projectId: string; kind: string; sourceId: string; tool: string | null; runId: string | null; callId: string | null; detail: string | null; at: bigint }): AlertSignal {
+  return {
+    id: row.id,
+    projectId: row.projectId,
+    kind: row.kind as SignalKind,
+    sourceId: row.sourceId,
+    tool: row.tool,
+    runId: row.runId,
+    callId: row.callId,
+    detail: row.detail === null ? null : (JSON.parse(row.detail) as Record<string, unknown>),
+    at: Number(row.at),
+  };
 }

@@ -3,9 +3,11 @@ import {
   type AlertRuleSpec,
   type AlertSignal,
   attemptOutcome,
+  closableCondition,
   conditionsOf,
   pagerDutyBody,
   retryDelayMs,
+  resolveSignal,
   routeSignal,
   shapeAlert,
   slackBody,
@@ -51,6 +53,42 @@ describe("alert conditions", () => {
     expect(routeSignal(signal({ detail: { type: "lease_lost" } }), rules)).toEqual([]);
     const timed = [rule({ id: "t1", condition: "verify_unresolved", channelIds: ["a"] }), rule({ id: "t2", condition: "verify_unresolved", channelIds: ["b"] })];
     expect(routeSignal(signal({ kind: "verify_unresolved", detail: { ruleId: "t2", minutes: 5 } }), timed).map((r) => r.channelId)).toEqual(["b"]);
+  });
+});
+
+describe("closing incidents", () => {
+  const budget = signal({ detail: { type: "begin", decision: "blocked", detail: JSON.stringify({ reason: "budget_exceeded", budget: { exceeded: "calls", calls: 2, maxCalls: 2 } }) } });
+  const verify = signal({ id: "sig_verify_t1_call_1_2", kind: "verify_unresolved", sourceId: "call_1", detail: { ruleId: "t1", minutes: 5, attempt: 2 } });
+  const approval = signal({ id: "sig_resend_t2_rr_1", kind: "approval_pending", sourceId: "rr_1", runId: null, detail: { ruleId: "t2", minutes: 5 } });
+  const compensation = signal({ detail: { type: "complete", decision: "failed", key: "k:compensate" } });
+
+  it("every closable condition resolves under its trigger's dedup key, routed by the same rules; moments do not close", () => {
+    const rules = [
+      rule({ id: "t1", condition: "verify_unresolved", channelIds: ["pd"] }),
+      rule({ id: "t2", condition: "approval_pending", channelIds: ["pd"] }),
+      rule({ id: "b", condition: "budget_exceeded", channelIds: ["pd", "slack"] }),
+      rule({ id: "c", condition: "compensation_failed", channelIds: ["pd"] }),
+    ];
+    for (const trigger of [budget, verify, approval, compensation]) {
+      const condition = closableCondition(trigger)!;
+      const resolve = resolveSignal(trigger, trigger.at + 60_000);
+      expect(resolve.id).toBe(`${trigger.id}_resolved`);
+      expect(routeSignal(resolve, rules)).toEqual(routeSignal(trigger, rules));
+      const [opened, closed] = [shapeAlert(trigger, condition, "https://g"), shapeAlert(resolve, condition, "https://g")];
+      expect([opened.action, closed.action]).toEqual(["trigger", "resolve"]);
+      expect(closed.dedupKey).toBe(opened.dedupKey);
+      expect(closed.title).toBe(`Resolved: ${opened.title}`);
+      expect(pagerDutyBody(closed, "rk")).toEqual({ routing_key: "rk", event_action: "resolve", dedup_key: opened.dedupKey });
+    }
+    expect(closableCondition(signal({ detail: { type: "lease_lost" } }))).toBeNull();
+    expect(closableCondition(signal({ detail: { type: "begin", decision: "blocked", detail: JSON.stringify({ loop: { repeats: 3 } }) } }))).toBeNull();
+  });
+
+  it("budgets and loops page once per run: a run refused again shares the incident", () => {
+    const again = { ...budget, id: "sig_2", sourceId: "evt_2" };
+    expect(shapeAlert(again, "budget_exceeded", "").dedupKey).toBe(shapeAlert(budget, "budget_exceeded", "").dedupKey);
+    expect(shapeAlert(budget, "budget_exceeded", "").dedupKey).toBe("idemgate:proj_1:budget:run_1");
+    expect(shapeAlert(signal({ detail: { type: "lease_lost" } }), "lease_lost", "").dedupKey).toBe("idemgate:proj_1:sig_1");
   });
 });
 
