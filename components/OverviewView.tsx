@@ -9,6 +9,7 @@ import { KpiGrid } from "./KpiGrid";
 import { OperatorQueuePanel } from "./OperatorQueuePanel";
 import { useProject } from "./ProjectContext";
 import { RangePicker } from "./RangePicker";
+import { ShadowPanel } from "./ShadowPanel";
 import { EmptyState, ErrorState, Loading } from "./StateViews";
 import { StormBanner } from "./StormBanner";
 import { ToolDedupTable } from "./ToolDedupTable";
@@ -97,6 +98,7 @@ export function OverviewView() {
       <KpiGrid kpis={kpis} hrefOf={(k) => (k.group ? groupCallsHref(base, k.group.id as DecisionGroupId, { from, to }) : null)} />
       {dedup.error ? <ErrorState error={dedup.error} onRetry={() => dedup.refetch()} /> : null}
       <OperatorQueuePanel projectId={projectId} from={from} to={to} rangeLabel={label} />
+      <ShadowPanel projectId={projectId} from={from} to={to} rangeLabel={label} />
       <section aria-labelledby="chart-title" className="card">
         <h2 id="chart-title" style={{ marginTop: 0, fontSize: "1.1em" }}>
           Calls by decision

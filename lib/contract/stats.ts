@@ -88,7 +88,24 @@ export const TopRunsResponseSchema = z
   })
   .meta({ id: "StatsTopRuns" });
 
+export const ShadowResponseSchema = z
+  .object({
+    projectId: z.string(),
+    from: isoTime,
+    to: isoTime,
+    tools: z
+      .array(
+        z.object({
+          tool: z.string(),
+          wouldPrevent: count.describe("Executions in shadow mode the gate would have prevented as duplicates (would_replay, would_wait, would_refuse, would_conflict)"),
+        }),
+      )
+      .describe("Tools with at least one, most first; the calls behind a number: the calls list with tool and shadow=prevented"),
+  })
+  .meta({ id: "StatsShadow" });
+
 export type TimeseriesResponse = z.infer<typeof TimeseriesResponseSchema>;
+export type ShadowResponse = z.infer<typeof ShadowResponseSchema>;
 export type DedupResponse = z.infer<typeof DedupResponseSchema>;
 export type TopRunsResponse = z.infer<typeof TopRunsResponseSchema>;
 

@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { DedupResponseSchema, TimeseriesResponseSchema, TopRunsResponseSchema } from "../contract/stats";
+import { DedupResponseSchema, ShadowResponseSchema, TimeseriesResponseSchema, TopRunsResponseSchema } from "../contract/stats";
 import { StormDetailResponseSchema, StormListQuerySchema, StormListResponseSchema } from "../contract/storms";
 import { services } from "../server/composition-root";
 import { ProjectParams } from "./params";
@@ -45,6 +45,12 @@ export const INSIGHT_READS = {
     query: TopRunsQuery,
     response: TopRunsResponseSchema,
     handler: ({ params, query }) => services().insights.stats.topRuns(params.projectId, resolveRange(query, RANGE_RULES.topRuns), query.limit),
+  }),
+  shadow: read({
+    params: ProjectParams,
+    query: DedupQuery,
+    response: ShadowResponseSchema,
+    handler: ({ params, query }) => services().insights.stats.shadow(params.projectId, resolveRange(query, RANGE_RULES.shadow)),
   }),
   openStorms: read({
     params: ProjectParams,

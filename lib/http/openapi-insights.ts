@@ -14,6 +14,7 @@ const PATHS: { path: string; read: keyof typeof INSIGHT_READS; summary: string; 
   { path: "/stats/timeseries", read: "timeseries", summary: "Decisions and outcomes per tool and bucket (minute, hour or day), read from the per-minute rollups", ok: "One series per tool and decision", tag: "stats" },
   { path: "/stats/dedup", read: "dedup", summary: "Dedup rate (dedup hits / begins) and decision figures per tool, read from the rollups", ok: "Figures per tool and in total", tag: "stats" },
   { path: "/stats/top-runs", read: "topRuns", summary: "Runs by duplicate pressure (dedup hits) among the latest begins of a range of at most a day", ok: "Runs, most dedup hits first", tag: "stats" },
+  { path: "/stats/shadow", read: "shadow", summary: "Shadow mode: per tool, the executions the gate would have prevented as duplicates, over a range of at most 31 days", ok: "Tools with their would-have-prevented count", tag: "stats" },
   { path: "/stats/storms", read: "openStorms", summary: "The retry storms open now", ok: "Open incidents, latest first", tag: "stats" },
   { path: "/storms", read: "storms", summary: "Retry-storm incidents, open and closed (a tool's dedup hits per window far above its trailing baseline)", ok: "Incidents, latest first", tag: "storms" },
   { path: "/storms/{stormId}", read: "storm", summary: "One retry-storm incident and its tool's dedup hits per bucket, from the baseline windows before it to its end", ok: "The incident and its rate", tag: "storms" },

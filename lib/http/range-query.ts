@@ -48,6 +48,8 @@ export const RANGE_RULES = {
   dedup: { defaultSpanMs: 86_400_000, maxSpanMs: 400 * 86_400_000, alignMs: BUCKET_MS.minute } satisfies RangeRules,
   /** Reads the ledger: a day at most, and only its latest begins (see TOP_RUNS_SCAN_LIMIT). */
   topRuns: { defaultSpanMs: 3_600_000, maxSpanMs: 86_400_000, alignMs: 1_000 } satisfies RangeRules,
+  /** Shadow mode's "would have prevented" reads the ledger over (project_id, at): a month at most. */
+  shadow: { defaultSpanMs: 86_400_000, maxSpanMs: 31 * 86_400_000, alignMs: 1_000 } satisfies RangeRules,
   /** The operators' queue's verify tally reads the ledger over (project_id, at): a month at most. */
   queue: { defaultSpanMs: 86_400_000, maxSpanMs: 31 * 86_400_000, alignMs: 1_000 } satisfies RangeRules,
 };

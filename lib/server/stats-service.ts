@@ -1,4 +1,4 @@
-import type { DedupResponse, TimeseriesResponse, TopRunsResponse } from "../contract/stats";
+import type { DedupResponse, ShadowResponse, TimeseriesResponse, TopRunsResponse } from "../contract/stats";
 import { type Storm, type StormDetail, toWireStorm } from "../contract/storms";
 import { planStormChart, stormRateSeries } from "../core/storm-chart";
 import { describeKind, tallyKinds } from "../core/rollup-tally";
@@ -61,6 +61,13 @@ export class StatsService {
     const tools = [...byTool].map(([tool, rows]) => ({ tool, ...tallyKinds(rows) }));
     tools.sort((a, b) => b.dedupRate - a.dedupRate || b.dedupHits - a.dedupHits || a.tool.localeCompare(b.tool));
     return { projectId, from: iso(range.from), to: iso(range.to), total: tallyKinds(totals), tools };
+  }
+
+  /** Shadow mode: "would have prevented N duplicate executions" per tool over the range. */
+  async shadow(projectId: string, range: TimeRange): Promise<ShadowResponse> {
+    await this.requireProject(projectId);
+    const tools = await this.insights.shadowPrevented(projectId, range.from, range.to);
+    return { projectId, from: iso(range.from), to: iso(range.to), tools };
   }
 
   async topRuns(projectId: string, range: TimeRange, limit: number): Promise<TopRunsResponse> {

@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { RunBudgetSchema } from "../../lib/contract/budgets";
 import { CallListSchema } from "../../lib/contract/calls";
+import { ShadowResponseSchema } from "../../lib/contract/stats";
 import type { BeginRequest, BeginResponse } from "../../lib/contract/v1";
 import { AdminClient, TEST_ADMIN_TOKEN } from "../helpers/admin-client";
 import { TestClient } from "../helpers/client";
@@ -203,6 +204,13 @@ describe.each(PROVIDERS)("%s: run budgets and shadow mode", (provider) => {
     expect(tools.find((t) => t.tool === tool)?.traffic.wouldPrevent).toBe(2);
     const prevented = await operator.call(CallListSchema, "GET", `/api/v1/operator/projects/${projectId}/calls?tool=${tool}&shadow=prevented`);
     expect(prevented.calls.map((c) => c.callId).sort()).toEqual([concurrent.callId, again.callId].sort());
+    // The overview's read (any member): the same number, per tool, over its range.
+    const overview = await operator.call(ShadowResponseSchema, "GET", `/api/v1/operator/projects/${projectId}/stats/shadow`);
+    expect(overview.tools.find((t) => t.tool === tool)).toEqual({ tool, wouldPrevent: 2 });
+    const before = new Date(Date.parse(overview.from) - 3_600_000).toISOString();
+    const empty = await operator.call(ShadowResponseSchema, "GET", `/api/v1/operator/projects/${projectId}/stats/shadow?${new URLSearchParams({ from: before, to: overview.from })}`);
+    expect(empty.tools.find((t) => t.tool === tool)).toBeUndefined();
+    expect((await operator.raw("GET", `/api/v1/operator/projects/${projectId}/stats/shadow?from=2020-01-01T00:00:00Z&to=2020-03-01T00:00:00Z`)).status).toBe(400);
   });
 
   it("shadow mode with a budget: would_block past the limit, and the agent still runs", async () => {

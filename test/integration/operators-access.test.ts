@@ -41,6 +41,7 @@ const ACCESS: Record<string, "signedIn" | Role> = {
   "GET projects/[projectId]/stats/dedup": "viewer",
   "GET projects/[projectId]/stats/timeseries": "viewer",
   "GET projects/[projectId]/stats/top-runs": "viewer",
+  "GET projects/[projectId]/stats/shadow": "viewer",
   "GET projects/[projectId]/stats/storms": "viewer",
   "GET projects/[projectId]/storms": "viewer",
   "GET projects/[projectId]/storms/[stormId]": "viewer",

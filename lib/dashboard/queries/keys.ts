@@ -2,6 +2,7 @@
 export const queryKeys = {
   me: () => ["me"] as const,
   dedup: (projectId: string, from: string, to: string) => ["dedup", { projectId, from, to }] as const,
+  shadow: (projectId: string, from: string, to: string) => ["shadow", { projectId, from, to }] as const,
   timeseries: (projectId: string, from: string, to: string, bucket: string) => ["timeseries", { projectId, from, to, bucket }] as const,
   storms: (projectId: string, status?: "open" | "closed") => ["storms", { projectId, status: status ?? null }] as const,
   storm: (projectId: string, stormId: string) => ["storm", { projectId, stormId }] as const,

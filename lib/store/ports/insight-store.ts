@@ -113,12 +113,20 @@ export interface RunPressureRow {
   lastAt: number;
 }
 
+/** Shadow mode: a tool's executions the gate would have prevented as duplicates (lib/core/shadow.ts). */
+export interface ShadowPreventedRow {
+  tool: string;
+  wouldPrevent: number;
+}
+
 export interface StatsStore {
   /** Rollups summed per `bucketMs` over [from, to); `tool` null = every tool. */
   rollupSeries(projectId: string, from: number, to: number, bucketMs: number, tool: string | null): Promise<RollupPoint[]>;
   rollupTotals(projectId: string, from: number, to: number): Promise<RollupTotal[]>;
   /** Runs by dedup hits among the latest `scanLimit` begins in [from, to); `scanned` says how many were read. */
   topRuns(projectId: string, from: number, to: number, scanLimit: number, limit: number): Promise<{ runs: RunPressureRow[]; scanned: number }>;
+  /** Per tool, shadow-mode begins in [from, to) that would have been a replay, a wait, a refusal or a conflict; tools without any are left out. */
+  shadowPrevented(projectId: string, from: number, to: number): Promise<ShadowPreventedRow[]>;
 }
 
 export interface InsightStore extends RetentionStore, StormStore, StatsStore {

@@ -4,13 +4,14 @@ import type {
   RollupPoint,
   RollupTotal,
   RunPressureRow,
+  ShadowPreventedRow,
   StormRow,
   StormStatus,
   WindowCounts,
   WindowHits,
 } from "../../ports/insight-store";
 import type { RETENTION_SQL } from "./retention-statements";
-import { STATS_SQL, rowToRollupPoint, rowToRollupTotal, rowToRunPressure } from "./stats-statements";
+import { STATS_SQL, rowToRollupPoint, rowToRollupTotal, rowToRunPressure, rowToShadowPrevented } from "./stats-statements";
 import { STORM_SQL, rowToHitCount, rowToStorm, rowToWindowCounts, rowToWindowHits, stormUpdateValues, stormValues, watermarkMap } from "./storm-statements";
 
 export type Row = Record<string, unknown>;
@@ -103,6 +104,10 @@ export abstract class SqlInsightStore implements InsightStore {
 
   async rollupTotals(projectId: string, from: number, to: number): Promise<RollupTotal[]> {
     return (await this.all(STATS_SQL.totals, [projectId, from, to])).map(rowToRollupTotal);
+  }
+
+  async shadowPrevented(projectId: string, from: number, to: number): Promise<ShadowPreventedRow[]> {
+    return (await this.all(STATS_SQL.shadowPrevented, [projectId, from, to])).map(rowToShadowPrevented);
   }
 
   async topRuns(projectId: string, from: number, to: number, scanLimit: number, limit: number): Promise<{ runs: RunPressureRow[]; scanned: number }> {

@@ -1,6 +1,7 @@
 import { DEDUP_HIT_DECISIONS } from "../../../core/rollup-tally";
+import { SHADOW_PREVENTED_SQL } from "../../../core/shadow";
 import { num } from "../../hot/shared/columns";
-import { type RollupPoint, type RollupTotal, type RunPressureRow } from "../../ports/insight-store";
+import { type RollupPoint, type RollupTotal, type RunPressureRow, type ShadowPreventedRow } from "../../ports/insight-store";
 
 /**
  * Dashboard SQL for both providers. Charts read only event_rollups (range scans of its primary
@@ -30,6 +31,10 @@ export const STATS_SQL = {
     FROM recent GROUP BY run_id
     HAVING SUM(CASE WHEN decision IN (${DEDUP}) THEN 1 ELSE 0 END) > 0
     ORDER BY dedup_hits DESC, begins DESC, run_id LIMIT $5`,
+  /** Shadow mode: begins the gate answered execute though it would have prevented a duplicate, per tool (along (project_id, at)). */
+  shadowPrevented: `SELECT tool, COUNT(*) AS would_prevent FROM events
+    WHERE project_id = $1 AND at >= $2 AND at < $3 AND type = 'begin' AND shadow_decision IN (${SHADOW_PREVENTED_SQL})
+    GROUP BY tool ORDER BY would_prevent DESC, tool`,
 };
 
 type Row = Record<string, unknown>;
@@ -40,6 +45,10 @@ export function rowToRollupPoint(row: Row): RollupPoint {
 
 export function rowToRollupTotal(row: Row): RollupTotal {
   return { tool: String(row.tool), kind: String(row.kind), total: num(row.total), latencyUs: num(row.latency_us) };
+}
+
+export function rowToShadowPrevented(row: Row): ShadowPreventedRow {
+  return { tool: String(row.tool), wouldPrevent: num(row.would_prevent) };
 }
 
 export function rowToRunPressure(row: Row): RunPressureRow {
