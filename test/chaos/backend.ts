@@ -1,6 +1,7 @@
 import Database from "better-sqlite3";
 
-export type Mode = "gate" | "baseline";
+/** gate: through the gate, enforcing; shadow: through the gate with every tool in shadow mode; baseline: no gate. */
+export type Mode = "gate" | "shadow" | "baseline";
 
 export interface EffectInput {
   scenario: string;

@@ -9,8 +9,9 @@ import { AdminClient, TEST_ADMIN_TOKEN } from "../helpers/admin-client";
 import { OPERATOR_ENV, OperatorClient, ROOT, createOperator } from "../helpers/operator-client";
 import { OrderBackend } from "../helpers/order-backend";
 import { type TestServer, startServer } from "../helpers/server";
+import { ShadowResponseSchema } from "../../lib/contract/stats";
 import { ToolBackend } from "./backend";
-import { type ChaosEnv, FULL_FACTOR, type Scenario, runScenario } from "./harness";
+import { type ChaosEnv, FULL_FACTOR, type Scenario, type ScenarioStats, runScenario } from "./harness";
 import { type ScenarioRow, chaosTable } from "./report";
 import { approvalTwice } from "./scenarios/approval-twice";
 import { crashResume } from "./scenarios/crash-resume";
@@ -51,6 +52,9 @@ describe(`chaos (${SIZE}, seed ${SEED}): exactly one side effect per request thr
   let db: TestDatabase;
   let server: TestServer;
   let env: ChaosEnv;
+  /** The same server, another project whose every tool is in shadow mode. */
+  let shadowEnv: ChaosEnv & { projectId: string };
+  let shadowRow: { shadow: ScenarioStats; wouldPrevent: number; enforcingPrevented: number } | null = null;
   let multiStep: MultiStepEnv;
   const rows: ScenarioRow[] = [];
   const multiStepRows: MultiStepRow[] = [];
@@ -63,6 +67,12 @@ describe(`chaos (${SIZE}, seed ${SEED}): exactly one side effect per request thr
     const tmpDir = mkdtempSync(path.join(inject("tmpRoot"), "chaos-"));
     const backend = new ToolBackend(path.join(tmpDir, "backend.db"));
     env = { baseUrl: server.baseUrl, apiKey: project.apiKey, backend, seed: SEED, tmpDir };
+    const shadowProject = await createTestProject(db.url, "chaos-shadow");
+    // Every tool in shadow mode through the project default. The loop detector is off there: a race's
+    // third identical copy may or may not read as a loop depending on timing (would_block, which is
+    // not a duplicate count), while the enforcing run counts a blocked copy as prevented either way.
+    await new AdminClient(server.baseUrl, shadowProject.projectId).put("*", { mode: "shadow", loop: { enabled: false } }, "chaos: every tool in shadow mode");
+    shadowEnv = { ...env, apiKey: shadowProject.apiKey, projectId: shadowProject.projectId };
     await new AdminClient(server.baseUrl, project.projectId).put(PREVIEW_TOOL, { preview: "approve" }, "chaos: a human approves deletions");
     const operator = await createOperator(await OperatorClient.signIn(server.baseUrl, ROOT.email, ROOT.password), project.projectId, "operator");
     const orders = new OrderBackend();
@@ -72,7 +82,10 @@ describe(`chaos (${SIZE}, seed ${SEED}): exactly one side effect per request thr
 
   afterAll(async () => {
     // One report, both families' tables, read by scripts/chaos.mjs.
-    const table = `${chaosTable(rows, { size: SIZE, seed: SEED })}\n${multiStepRows.length ? multiStepTable(multiStepRows) : ""}`;
+    const shadowLine = shadowRow
+      ? `\nShadow mode (${shadowRow.shadow.id}, every tool in shadow): ${shadowRow.shadow.effects} side effects (${shadowRow.shadow.duplicates} duplicates) as without the gate; the gate would have prevented ${shadowRow.wouldPrevent} duplicate executions, the enforcing run prevented ${shadowRow.enforcingPrevented}.\n`
+      : "";
+    const table = `${chaosTable(rows, { size: SIZE, seed: SEED })}\n${shadowLine}${multiStepRows.length ? multiStepTable(multiStepRows) : ""}`;
     console.log(`\n${table}\n`);
     if (process.env.IDEMGATE_CHAOS_REPORT) appendFileSync(process.env.IDEMGATE_CHAOS_REPORT, `${table}\n`);
     env?.backend.close();
@@ -97,6 +110,38 @@ describe(`chaos (${SIZE}, seed ${SEED}): exactly one side effect per request thr
     // The faults must bite: without the gate the same agent does duplicate side effects.
     if (scenario.baselineDuplicates) expect(baseline.duplicates).toBeGreaterThan(0);
     else expect(baseline.missing).toBe(0);
+  });
+
+  // #22: shadow mode changes nothing the agent does, and counts exactly what enforcing prevents.
+  it("race in shadow mode: the side effects of no gate, and 'would have prevented' equals what the enforcing run prevented", async () => {
+    const enforcing = rows.find((row) => row.gated.id === parallelRace.id);
+    expect(enforcing, "the race family ran first").toBeDefined();
+    const { gated, baseline } = enforcing!;
+    const shadow = await runScenario(parallelRace, shadowEnv, "shadow", gated.requests);
+    // The agent saw `execute` every time: it ran every call, exactly as without the gate, order by order.
+    expect(shadow.gatePrevented).toBe(0);
+    expect({ toolCalls: shadow.toolCalls, effects: shadow.effects, duplicates: shadow.duplicates, missing: shadow.missing }).toEqual({
+      toolCalls: baseline.toolCalls,
+      effects: baseline.effects,
+      duplicates: baseline.duplicates,
+      missing: baseline.missing,
+    });
+    const shadowed = env.backend.effectsByOrder(parallelRace.id, "shadow");
+    const unguarded = env.backend.effectsByOrder(parallelRace.id, "baseline");
+    for (let i = 0; i < gated.requests; i++) {
+      expect(shadowed.get(`${parallelRace.id}-shadow-${i}`) ?? 0, `order ${i}`).toBe(unguarded.get(`${parallelRace.id}-baseline-${i}`) ?? 0);
+    }
+    // The enforcing run prevented every call beyond one per request (the gate's answers plus keys the API saw again).
+    const enforcingPrevented = gated.toolCalls - gated.effects;
+    expect(enforcingPrevented).toBe(gated.gatePrevented + gated.keyDedups);
+    // The product's number, as the overview and the tools page read it.
+    const res = await fetch(`${server.baseUrl}/api/v1/admin/projects/${encodeURIComponent(shadowEnv.projectId)}/stats/shadow`, {
+      headers: { authorization: `Bearer ${TEST_ADMIN_TOKEN}` },
+    });
+    const wouldPrevent = ShadowResponseSchema.parse(await res.json()).tools.find((t) => t.tool === "send_email")?.wouldPrevent ?? 0;
+    shadowRow = { shadow, wouldPrevent, enforcingPrevented };
+    expect(wouldPrevent).toBe(enforcingPrevented);
+    expect(wouldPrevent).toBe(baseline.duplicates);
   });
 
   // #20: sagas, previews, async operations — each asserts its own gate-side invariants, then reports.
