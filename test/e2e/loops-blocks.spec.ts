@@ -119,3 +119,26 @@ test("a run stopped by its budget: an operator raises it on the run page (audite
   await page.goto(`${PROJECT}/audit`);
   await expect(page.getByText("run.budget_raised").first()).toBeVisible();
 });
+
+test("shadow mode on the overview: 'would have prevented N duplicate executions' per tool, linked to the calls behind it", async ({ baseURL }) => {
+  const tool = `send_invoice_${tag}`;
+  const put = await page.request.put(`/api/v1/admin/projects/${PROJECT_ID}/policies/${tool}`, {
+    data: { policy: { mode: "shadow" }, reason: "watch before enforcing" },
+    headers: { origin: baseURL! },
+  });
+  expect(put.status()).toBe(200);
+  const request = { tool, runId: `run_shadow_${tag}`, stepId: "invoice", args: { order: 7 } };
+  await runOnce(agent, request);
+  // The model decides again: the gate answers execute (shadow) and records that it would have replayed.
+  const again = await agent.begin(request);
+  expect(again).toMatchObject({ decision: "execute", shadowDecision: "would_replay" });
+
+  await page.goto(PROJECT);
+  const panel = page.getByTestId("shadow-panel");
+  const row = panel.getByTestId("shadow-tool").filter({ hasText: tool });
+  await expect(row).toContainText("would have prevented 1 duplicate execution");
+  await expectNoSeriousA11yViolations(page);
+  await row.getByRole("link", { name: /would have prevented/ }).click();
+  await expect(page).toHaveURL(/shadow=prevented/);
+  await expect(page.getByTestId("call-row")).toHaveCount(1);
+});
