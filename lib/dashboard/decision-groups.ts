@@ -9,7 +9,7 @@ export const DECISION_GROUPS = [
   { id: "dedupHits", label: "Dedup hits", decisions: ["replay", "in_progress", "refused"], hint: "replay, in progress, refused", color: "var(--dedup)" },
   { id: "conflicts", label: "Conflicts", decisions: ["conflict"], hint: "same key, other args, rejected", color: "var(--conflict)" },
   { id: "approvalRequired", label: "Approval required", decisions: ["approval_required"], hint: "a resend waits for a human", color: "var(--approval)" },
-  { id: "blocked", label: "Blocked", decisions: ["blocked"], hint: "the loop detector stopped a run", color: "var(--blocked)" },
+  { id: "blocked", label: "Blocked", decisions: ["blocked"], hint: "the loop detector or the run's budget stopped a call", color: "var(--blocked)" },
   { id: "other", label: "Other", decisions: [], hint: "decisions this dashboard does not know", color: "var(--muted)" },
 ] as const;
 

@@ -49,7 +49,12 @@ export function describeEvent(event: EventLike): string {
   const detail = detailOf(event);
   switch (event.type) {
     case "begin": {
-      const base = event.decision === "blocked" ? "begin → blocked (loop detected)" : `begin → ${event.decision.replace("_", " ")}`;
+      const base =
+        event.decision !== "blocked"
+          ? `begin → ${event.decision.replace("_", " ")}`
+          : detail.reason === "budget_exceeded"
+            ? "begin → blocked (run budget exceeded)"
+            : "begin → blocked (loop detected)";
       return event.argsMismatch ? `${base} (different args)` : base;
     }
     case "complete":

@@ -23,6 +23,8 @@ export function loopCycles(events: readonly EventLike[]): LoopCycle[] {
   const cycles = new Map<string, LoopCycle>();
   for (const event of events) {
     if (event.type !== "begin" || event.decision !== "blocked") continue;
+    // A run's budget blocks too (reason budget_exceeded): that is no cycle.
+    if ((event.detail as { reason?: unknown } | null)?.reason === "budget_exceeded") continue;
     const loop = (event.detail as { loop?: { pattern?: unknown; repeats?: unknown } } | null)?.loop;
     // Blocked events from before the pattern was stored still say a loop was blocked, on this tool.
     const pattern = Array.isArray(loop?.pattern) ? loop.pattern.map(String) : [event.tool];

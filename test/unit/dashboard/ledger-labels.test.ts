@@ -11,6 +11,7 @@ describe("ledger labels", () => {
     [{ type: "begin", decision: "refused" }, "begin → refused", "warn"],
     [{ type: "begin", decision: "conflict" }, "begin → conflict", "danger"],
     [{ type: "begin", decision: "blocked", callId: null }, "begin → blocked (loop detected)", "danger"],
+    [{ type: "begin", decision: "blocked", callId: null, detail: { reason: "budget_exceeded", budget: { exceeded: "cost" } } }, "begin → blocked (run budget exceeded)", "danger"],
     [{ type: "complete", decision: "succeeded" }, "complete: succeeded", "ok"],
     [{ type: "complete", decision: "released" }, "complete: released (retryable failure)", "warn"],
     [{ type: "heartbeat", decision: "extended" }, "heartbeat: lease extended", "neutral"],

@@ -22,6 +22,9 @@ describe("loopCycles", () => {
       { text: "notify ×2", pattern: ["notify"], repeats: 2, blocked: 1, firstAt: "t3", lastAt: "t3" },
     ]);
     expect(loopCycles([blocked("t4", null)])[0]!.text).toBe("fetch_page");
+    // A budget's refusal is blocked too, but no cycle.
+    const budget = { type: "begin", decision: "blocked", at: "t5", tool: "refund", detail: { reason: "budget_exceeded", budget: { exceeded: "calls" } } };
+    expect(loopCycles([budget])).toEqual([]);
     expect(loopCycles([])).toEqual([]);
   });
 });
