@@ -22,6 +22,11 @@ const GatewayHeaders = z.object({
   "idemgate-run-id": z.string().max(200).optional().describe("Agent runtimes: key the request by run and step (step strategy) instead of Idempotency-Key"),
   "idemgate-step-id": z.string().max(200).optional(),
   "idemgate-scope": z.string().max(200).optional(),
+  "idemgate-resend": z
+    .string()
+    .max(2_000)
+    .optional()
+    .describe("Run a completed key once more, for this reason: under the policy's `bypass: approval` an operator approves first (409 until then), then the same request sent again runs once under the key's next generation"),
 });
 
 /** The HTTP gateway: any method and path under /gw/{upstream}/; answers are the upstream's own. */
@@ -37,11 +42,13 @@ export function registerGatewayPaths(registry: OpenAPIRegistry): void {
       request: { params: GatewayPathParams, ...(gated ? { headers: GatewayHeaders } : {}) },
       responses: {
         200: { description: "The upstream's answer (any status); a replay carries `Idempotent-Replayed: true`" },
-        400: problem("Idempotency-Key missing or malformed, or a path that cannot be forwarded"),
+        400: problem("Idempotency-Key or Idemgate-Resend missing or malformed, or a path that cannot be forwarded"),
         401: problem("No or bad API key"),
-        403: problem("The upstream, or a redirect it sent, is refused by the outbound allowlist"),
+        403: problem("The upstream, or a redirect it sent, is refused by the outbound allowlist; or a resend the route's policy never allows (`bypass: never`)"),
         404: problem("No HTTP upstream by that name"),
-        409: problem("A request with this key is still running, or it ran and its response was too large to keep"),
+        409: problem(
+          "A request with this key is still running, or it ran and its response was too large to keep (or, under `onDuplicate: refuse`, it ran); or a resend waits for an operator's approval (`resendRequestId`)",
+        ),
         422: problem("The key was used with a different payload"),
         502: problem("The upstream did not answer (released: retry with the same key)"),
       },

@@ -35,6 +35,7 @@ export interface CallDeps {
 export async function runCall<T>(deps: CallDeps, callRequest: BeginRequest, exec: Exec<T>, options: CallOptions<T> = {}): Promise<CallResult<T>> {
   let request = callRequest;
   let previewed = false;
+  let redeemed = false;
   const started = Date.now();
   const maxWaitMs = options.maxWaitMs ?? deps.maxWaitMs;
   let advice: Backoff = DEFAULT_TOOL_RETRY;
@@ -67,9 +68,27 @@ export async function runCall<T>(deps: CallDeps, callRequest: BeginRequest, exec
       if (exchanged.token !== null) request = { ...request, previewToken: exchanged.token };
       continue;
     }
+    if (decision.decision === "approval_required" && request.bypass !== undefined && !redeemed && deps.transport.resendToken) {
+      // Asked again after an operator approved: the approved request's single-use token runs it
+      // once, under the key's next generation. Still pending (or denied): approval_required.
+      redeemed = true;
+      const requestId = decision.requestId;
+      const token = await withGateRetry(() => deps.transport.resendToken!(requestId, options.signal), deps.gateRetry, options.signal);
+      if (token !== null) {
+        const { bypass: _asked, ...rest } = request;
+        request = { ...rest, bypassToken: token };
+        continue;
+      }
+    }
     if (decision.decision !== "execute" && decision.decision !== "verify") return resultFromDecision<T>(decision);
 
     if (decision.decision === "execute") advice = decision.retry;
+    if (request.bypassToken !== undefined || request.bypass !== undefined) {
+      // The resend is claimed: a retry after a transient failure continues on its generation
+      // (a spent token would be refused, and asking again would file another request).
+      const { bypassToken: _used, bypass: _asked, ...rest } = request;
+      request = rest;
+    }
     if (request.previewToken !== undefined) {
       // Spent on this attempt: a retry after a transient failure previews afresh.
       const { previewToken: _spent, ...rest } = request;

@@ -146,5 +146,7 @@ function toBeginRequest(spec: CallSpec): BeginRequest {
     ...(spec.toolCallId !== undefined ? { toolCallId: spec.toolCallId } : {}),
     ...(agentId !== undefined ? { agentId } : {}),
     ...(spec.args !== undefined ? { args: spec.args } : {}),
+    ...(spec.bypass !== undefined ? { bypass: { reason: spec.bypass.reason } } : {}),
+    ...(spec.bypassToken !== undefined ? { bypassToken: spec.bypassToken } : {}),
   };
 }

@@ -6,6 +6,7 @@ import {
   HeartbeatResponseSchema,
 } from "../contract/v1";
 import { PreviewSchema } from "../contract/previews";
+import { ResendRequestSchema } from "../contract/resends";
 import { RunCompensationSchema } from "../contract/sagas";
 import { GateError } from "./errors";
 import { traceHeaders } from "./tracing";
@@ -52,6 +53,11 @@ export class HttpTransport implements GateTransport, SagaTransport, PreviewTrans
 
   status(callId: string) {
     return this.send("GET", `/api/v1/calls/${encodeURIComponent(callId)}`, undefined, CallStatusSchema);
+  }
+
+  async resendToken(requestId: string, signal?: AbortSignal) {
+    const request = await this.send("GET", `/api/v1/resend-requests/${encodeURIComponent(requestId)}`, undefined, ResendRequestSchema, this.timeoutMs, signal);
+    return request.bypassToken ?? null;
   }
 
   createPreview(request: CreatePreviewRequest, signal?: AbortSignal) {

@@ -4,6 +4,9 @@ import { ERROR_STATUS } from "../http/errors";
 import { toBeginInput, toCallStatus, toCompleteOutcome, toHeartbeatResponse, toWireDecision } from "../http/wire";
 import { AppError } from "../server/app-error";
 import { GateService } from "../server/gate-service";
+import type { Actor } from "../server/operator-audit";
+import { bypassAsk } from "../server/resend-bypass";
+import type { ResendService } from "../server/resend-service";
 import { type PolicySource, defaultPolicies } from "../server/policy-source";
 import { type GateStore, StoreUnavailableError } from "../store/ports/gate-store";
 import { GateError } from "./errors";
@@ -15,6 +18,13 @@ export interface InProcessOptions {
   service?: GateService;
   store?: GateStore;
   policies?: PolicySource;
+  /**
+   * Resends: who asks (the API key a resend request is filed for and handed its token, and the
+   * audit log's actor). Without it a call that asks for a resend is refused as invalid input.
+   */
+  caller?: { apiKeyId: string; actor: Actor };
+  /** Resends: where an approved request's token is read (the gate's resend service). */
+  resends?: ResendService;
 }
 
 /**
@@ -26,19 +36,34 @@ export interface InProcessOptions {
 export class InProcessTransport implements GateTransport {
   readonly service: GateService;
   private readonly projectId: string;
+  private readonly caller: InProcessOptions["caller"];
+  private readonly resends: ResendService | undefined;
 
   constructor(options: InProcessOptions) {
     if (options.service) this.service = options.service;
     else if (options.store) this.service = new GateService(options.store, options.policies ?? defaultPolicies);
     else throw new Error("inProcess needs a `service` or a `store`");
     this.projectId = options.projectId;
+    this.caller = options.caller;
+    this.resends = options.resends;
   }
 
   begin(request: BeginRequest) {
     return guard(async () => {
       const body = BeginRequestSchema.parse(request);
-      const decision = await this.service.begin(this.projectId, toBeginInput(body));
+      const asksBypass = body.bypass !== undefined || body.bypassToken !== undefined;
+      if (asksBypass && !this.caller) throw new AppError("invalid_input", "a resend through an in-process gate needs `inProcess.caller` (who asks)");
+      const bypass = asksBypass && this.caller ? bypassAsk(body, this.caller.actor) : undefined;
+      const decision = await this.service.begin(this.projectId, { ...toBeginInput(body), ...(bypass ? { bypass } : {}) });
       return toWireDecision(decision);
+    });
+  }
+
+  resendToken(requestId: string) {
+    return guard(async () => {
+      if (!this.resends || !this.caller) return null;
+      const { token } = await this.resends.readByAgent(this.projectId, requestId, this.caller.apiKeyId, this.caller.actor);
+      return token ?? null;
     });
   }
 

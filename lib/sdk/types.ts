@@ -27,6 +27,11 @@ export interface GateTransport {
   status(callId: string): Promise<CallStatus>;
   /** Status checks: the checker could not tell (recorded on the ledger for operators). Optional for older transports. */
   reportCheck?(callId: string, request: CheckReportRequest): Promise<CallStatus>;
+  /**
+   * Resends: an approved request's single-use bypass token, handed out once to the API key that
+   * asked; null while it is pending, denied or already handed out. Optional for older transports.
+   */
+  resendToken?(requestId: string, signal?: AbortSignal): Promise<string | null>;
 }
 
 /** Sagas over the wire (the HTTP transport has them): abort a run, read its plan, begin one undo. */
@@ -62,6 +67,14 @@ export interface CallSpec {
   /** Defaults to the run context's. */
   runId?: string;
   agentId?: string;
+  /**
+   * Ask to run a completed call once more (a human-approved resend). Under `bypass: approval` the
+   * result is `approval_required` until an operator approves the request; the same call again then
+   * runs once, under the key's next generation. Without a completed outcome it runs as usual.
+   */
+  bypass?: { reason: string };
+  /** An approved resend request's single-use token, if you hold one (calls with `bypass` fetch it themselves). */
+  bypassToken?: string;
 }
 
 export interface ExecContext {

@@ -180,7 +180,7 @@ export function buildServices(config: Env): Services {
       db: db(),
     }),
   );
-  const httpGateway = once(() => buildHttpGateway(gate().service, upstreams().service, outbound().guard));
+  const httpGateway = once(() => buildHttpGateway(gate().service, upstreams().service, outbound().guard, () => operators().resends));
   const previews = once(() => new PreviewService(new PreviewRepository(db()), gate().service));
   const sagas = once(() => new SagaService(new RunAbortRepository(db()), gate().service, () => operators().store, () => operators().records));
   const operatorQueue = once(() => new OperatorQueue(new OperatorQueueRepository(db()), sagas));

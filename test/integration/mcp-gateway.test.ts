@@ -4,7 +4,7 @@ import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import { EffectivePolicyResponseSchema, PolicyChangeResponseSchema } from "../../lib/contract/admin-policies";
 import { OperatorPreviewSchema } from "../../lib/contract/previews";
-import { McpToolListSchema } from "../../lib/contract/upstreams";
+import { McpToolListSchema, UpstreamSchema } from "../../lib/contract/upstreams";
 import { CallStatusSchema } from "../../lib/contract/v1";
 import { mcpTools } from "../../lib/sdk/adapters/ai-sdk-mcp";
 import { runWithContext } from "../../lib/sdk/context";
@@ -16,7 +16,7 @@ import { Client as ModernClient, StreamableHTTPClientTransport as ModernTranspor
 import { Client as SdkClient } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import { allowOutbound, decisionOf, gatewayClient, registerMcpUpstream, spawnAgent } from "../helpers/mcp-clients";
-import { type RunningUpstream, startUpstream } from "../helpers/mcp-upstream";
+import { type RunningUpstream, readEffects, startUpstream } from "../helpers/mcp-upstream";
 import { sql } from "../helpers/sql";
 import { waitFor } from "../helpers/storm-scenario";
 import { type TwoProjects, startTwoProjects } from "../helpers/two-projects";
@@ -501,5 +501,41 @@ describe.skipIf(!PROVIDERS.includes("postgres"))("MCP gateway: two instances on 
       await a.close();
       await b.close();
     }
+  });
+});
+
+describe("MCP gateway in front of a stdio upstream (a command the gate spawns)", () => {
+  let world: TwoProjects;
+  let client: Client;
+  let effectsFile: string;
+  const effectsFor = (orderId: string) => readEffects(effectsFile).filter((effect) => effect.args.orderId === orderId);
+
+  beforeAll(async () => {
+    effectsFile = path.join(mkdtempSync(path.join(inject("tmpRoot"), "mcp-stdio-up-")), "effects.jsonl");
+    world = await startTwoProjects("sqlite");
+    const helper = path.resolve(import.meta.dirname, "../helpers/mcp-stdio-upstream.ts");
+    await world.root.call(UpstreamSchema, "POST", world.root.p(world.projectA, "/upstreams"), {
+      kind: "mcp",
+      transport: "stdio",
+      name: "local",
+      command: process.execPath,
+      args: ["--import", "tsx", helper, effectsFile],
+    });
+    client = await gatewayClient(world.server.baseUrl, "local", world.agentA.apiKey);
+  });
+  afterAll(async () => {
+    await client?.close();
+    await world?.stop();
+  });
+
+  it("forwards the gate's key in _meta as it does to HTTP upstreams: one refund, and the duplicate replays", async () => {
+    const args = { orderId: "l-1", amount: 4 };
+    const first = (await client.callTool({ name: "refund_order", arguments: args })) as Result;
+    const second = (await client.callTool({ name: "refund_order", arguments: args })) as Result;
+    expect([decisionOf(first), decisionOf(second)]).toEqual(["execute", "replay"]);
+    expect(first._meta?.["idemgate/key"]).toMatch(/^[0-9a-f]{64}$/);
+    const effects = effectsFor("l-1");
+    expect(effects).toHaveLength(1);
+    expect(effects[0]!.idempotencyKey).toBe(first._meta?.["idemgate/key"]);
   });
 });

@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { AdminClient, TEST_ADMIN_TOKEN } from "../helpers/admin-client";
+import { createGate } from "../../lib/sdk/gate";
 import { TestClient } from "../helpers/client";
 import { PROVIDERS, type TestDatabase, createTestDatabase } from "../helpers/databases";
 import { createTestProject, eventsForCall } from "../helpers/fixtures";
@@ -19,11 +20,13 @@ describe.each(PROVIDERS)("%s: human-approved resends", (provider) => {
   let approver: OperatorClient;
   let policies: AdminClient;
   let projectId: string;
+  let apiKey: string;
 
   beforeAll(async () => {
     db = await createTestDatabase(provider);
     const project = await createTestProject(db.url);
     projectId = project.projectId;
+    apiKey = project.apiKey;
     server = await startServer(db.url, { ...OPERATOR_ENV, IDEMGATE_ADMIN_TOKEN: TEST_ADMIN_TOKEN });
     agent = new TestClient(server.baseUrl, project.apiKey);
     policies = new AdminClient(server.baseUrl, projectId);
@@ -140,6 +143,25 @@ describe.each(PROVIDERS)("%s: human-approved resends", (provider) => {
     await approver.approve(projectId, asked.requestId);
     const { bypassToken } = await agentRead(agent, asked.requestId);
     expect(expectDecision(await agent.begin({ ...request, bypassToken }), "execute").key).toBe(`${first.key}:g2`);
+  });
+
+  it("the SDK over HTTP: a call with `bypass` is approval_required until approved, then the same call runs once under the next generation", async () => {
+    const gate = createGate({ baseUrl: server.baseUrl, apiKey, waitMs: 0 });
+    const spec = { tool: uniqueTool("sdk_resend"), runId: uniqueRun("sdk"), step: "send-invoice", args: { invoice: 12 } };
+    const keys: string[] = [];
+    const send = (bypass?: { reason: string }) => gate.call({ ...spec, ...(bypass ? { bypass } : {}) }, ({ idempotencyKey }) => (keys.push(idempotencyKey), { sent: keys.length }));
+    expect(await send()).toMatchObject({ status: "executed", value: { sent: 1 } });
+    const asked = await send({ reason: "the invoice bounced" });
+    expect(asked.status).toBe("approval_required");
+    const requestId = (asked as { requestId: string }).requestId;
+    expect(await send({ reason: "the invoice bounced" })).toMatchObject({ status: "approval_required", requestId });
+    expect(keys).toHaveLength(1);
+
+    await approver.approve(projectId, requestId, "new address confirmed");
+    expect(await send({ reason: "the invoice bounced" })).toMatchObject({ status: "executed", value: { sent: 2 } });
+    expect(keys).toEqual([keys[0], `${keys[0]}:g2`]);
+    expect(await send()).toMatchObject({ status: "replayed", value: { sent: 2 } });
+    expect(keys).toHaveLength(2);
   });
 
   it("bypass: never cannot be asked for or approved; bypass: allow runs without approval", async () => {

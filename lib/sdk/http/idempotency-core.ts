@@ -1,8 +1,8 @@
 import { createHash } from "node:crypto";
-import { ToolError } from "../errors";
+import { GateError, ToolError } from "../errors";
 import type { Gate } from "../gate";
 import type { CallResult, CallSpec, ExecContext } from "../types";
-import { type HeaderReader, type KeySource, readKeySource } from "./key-source";
+import { type HeaderReader, type KeySource, RESEND_HEADER, readKeySource, readResendReason } from "./key-source";
 import { type Problem, type ProblemKind, problem } from "./problem";
 import {
   DEFAULT_KEEP_HEADERS,
@@ -82,8 +82,8 @@ export function payloadArgs(target: string, body: unknown): unknown {
   return { target, body: body ?? null };
 }
 
-export function problemReply(kind: ProblemKind, detail: string, headers: [string, string][] = []): HttpReply {
-  const body: Problem = problem(kind, detail);
+export function problemReply(kind: ProblemKind, detail: string, headers: [string, string][] = [], extensions: Record<string, unknown> = {}): HttpReply {
+  const body: Problem = problem(kind, detail, extensions);
   return {
     status: body.status,
     headers: [["content-type", "application/problem+json"], ["content-language", "en"], ...headers],
@@ -157,12 +157,16 @@ export async function runIdempotent(options: IdempotencyOptions, incoming: Incom
     return { kind: "answer", reply: problemReply("keyMissing", `${incoming.method} ${incoming.route} needs an Idempotency-Key header (a unique string per intended operation)`) };
   }
 
+  const resendReason = readResendReason(incoming.header);
+  if (resendReason === "invalid") return { kind: "answer", reply: problemReply("resendInvalid", `${RESEND_HEADER} must be the reason (1 to 2000 characters) the request should run again`) };
+
   const maxBytes = options.maxStoredBytes ?? DEFAULT_MAX_STORED_BYTES;
   let live: HttpReply | null = null;
   let result: CallResult<StoredResponse>;
+  const spec = specFor(source, toolName(incoming.method, incoming.route), payloadArgs(incoming.target, incoming.body));
   try {
     result = await options.gate.call<StoredResponse>(
-      specFor(source, toolName(incoming.method, incoming.route), payloadArgs(incoming.target, incoming.body)),
+      resendReason === null ? spec : { ...spec, bypass: { reason: resendReason } },
       async (ctx: ExecContext) => {
         const replayable = ctx.replayable !== false;
         const reply = await handler({ idempotencyKey: ctx.idempotencyKey, attempt: ctx.attempt, signal: ctx.signal, replayable });
@@ -181,6 +185,10 @@ export async function runIdempotent(options: IdempotencyOptions, incoming: Incom
       { maxWaitMs: options.latchMs ?? 0, toolRetry: false, classifyError: classify },
     );
   } catch (error) {
+    if (error instanceof GateError && (error.code.startsWith("bypass_") || (resendReason !== null && !error.retryable))) {
+      // A resend the policy never allows (bypass: never), or a token refused: nothing ran, and retrying cannot help.
+      return { kind: "answer", reply: problemReply("resendRefused", `it was not run again: ${error.message}`) };
+    }
     // The gate is unreachable (its client already retried): nothing ran, so the caller may retry.
     const detail = error instanceof Error ? error.message : String(error);
     return { kind: "answer", reply: problemReply("gateUnavailable", `the idempotency gate did not answer: ${detail}`, [["retry-after", "1"]]) };
@@ -222,9 +230,20 @@ function answerFor(result: CallResult<StoredResponse>, live: HttpReply | null): 
     case "conflict":
       return { kind: "answer", reply: problemReply("mismatch", "this Idempotency-Key was used with a different request payload") };
     case "refused":
-      return { kind: "answer", reply: problemReply("alreadyDone", `already processed (${result.original.status} at ${result.original.completedAt})`) };
+      return {
+        kind: "answer",
+        reply: problemReply("alreadyDone", `already processed (${result.original.status} at ${result.original.completedAt}); to run it once more, send it again with an ${RESEND_HEADER}: <reason> header (an operator approves it where the policy asks)`),
+      };
     case "approval_required":
-      return { kind: "answer", reply: problemReply("alreadyDone", `running it again needs approval (request ${result.requestId})`) };
+      return {
+        kind: "answer",
+        reply: problemReply(
+          "approvalRequired",
+          `running it again needs an operator's approval (resend request ${result.requestId}); it was not run. Once an operator approves it in Idemgate's approvals inbox, send the same request again with the same ${RESEND_HEADER} header: it runs once.`,
+          [],
+          { resendRequestId: result.requestId },
+        ),
+      };
     case "blocked":
       if (result.reason === "budget_exceeded") return { kind: "answer", reply: problemReply("budgetExceeded", result.message ?? "the run has spent its budget") };
       return { kind: "answer", reply: problemReply("blocked", `the same requests repeated ${result.repeats} times`) };

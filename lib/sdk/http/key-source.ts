@@ -9,6 +9,21 @@ export type HeaderReader = (name: string) => string | null | undefined;
 
 export const RUN_HEADERS = { runId: "idemgate-run-id", stepId: "idemgate-step-id", scope: "idemgate-scope", agentId: "idemgate-agent-id" } as const;
 
+/**
+ * A completed key runs once more only on request, with an operator's approval where the policy
+ * asks for one: the header's value is the reason the operator reads.
+ */
+export const RESEND_HEADER = "idemgate-resend";
+const MAX_REASON = 2_000;
+
+/** The resend reason, null without the header, or "invalid" when it is empty or too long. */
+export function readResendReason(header: HeaderReader): string | null | "invalid" {
+  const raw = header(RESEND_HEADER);
+  if (raw === null || raw === undefined) return null;
+  const reason = raw.trim();
+  return reason.length === 0 || reason.length > MAX_REASON ? "invalid" : reason;
+}
+
 /** The gate's ids are at most 200 characters; a longer key could not be told apart from its prefix. */
 const MAX_KEY = 200;
 const PRINTABLE = /^[\x20-\x7e]+$/;

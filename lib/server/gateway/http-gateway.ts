@@ -4,7 +4,10 @@ import { bodyValue, responseFromReply } from "../../sdk/http/fetch-reply";
 import { type IdempotencyOptions, problemReply, runIdempotent } from "../../sdk/http/idempotency-core";
 import type { HttpReply } from "../../sdk/http/stored-response";
 import { withHttpClientSpan } from "../../telemetry/http-client-span";
+import { RESEND_HEADER } from "../../sdk/http/key-source";
 import type { GateService } from "../gate-service";
+import type { Actor } from "../operator-audit";
+import type { ResendService } from "../resend-service";
 import type { OutboundInit } from "../outbound/outbound-fetch";
 import { OutboundRefusedError } from "../outbound/outbound-refused";
 import type { ResolvedUpstream } from "../upstreams/upstream-service";
@@ -14,6 +17,8 @@ import { readLimited } from "./read-limited";
 /** What the gateway needs from the upstream registry and the outbound guard: swapped in tests. */
 export interface GatewayDeps {
   service: GateService;
+  /** Where an approved resend request's token is read, for a request that asks to run again. */
+  resends?: () => ResendService;
   resolveUpstream(projectId: string, name: string): Promise<ResolvedUpstream>;
   outbound: {
     assertAllowed(projectId: string, url: URL): Promise<unknown>;
@@ -44,6 +49,8 @@ export interface GatewayRequest {
   upstream: string;
   path: string[];
   req: Request;
+  /** The API key calling and the audit log's actor: a resend request is filed for them, and its token handed to them. */
+  caller?: { apiKeyId: string; actor: Actor };
 }
 
 /**
@@ -60,7 +67,7 @@ export class HttpGateway {
     private readonly settings: GatewaySettings = DEFAULT_GATEWAY_SETTINGS,
   ) {}
 
-  async handle({ projectId, upstream, path, req }: GatewayRequest): Promise<Response> {
+  async handle({ projectId, upstream, path, req, caller }: GatewayRequest): Promise<Response> {
     const resolved = await this.deps.resolveUpstream(projectId, upstream);
     const source = new URL(req.url);
     const target = upstreamUrl(resolved.row.url!, path, source.search);
@@ -77,7 +84,9 @@ export class HttpGateway {
       return responseFromReply(problemReply("tooLarge", `request bodies are forwarded up to ${this.settings.maxRequestBytes} bytes`));
     }
     const maxStoredBytes = resolved.row.maxStoredBytes ?? this.settings.maxStoredBytes;
-    const options: IdempotencyOptions = { gate: this.gateFor(projectId), maxStoredBytes, keyHeader: this.settings.keyHeader };
+    // A request that asks to run a completed key again needs to know who asks (the resend request is theirs).
+    const gate = req.headers.has(RESEND_HEADER) ? this.resendGate(projectId, caller) : this.gateFor(projectId);
+    const options: IdempotencyOptions = { gate, maxStoredBytes, keyHeader: this.settings.keyHeader };
     const incoming = {
       method: req.method,
       route: `/gw/${upstream}/${path.join("/")}`,
@@ -99,6 +108,12 @@ export class HttpGateway {
       this.gates.set(projectId, gate);
     }
     return gate;
+  }
+
+  /** A gate client for one request, so that a resend is asked for (and its token read) as the caller. */
+  private resendGate(projectId: string, caller: GatewayRequest["caller"]): Gate {
+    const resends = this.deps.resends?.();
+    return createGate({ inProcess: { projectId, service: this.deps.service, ...(caller ? { caller } : {}), ...(resends ? { resends } : {}) }, waitMs: 5_000 });
   }
 
   /** One upstream request; failures become replies so the core records them (5xx released, 4xx kept). */
