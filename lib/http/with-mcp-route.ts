@@ -1,5 +1,6 @@
 import { env } from "../env";
 import { AppError } from "../server/app-error";
+import { cancellationsIn } from "../server/mcp-gateway/in-flight-calls";
 import { services } from "../server/composition-root";
 import { agentActor } from "../server/operator-audit";
 import { bearerToken } from "./bearer-token";
@@ -102,7 +103,17 @@ export function mcpRoute() {
       }
       const actor = agentActor(principal, clientInfo(req));
       const dashboardOrigin = publicOrigin(req);
-      mcp.bindScope(req, { caller: { projectId: principal.projectId, apiKeyId: principal.apiKeyId, actor, sessionId, runHeader: req.headers.get("idemgate-run-id"), dashboardOrigin }, upstream, idempotencyKeys: idempotencyKeys(parsedBody) });
+      mcp.bindScope(req, {
+        caller: { projectId: principal.projectId, apiKeyId: principal.apiKeyId, actor, sessionId, runHeader: req.headers.get("idemgate-run-id"), dashboardOrigin },
+        upstream,
+        idempotencyKeys: idempotencyKeys(parsedBody),
+        inflight: mcp.inflight,
+      });
+      // A 2025-era client cancels with a POST of its own, which a fresh SDK server would not tie to
+      // the call it names: hand it to that call here (when this instance is serving it).
+      for (const { requestId, reason } of cancellationsIn(parsedBody)) {
+        mcp.inflight.cancel({ projectId: principal.projectId, apiKeyId: principal.apiKeyId, sessionId, requestId }, reason);
+      }
       const response = await withIncomingTrace(req.headers, () => mcp.handler.fetch(req, parsedBody === undefined ? undefined : { parsedBody }));
       if (!isInitialize(parsedBody) || !response.ok || sessionId) return response;
 

@@ -42,6 +42,11 @@ export const UPSTREAM_TOOLS = [
     inputSchema: { type: "object", properties: { orderId: { type: "string" } } },
   },
   {
+    name: "ship_order",
+    description: "Ship an order (slow; stops if the request is cancelled in time)",
+    inputSchema: { type: "object", properties: { orderId: { type: "string" }, slowMs: { type: "number" } }, required: ["orderId"] },
+  },
+  {
     name: "garbled",
     description: "Answers something that is not a tool result",
     inputSchema: { type: "object", properties: {} },
@@ -56,12 +61,27 @@ export const UPSTREAM_TOOLS = [
 export function upstreamServer(effectsFile: string, sever: () => void = () => undefined): Server {
   const server = new Server({ name: "test-upstream", version: "1.0.0" }, { capabilities: { tools: {} } });
   server.setRequestHandler(ListToolsRequestSchema, async () => ({ tools: UPSTREAM_TOOLS }));
+  // Every cancellation received is noted (as tool `notifications/cancelled`), then handled as the
+  // SDK does: the named request's signal aborts if this server instance is running it (a stateless
+  // HTTP upstream serves each request on a fresh instance, so there it never is).
+  const handlers = (server as unknown as { _notificationHandlers: Map<string, (notification: unknown) => Promise<void>> })._notificationHandlers;
+  const sdkCancel = handlers.get("notifications/cancelled");
+  handlers.set("notifications/cancelled", async (notification) => {
+    const params = (notification as { params?: { reason?: unknown } }).params;
+    appendFileSync(effectsFile, `${JSON.stringify({ tool: "notifications/cancelled", args: { reason: params?.reason ?? null }, idempotencyKey: null })}\n`);
+    await sdkCancel?.(notification);
+  });
   server.setRequestHandler(CallToolRequestSchema, async (request, extra) => {
     const args = (request.params.arguments ?? {}) as Record<string, unknown>;
     const record = () => appendFileSync(effectsFile, `${JSON.stringify({ tool: request.params.name, args, idempotencyKey: request.params._meta?.["idemgate/key"] ?? null })}\n`);
     const slowMs = typeof args.slowMs === "number" ? args.slowMs : 0;
     const progressToken = request.params._meta?.progressToken;
+    if (request.params.name === "ship_order") appendFileSync(effectsFile, `${JSON.stringify({ tool: "ship_order:started", args, idempotencyKey: null })}\n`);
     for (let waited = 0; waited < slowMs; waited += 100) {
+      if (extra.signal.aborted && request.params.name === "ship_order") {
+        appendFileSync(effectsFile, `${JSON.stringify({ tool: "ship_order:stopped", args, idempotencyKey: request.params._meta?.["idemgate/key"] ?? null })}\n`);
+        throw new Error("cancelled");
+      }
       if (progressToken !== undefined) await extra.sendNotification({ method: "notifications/progress", params: { progressToken, progress: waited, total: slowMs } });
       await new Promise((resolve) => setTimeout(resolve, 100));
     }
@@ -69,6 +89,9 @@ export function upstreamServer(effectsFile: string, sever: () => void = () => un
       case "refund_order":
         record();
         return { content: [{ type: "text", text: `refunded order ${String(args.orderId)}` }], structuredContent: { refundId: `re_${String(args.orderId)}`, amount: args.amount ?? null } };
+      case "ship_order":
+        record();
+        return { content: [{ type: "text", text: `shipped order ${String(args.orderId)}` }] };
       case "delete_customer":
         record();
         return { content: [{ type: "text", text: `deleted customer ${String(args.customerId)}` }] };

@@ -34,6 +34,22 @@ async function withoutLoopDetection<T>(world: TwoProjects, work: () => Promise<T
 
 type Result = { content: unknown; isError?: boolean; structuredContent?: unknown; _meta?: Record<string, unknown> };
 
+/** Calls again while the gate answers in_progress (an abandoned attempt's lease is live), until it answers something else. */
+async function retryUntilSettled(client: Client, params: { name: string; arguments: Record<string, unknown> }): Promise<Result> {
+  let answered: Result | null = null;
+  await waitFor(
+    async () => {
+      const again = (await client.callTool(params)) as Result;
+      if (decisionOf(again) === "in_progress") return false;
+      answered = again;
+      return true;
+    },
+    90_000,
+    "the retry to be answered",
+  );
+  return answered!;
+}
+
 describe.each(PROVIDERS)("%s: MCP gateway over Streamable HTTP", (provider) => {
   let world: TwoProjects;
   let upstream: RunningUpstream;
@@ -108,24 +124,35 @@ describe.each(PROVIDERS)("%s: MCP gateway over Streamable HTTP", (provider) => {
     expect(progress.length).toBeGreaterThan(0);
   });
 
-  it("a client-side timeout, then the same call again: one refund, and the retry gets its result", async () => {
-    const args = { orderId: "o-timeout", amount: 3, slowMs: 3_000 };
-    // The client gives up once the gate has claimed the call, not after a fixed 200 ms: on a loaded
-    // machine the request may not even have arrived by then, and the retry would be the first call.
-    const giveUp = new AbortController();
-    // (A starved machine may have finished the call before the abort: the retry must replay either way.)
-    const first = client.callTool({ name: "refund_order", arguments: args }, undefined, { signal: giveUp.signal }).catch(() => undefined);
-    await waitFor(
-      async () => (await sql(world.databaseUrl, "SELECT id FROM call_records WHERE project_id = $1 AND args LIKE $2", [world.projectA, "%o-timeout%"])).length > 0,
-      60_000,
-      "the gate to claim the call",
-    );
-    giveUp.abort();
-    await first;
-    const retried = (await client.callTool({ name: "refund_order", arguments: args })) as Result;
-    expect(retried.isError ?? false).toBe(false);
-    expect(decisionOf(retried)).toBe("replay");
-    expect(effectsFor("refund_order", "o-timeout")).toHaveLength(1);
+  it("a client-side timeout (the SDK client cancels the call): the cancel reaches the upstream; one that finishes anyway is recorded, so the retry replays — one shipment, never a second", async () => {
+    // Short leases, so an abandoned attempt's lease would lapse within the test.
+    await world.root.call(PolicyChangeResponseSchema, "PUT", `/api/v1/admin/projects/${world.projectA}/policies/shop__ship_order`, {
+      policy: { leaseSeconds: 2 },
+      reason: "test: a cancelled call's lease lapses quickly",
+    });
+    try {
+      const args = { orderId: "o-timeout", slowMs: 2_000 };
+      const cancels = () => upstream.effects().filter((effect) => effect.tool === "notifications/cancelled").length;
+      const cancelsBefore = cancels();
+      // The client gives up once the upstream has started the call, not after a fixed 200 ms: on a
+      // loaded machine the request may not even have arrived by then.
+      const giveUp = new AbortController();
+      const first = client.callTool({ name: "ship_order", arguments: args }, undefined, { signal: giveUp.signal }).catch((error: unknown) => error);
+      await waitFor(async () => effectsFor("ship_order:started", "o-timeout").length > 0, 60_000, "the upstream to start the call");
+      giveUp.abort(new Error("timed out"));
+      expect(await first).toBeInstanceOf(Error);
+      await waitFor(async () => cancels() > cancelsBefore, 30_000, "the cancel to reach the upstream");
+      // This upstream serves each request on a fresh instance, so the cancel cannot stop it: it
+      // ships, and the gateway, still listening, records that. (On a machine so starved that it
+      // answered after the gateway's grace, the retry is told to verify instead — never a rerun.)
+      const answered = await retryUntilSettled(client, { name: "ship_order", arguments: args });
+      expect(["replay", "verify"]).toContain(decisionOf(answered));
+      if (decisionOf(answered) === "replay") expect(JSON.stringify(answered.content)).toContain("shipped order o-timeout");
+      await expect.poll(() => effectsFor("ship_order", "o-timeout").length, { timeout: 30_000 }).toBe(1);
+      expect(effectsFor("ship_order", "o-timeout")).toHaveLength(1);
+    } finally {
+      await world.root.call(PolicyChangeResponseSchema, "PUT", `/api/v1/admin/projects/${world.projectA}/policies/shop__ship_order`, { policy: {}, reason: "test: back to the defaults" });
+    }
   });
 
   it("a paraphrased re-plan of the same order replays: by a named scope, and by the policy's scopeFrom", async () => {
@@ -537,5 +564,26 @@ describe("MCP gateway in front of a stdio upstream (a command the gate spawns)",
     const effects = effectsFor("l-1");
     expect(effects).toHaveLength(1);
     expect(effects[0]!.idempotencyKey).toBe(first._meta?.["idemgate/key"]);
+  });
+
+  it("a client's cancel reaches the upstream, which stops; the call is then a lost answer — the retry is told to verify, and it never runs again", async () => {
+    await world.root.call(PolicyChangeResponseSchema, "PUT", `/api/v1/admin/projects/${world.projectA}/policies/local__ship_order`, {
+      policy: { leaseSeconds: 2 },
+      reason: "test: a cancelled call's lease lapses quickly",
+    });
+    const args = { orderId: "l-cancel", slowMs: 20_000 };
+    const giveUp = new AbortController();
+    const first = client.callTool({ name: "ship_order", arguments: args }, undefined, { signal: giveUp.signal }).catch((error: unknown) => error);
+    await waitFor(async () => effectsFor("l-cancel").some((effect) => effect.tool === "ship_order:started"), 60_000, "the upstream to start the call");
+    giveUp.abort(new Error("the user changed their mind"));
+    expect(await first).toBeInstanceOf(Error);
+    await waitFor(async () => effectsFor("l-cancel").some((effect) => effect.tool === "ship_order:stopped"), 30_000, "the upstream to stop on the cancel");
+
+    const answered = await retryUntilSettled(client, { name: "ship_order", arguments: args });
+    expect(decisionOf(answered)).toBe("verify");
+    expect(answered.isError).toBe(true);
+    expect(JSON.stringify(answered.content)).toMatch(/may or may not have taken effect/);
+    expect(effectsFor("l-cancel").filter((effect) => effect.tool === "ship_order")).toHaveLength(0);
+    expect(effectsFor("l-cancel").filter((effect) => effect.tool === "ship_order:started")).toHaveLength(1);
   });
 });

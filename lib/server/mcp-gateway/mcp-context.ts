@@ -6,6 +6,7 @@ import type { OutboundGuard } from "../outbound/outbound-fetch";
 import type { PolicyService } from "../policy-service";
 import type { PreviewService } from "../previews/preview-service";
 import type { ResendService } from "../resend-service";
+import { InFlightCalls } from "./in-flight-calls";
 import { OperatorSignOff } from "./operator-sign-off";
 import type { UpstreamService } from "../upstreams/upstream-service";
 import { McpGateway } from "./mcp-gateway";
@@ -17,6 +18,8 @@ export interface Mcp {
   gateway: McpGateway;
   sessions: McpSessions;
   handler: McpHttpHandler;
+  /** This process's tools/call requests in flight, for a client's `notifications/cancelled`. */
+  inflight: InFlightCalls;
   /**
    * Hands the handler a request's authenticated scope. It travels with the handler because the
    * scopes live in a module-level map: Next.js loads a module once per layer, and the services may
@@ -44,6 +47,7 @@ export function buildMcp({ gate, upstreams, guard, policies, resends, previews, 
   const gateway = new McpGateway(gate, upstreams, new UpstreamConnector(fetchFor), checkOutbound, policies, new OperatorSignOff(resends, previews));
   return {
     gateway,
+    inflight: new InFlightCalls(),
     sessions: new McpSessions(new McpSessionRepository(db)),
     // 2026-07-28 requests are served natively; 2025-era ones by the SDK's stateless fallback.
     handler: createMcpHandler(mcpServerFactory(gateway), { legacy: "stateless" }),

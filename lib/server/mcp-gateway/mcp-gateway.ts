@@ -12,11 +12,13 @@ import { withMcpServerSpan, withUpstreamCallSpan } from "../../telemetry/mcp-tel
 import { META, type McpCallIdentity, identifyCall } from "./call-identity";
 import { type ToolResult, gateError, isToolResult, refusalResult, replayResult, resultText, unknownOutcomeResult, withGateMeta } from "./decision-results";
 import { MAX_OPERATOR_ROUNDS, type OperatorSignOff, type OperatorWait, isOperatorWait } from "./operator-sign-off";
-import type { UpstreamConnector } from "./upstream-connector";
+import { type UpstreamConnector, describeCause } from "./upstream-connector";
 import { type UpstreamFailure, classifyUpstreamFailure } from "./upstream-errors";
 
 /** How long a duplicate latches onto a running attempt before it is told "still running". */
 export const LATCH_WAIT_MS = 10_000;
+/** How long a cancelled call's upstream answer is still awaited (and recorded) after the cancel was passed on. */
+export const CANCEL_GRACE_MS = 5_000;
 /** Gate tool names are `<upstream>__<tool>`, so one project's upstreams never share a policy by accident. */
 export const TOOL_SEPARATOR = "__";
 
@@ -45,6 +47,13 @@ export interface ToolCallParams {
 
 export interface CallIo {
   signal: AbortSignal;
+  /**
+   * Aborted when the client cancels this call explicitly (`notifications/cancelled`): the
+   * cancellation is passed upstream. Not `signal`: a client that merely goes away (a timeout
+   * without a cancel, a crash, a closed stream) leaves the upstream to finish, so the outcome is
+   * recorded and its retry replays it.
+   */
+  cancelled?: AbortSignal;
   /** Set when the client asked for progress: upstream progress is passed on through it. */
   onProgress?: (progress: { progress: number; total?: number; message?: string }) => void;
   /**
@@ -211,19 +220,40 @@ export class McpGateway {
     const tool = gateToolName(upstream.row.name, params.name);
     const stopHeartbeat = this.keepLease(caller.projectId, decision);
     let client: Client | null = null;
+    let cancelAsked = false;
+    // Aborted only when a cancelled call's grace has run out: then the SDK stops waiting too.
+    const giveUp = new AbortController();
+    let grace: NodeJS.Timeout | undefined;
     try {
       client = await this.connector.client(upstream);
       const upstreamClient = client;
-      const result = await withUpstreamCallSpan(params.name, upstream.row.name, (traceMeta) =>
-        upstreamClient.callTool(
-          // The key travels downstream as the upstream's own idempotency key.
-          { name: params.name, arguments: params.arguments, _meta: { ...downstreamMeta(params._meta), ...traceMeta, "idemgate/key": decision.key, "idemgate/runId": identity.runId } },
-          // Not the client's signal: a client that gives up (a timeout, a crash) must not leave the
-          // outcome unknown. The upstream finishes, the outcome is recorded, and the client's retry
-          // latches onto it and replays it.
-          { onprogress: io.onProgress, resetTimeoutOnProgress: true },
-        ),
-      );
+      if (io.cancelled?.aborted) throw io.cancelled.reason;
+      const onCancel = () => {
+        cancelAsked = true;
+        const reason = io.cancelled?.reason instanceof Error ? io.cancelled.reason.message : "cancelled by the client";
+        // Passed on at once, but the answer is still awaited for a while: an upstream that finishes
+        // anyway (or ignores cancels) has its outcome recorded, and the client's retry replays it.
+        void this.connector.cancelCall(upstreamClient, decision.key, reason).catch(() => false);
+        grace = setTimeout(() => giveUp.abort(io.cancelled?.reason), CANCEL_GRACE_MS);
+      };
+      io.cancelled?.addEventListener("abort", onCancel, { once: true });
+      let result: unknown;
+      try {
+        result = await withUpstreamCallSpan(params.name, upstream.row.name, (traceMeta) =>
+          upstreamClient.callTool(
+            // The key travels downstream as the upstream's own idempotency key.
+            { name: params.name, arguments: params.arguments, _meta: { ...downstreamMeta(params._meta), ...traceMeta, "idemgate/key": decision.key, "idemgate/runId": identity.runId } },
+            // Not the client's stream signal: a client that goes away (a timeout without a cancel, a
+            // crash, a closed stream) must not leave the outcome unknown. The upstream finishes, the
+            // outcome is recorded, and the client's retry latches onto it and replays it.
+            { onprogress: io.onProgress, resetTimeoutOnProgress: true, signal: giveUp.signal },
+          ),
+        );
+      } finally {
+        io.cancelled?.removeEventListener("abort", onCancel);
+        clearTimeout(grace);
+        this.connector.settled(upstreamClient, decision.key);
+      }
       if (!isToolResult(result)) throw new Error("not a tool result");
       stopHeartbeat();
       const stored = stripGateMeta(result as ToolResult);
@@ -237,7 +267,17 @@ export class McpGateway {
       return withGateMeta(stored, decision, { "idemgate/attempt": decision.attempt, "idemgate/retryable": retryable });
     } catch (error) {
       stopHeartbeat();
-      if (client) this.connector.forget(upstream, client);
+      if (client && !cancelAsked && !io.cancelled?.aborted) this.connector.forget(upstream, client);
+      if (io.cancelled?.aborted && !cancelAsked) {
+        // Cancelled before anything was sent: nothing ran, so the key is released.
+        return this.failed(caller.projectId, tool, decision, { kind: "not_run", message: "cancelled by the client before it was sent" });
+      }
+      if (cancelAsked) {
+        // Cancelled while the upstream ran, and no result came back (it stopped, answered an error,
+        // or the grace ran out): it may have taken effect. A lost answer: the retry gets verify once
+        // the lease lapses, never a silent second run.
+        return this.failed(caller.projectId, tool, decision, { kind: "unknown", message: `cancelled by the client while it ran (${describeCause(error)}); the cancellation was passed to the upstream` });
+      }
       return this.failed(caller.projectId, tool, decision, classifyUpstreamFailure(error));
     }
   }

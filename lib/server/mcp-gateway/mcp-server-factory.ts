@@ -1,6 +1,7 @@
 import { type CallToolResult, type ListToolsResult, type McpRequestContext, Server, inputRequired } from "@modelcontextprotocol/server";
 import type { Client } from "@modelcontextprotocol/client";
 import type { ResolvedUpstream } from "../upstreams/upstream-service";
+import type { InFlightCalls } from "./in-flight-calls";
 import type { McpCaller, McpGateway, ToolCallParams } from "./mcp-gateway";
 import { isOperatorWait } from "./operator-sign-off";
 
@@ -10,6 +11,8 @@ export interface McpRequestScope {
   upstream: ResolvedUpstream;
   /** Client-sent `idempotencyKey`s of the body's tools/call requests, by JSON-RPC id (the SDK's schema drops the field). */
   idempotencyKeys: Map<string, unknown>;
+  /** Where this request's tools/call registers, so the client's `notifications/cancelled` reaches it. */
+  inflight: InFlightCalls;
 }
 
 const scopes = new WeakMap<Request, McpRequestScope>();
@@ -50,14 +53,17 @@ export function mcpServerFactory(gateway: McpGateway) {
         _meta: context.mcpReq._meta as Record<string, unknown> | undefined,
         idempotencyKey: scope.idempotencyKeys.get(String(context.mcpReq.id)),
       };
+      const { caller } = scope;
+      const tracked = scope.inflight.track({ projectId: caller.projectId, apiKeyId: caller.apiKeyId, sessionId: caller.sessionId, requestId: context.mcpReq.id });
       const result = await gateway.callTool(scope.caller, scope.upstream, params, {
         signal: context.mcpReq.signal,
+        cancelled: tracked.signal,
         interactive: takesUrlElicitation(context.mcpReq.envelope) ? { round: roundOf(context.mcpReq.requestState()) } : undefined,
         onProgress:
           progressToken === undefined
             ? undefined
             : (progress) => void context.mcpReq.notify({ method: "notifications/progress", params: { progressToken, ...progress } }).catch(() => undefined),
-      });
+      }).finally(tracked.done);
       if (isOperatorWait(result)) {
         const { message, path, round } = result.awaitOperator;
         return inputRequired({

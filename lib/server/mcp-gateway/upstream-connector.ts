@@ -21,6 +21,8 @@ const CLIENT_INFO = { name: "idemgate-mcp-gateway", version: "0.1.0" };
  */
 export class UpstreamConnector {
   private readonly clients = new Map<string, Promise<Connected>>();
+  /** Each client's tools/call requests on the wire: their JSON-RPC id by the gate key in their `_meta`. */
+  private readonly wireIds = new WeakMap<Client, Map<string, string | number>>();
 
   constructor(private readonly fetchFor: FetchFor) {}
 
@@ -54,18 +56,53 @@ export class UpstreamConnector {
     void client?.close().catch(() => undefined);
   }
 
+  /**
+   * Tells the upstream that the tools/call carrying this gate key is cancelled (a client's
+   * `notifications/cancelled`, passed on), without giving up on its answer: an upstream that
+   * finishes anyway still has its outcome recorded. False when the request is not on the wire.
+   */
+  async cancelCall(client: Client, key: string, reason: string): Promise<boolean> {
+    const requestId = this.wireIds.get(client)?.get(key);
+    if (requestId === undefined) return false;
+    await client.notification({ method: "notifications/cancelled", params: { requestId, reason } });
+    return true;
+  }
+
+  /** The call has answered (or been given up on): its wire id is no longer needed. */
+  settled(client: Client, key: string): void {
+    this.wireIds.get(client)?.delete(key);
+  }
+
   private async connect(upstream: ResolvedUpstream, stamp: string): Promise<Connected> {
     const { row, headers } = upstream;
     const client = new Client(CLIENT_INFO, { capabilities: {} });
+    const ids = new Map<string, string | number>();
+    this.wireIds.set(client, ids);
     if (row.transport === "stdio") {
-      await client.connect(new StdioClientTransport({ command: row.command!, args: row.args, stderr: "ignore" }));
+      await client.connect(watchToolCalls(new StdioClientTransport({ command: row.command!, args: row.args, stderr: "ignore" }), ids));
     } else {
       const fetch = this.fetchFor(row.projectId);
       const transport = new StreamableHTTPClientTransport(new URL(row.url!), { requestInit: { headers }, fetch });
-      await client.connect(transport);
+      await client.connect(watchToolCalls(transport, ids));
     }
     return { client, stamp };
   }
+}
+
+/**
+ * Notes the JSON-RPC id of each tools/call the SDK client sends, by the gate key in its `_meta`
+ * (unique per execution: one lease holder per key), so a cancel can name the upstream's request
+ * while the gateway keeps listening for its answer (the SDK's own abort would stop listening).
+ */
+function watchToolCalls<T extends { send: (message: never, options?: never) => Promise<void> }>(transport: T, ids: Map<string, string | number>): T {
+  const send = transport.send.bind(transport) as (message: unknown, options?: unknown) => Promise<void>;
+  (transport as { send: (message: unknown, options?: unknown) => Promise<void> }).send = (message, options) => {
+    const { method, id, params } = (message ?? {}) as { method?: unknown; id?: unknown; params?: { _meta?: Record<string, unknown> } };
+    const key = method === "tools/call" ? params?._meta?.["idemgate/key"] : undefined;
+    if (typeof key === "string" && (typeof id === "string" || typeof id === "number")) ids.set(key, id);
+    return send(message, options);
+  };
+  return transport;
 }
 
 /** The upstream could not be reached at all: nothing was sent, so nothing ran. */
