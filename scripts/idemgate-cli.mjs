@@ -10,7 +10,7 @@ import { randomUUID } from "node:crypto";
 import { parseArgs } from "node:util";
 import { Client, StreamableHTTPClientTransport } from "@modelcontextprotocol/client";
 import { Server } from "@modelcontextprotocol/server";
-import { serveStdio } from "@modelcontextprotocol/server/stdio";
+import { StdioServerTransport, serveStdio } from "@modelcontextprotocol/server/stdio";
 
 function usage(message) {
   process.stderr.write(`${message}\nusage: IDEMGATE_API_KEY=ig_… [IDEMGATE_URL=http://localhost:3000] idemgate mcp --upstream <name>\n`);
@@ -33,13 +33,35 @@ await gate.connect(
   }),
 );
 
+// A client-sent `idempotencyKey` on tools/call (the MCP SEP on request idempotency) by JSON-RPC id:
+// the SDK's request schema drops fields it does not know, so it is read off the wire as messages
+// arrive and passed on to the gate, which keys on it (toolCallId) as it does for HTTP clients.
+const idempotencyKeys = new Map();
+const wire = new StdioServerTransport();
+let deliver;
+Object.defineProperty(wire, "onmessage", {
+  get: () => deliver,
+  set: (handler) => {
+    deliver = handler
+      ? (message, extra) => {
+          const { id, method, params } = message ?? {};
+          if (method === "tools/call" && (typeof id === "string" || typeof id === "number") && params?.idempotencyKey !== undefined) idempotencyKeys.set(String(id), params.idempotencyKey);
+          handler(message, extra);
+        }
+      : handler;
+  },
+});
+
 serveStdio(() => {
   const server = new Server({ name: `idemgate/${values.upstream}`, version: "0.1.0" }, { capabilities: { tools: {} } });
   server.setRequestHandler("tools/list", async (request) => gate.listTools(request.params));
   server.setRequestHandler("tools/call", async (request, context) => {
     const progressToken = context.mcpReq._meta?.progressToken;
+    const id = String(context.mcpReq.id);
+    const idempotencyKey = idempotencyKeys.get(id);
+    idempotencyKeys.delete(id);
     return gate.callTool(
-      { ...request.params, _meta: context.mcpReq._meta },
+      { ...request.params, _meta: context.mcpReq._meta, ...(idempotencyKey !== undefined ? { idempotencyKey } : {}) },
       {
         // The gate waits up to 10 s for a duplicate's outcome before it answers: never time out first.
         timeout: 10 * 60_000,
@@ -50,4 +72,4 @@ serveStdio(() => {
     );
   });
   return server;
-}, { onerror: (error) => process.stderr.write(`[idemgate] ${error.message}\n`) });
+}, { transport: wire, onerror: (error) => process.stderr.write(`[idemgate] ${error.message}\n`) });

@@ -473,6 +473,14 @@ describe("MCP gateway over stdio (idemgate mcp --upstream, speaking the 2026-07-
     expect(effectsFor("s-burst")).toHaveLength(1);
   });
 
+  it("passes a client-sent idempotencyKey on to the gate, which records it as the call's toolCallId (as over HTTP)", async () => {
+    const result = (await client.callTool({ name: "refund_order", arguments: { orderId: "s-idem", amount: 2 }, idempotencyKey: "idem-stdio-1" } as never)) as Result;
+    expect(decisionOf(result)).toBe("execute");
+    const rows = await sql<{ tool_call_id: string | null }>(world.databaseUrl, "SELECT tool_call_id FROM call_records WHERE project_id = $1 AND args LIKE $2", [world.projectA, "%s-idem%"]);
+    expect(rows).toEqual([{ tool_call_id: "idem-stdio-1" }]);
+    expect(effectsFor("s-idem")).toHaveLength(1);
+  });
+
   it("the client SIGKILLed mid-call and restarted on the same run (IDEMGATE_RUN_ID): one refund, the restart gets it", async () => {
     const common = { transport: "stdio", url: world.server.baseUrl, upstream: "shop", key: world.agentA.apiKey, run: "run-stdio-crash", args: JSON.stringify({ orderId: "s-kill", slowMs: 3_000 }) };
     const first = spawnAgent(common);
