@@ -96,7 +96,7 @@ export class UpstreamConnector {
  */
 function watchToolCalls<T extends { send: (message: never, options?: never) => Promise<void> }>(transport: T, ids: Map<string, string | number>): T {
   const send = transport.send.bind(transport) as (message: unknown, options?: unknown) => Promise<void>;
-  (transport as { send: (message: unknown, options?: unknown) => Promise<void> }).send = (message, options) => {
+  (transport as unknown as { send: (message: unknown, options?: unknown) => Promise<void> }).send = (message, options) => {
     const { method, id, params } = (message ?? {}) as { method?: unknown; id?: unknown; params?: { _meta?: Record<string, unknown> } };
     const key = method === "tools/call" ? params?._meta?.["idemgate/key"] : undefined;
     if (typeof key === "string" && (typeof id === "string" || typeof id === "number")) ids.set(key, id);
