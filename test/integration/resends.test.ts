@@ -148,6 +148,8 @@ describe.each(PROVIDERS)("%s: human-approved resends", (provider) => {
   it("the SDK over HTTP: a call with `bypass` is approval_required until approved, then the same call runs once under the next generation", async () => {
     const gate = createGate({ baseUrl: server.baseUrl, apiKey, waitMs: 0 });
     const spec = { tool: uniqueTool("sdk_resend"), runId: uniqueRun("sdk"), step: "send-invoice", args: { invoice: 12 } };
+    // One step asked for six times: the loop detector would rightly block the run; not what is tested here.
+    await policies.put(spec.tool, { loop: { enabled: false } });
     const keys: string[] = [];
     const send = (bypass?: { reason: string }) => gate.call({ ...spec, ...(bypass ? { bypass } : {}) }, ({ idempotencyKey }) => (keys.push(idempotencyKey), { sent: keys.length }));
     expect(await send()).toMatchObject({ status: "executed", value: { sent: 1 } });
