@@ -87,7 +87,8 @@ export function mcpRoute() {
       if (!upstream) return rpcError(404, -32001, `no MCP upstream named ${name} in this project`);
 
       const sessionId = req.headers.get(SESSION_HEADER);
-      if (sessionId && !(await mcp.sessions.find(sessionId, principal.projectId, name))) {
+      const session = sessionId ? await mcp.sessions.find(sessionId, principal.projectId, name) : null;
+      if (sessionId && !session) {
         return rpcError(404, -32001, "session not found or ended: initialize again");
       }
       if (req.method === "DELETE") {
@@ -108,6 +109,7 @@ export function mcpRoute() {
         upstream,
         idempotencyKeys: idempotencyKeys(parsedBody),
         inflight: mcp.inflight,
+        sessionLogLevel: session?.logLevel ?? null,
       });
       // A 2025-era client cancels with a POST of its own, which a fresh SDK server would not tie to
       // the call it names: hand it to that call here (when this instance is serving it).

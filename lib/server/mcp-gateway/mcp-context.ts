@@ -45,12 +45,13 @@ export function buildMcp({ gate, upstreams, guard, policies, resends, previews, 
     guard.fetch(projectId, url, { method: init?.method, headers: init?.headers, body: init?.body as string | null | undefined, signal: init?.signal ?? undefined });
   const checkOutbound = async (projectId: string, url: string) => void (await guard.assertAllowed(projectId, url));
   const gateway = new McpGateway(gate, upstreams, new UpstreamConnector(fetchFor), checkOutbound, policies, new OperatorSignOff(resends, previews));
+  const sessions = new McpSessions(new McpSessionRepository(db));
   return {
     gateway,
     inflight: new InFlightCalls(),
-    sessions: new McpSessions(new McpSessionRepository(db)),
+    sessions,
     // 2026-07-28 requests are served natively; 2025-era ones by the SDK's stateless fallback.
-    handler: createMcpHandler(mcpServerFactory(gateway), { legacy: "stateless" }),
+    handler: createMcpHandler(mcpServerFactory(gateway, sessions), { legacy: "stateless" }),
     bindScope,
   };
 }

@@ -13,6 +13,7 @@ import { META, type McpCallIdentity, identifyCall } from "./call-identity";
 import { type ToolResult, gateError, isToolResult, refusalResult, replayResult, resultText, unknownOutcomeResult, withGateMeta } from "./decision-results";
 import { MAX_OPERATOR_ROUNDS, type OperatorSignOff, type OperatorWait, isOperatorWait } from "./operator-sign-off";
 import { type UpstreamConnector, describeCause } from "./upstream-connector";
+import { LOG_LEVEL_META_KEY, type LogRelay } from "./upstream-logs";
 import { type UpstreamFailure, classifyUpstreamFailure } from "./upstream-errors";
 
 /** How long a duplicate latches onto a running attempt before it is told "still running". */
@@ -62,6 +63,8 @@ export interface CallIo {
    * the waits this call has had.
    */
   interactive?: { round: number };
+  /** Set when the client asked for log messages: the upstream's, sent while the tool runs, are relayed. */
+  log?: LogRelay;
 }
 
 type Execute = Extract<BeginDecision, { decision: "execute" }>;
@@ -224,10 +227,13 @@ export class McpGateway {
     // Aborted only when a cancelled call's grace has run out: then the SDK stops waiting too.
     const giveUp = new AbortController();
     let grace: NodeJS.Timeout | undefined;
+    // A stdio upstream is one child process: a call of its own would start another, so its logs are not relayed.
+    const relay = upstream.row.transport === "streamable_http" ? io.log : undefined;
     try {
-      client = await this.connector.client(upstream);
+      client = relay ? await this.connector.dedicated(upstream, relay) : await this.connector.client(upstream);
       const upstreamClient = client;
       if (io.cancelled?.aborted) throw io.cancelled.reason;
+      const logLevel = relay ? { [LOG_LEVEL_META_KEY]: relay.level } : {};
       const onCancel = () => {
         cancelAsked = true;
         const reason = io.cancelled?.reason instanceof Error ? io.cancelled.reason.message : "cancelled by the client";
@@ -242,7 +248,7 @@ export class McpGateway {
         result = await withUpstreamCallSpan(params.name, upstream.row.name, (traceMeta) =>
           upstreamClient.callTool(
             // The key travels downstream as the upstream's own idempotency key.
-            { name: params.name, arguments: params.arguments, _meta: { ...downstreamMeta(params._meta), ...traceMeta, "idemgate/key": decision.key, "idemgate/runId": identity.runId } },
+            { name: params.name, arguments: params.arguments, _meta: { ...downstreamMeta(params._meta), ...traceMeta, ...logLevel, "idemgate/key": decision.key, "idemgate/runId": identity.runId } },
             // Not the client's stream signal: a client that goes away (a timeout without a cancel, a
             // crash, a closed stream) must not leave the outcome unknown. The upstream finishes, the
             // outcome is recorded, and the client's retry latches onto it and replays it.
@@ -267,7 +273,7 @@ export class McpGateway {
       return withGateMeta(stored, decision, { "idemgate/attempt": decision.attempt, "idemgate/retryable": retryable });
     } catch (error) {
       stopHeartbeat();
-      if (client && !cancelAsked && !io.cancelled?.aborted) this.connector.forget(upstream, client);
+      if (client && !relay && !cancelAsked && !io.cancelled?.aborted) this.connector.forget(upstream, client);
       if (io.cancelled?.aborted && !cancelAsked) {
         // Cancelled before anything was sent: nothing ran, so the key is released.
         return this.failed(caller.projectId, tool, decision, { kind: "not_run", message: "cancelled by the client before it was sent" });
@@ -279,6 +285,8 @@ export class McpGateway {
         return this.failed(caller.projectId, tool, decision, { kind: "unknown", message: `cancelled by the client while it ran (${describeCause(error)}); the cancellation was passed to the upstream` });
       }
       return this.failed(caller.projectId, tool, decision, classifyUpstreamFailure(error));
+    } finally {
+      if (client && relay) void client.close().catch(() => undefined);
     }
   }
 

@@ -3,7 +3,9 @@ import type { Client } from "@modelcontextprotocol/client";
 import type { ResolvedUpstream } from "../upstreams/upstream-service";
 import type { InFlightCalls } from "./in-flight-calls";
 import type { McpCaller, McpGateway, ToolCallParams } from "./mcp-gateway";
+import type { McpSessions } from "./mcp-sessions";
 import { isOperatorWait } from "./operator-sign-off";
+import { LOG_LEVEL_META_KEY, type LogRelay, asLogLevel } from "./upstream-logs";
 
 /** What the HTTP wrapper authenticated for one request; the factory reads it back by request. */
 export interface McpRequestScope {
@@ -13,6 +15,8 @@ export interface McpRequestScope {
   idempotencyKeys: Map<string, unknown>;
   /** Where this request's tools/call registers, so the client's `notifications/cancelled` reaches it. */
   inflight: InFlightCalls;
+  /** The level the request's session set with logging/setLevel (session-era clients), if any. */
+  sessionLogLevel: string | null;
 }
 
 const scopes = new WeakMap<Request, McpRequestScope>();
@@ -26,16 +30,22 @@ export function bindScope(request: Request, scope: McpRequestScope): void {
  * included; tools/call goes through the gate. It holds nothing between requests, so any gate
  * instance can serve any request.
  */
-export function mcpServerFactory(gateway: McpGateway) {
+export function mcpServerFactory(gateway: McpGateway, sessions: McpSessions) {
   return (ctx: McpRequestContext): Server => {
     const scope = ctx.requestInfo ? scopes.get(ctx.requestInfo) : undefined;
     if (!scope) throw new Error("an MCP request reached the server factory without an authenticated scope");
     const server = new Server(
       { name: `idemgate/${scope.upstream.row.name}`, version: "0.1.0" },
-      // Not `resources.subscribe` nor `logging`: their notifications would need a stream held
-      // open across requests, and serving is stateless per request.
-      { capabilities: { tools: {}, resources: {}, prompts: {}, completions: {} } },
+      // Logging: a tool's log messages travel on its own call's response stream. Not
+      // `resources.subscribe`: its updates would need a stream held open across requests, and
+      // serving is stateless per request.
+      { capabilities: { tools: {}, resources: {}, prompts: {}, completions: {}, logging: {} } },
     );
+    // Kept on the session's row, not in this per-request server: the next call may reach another instance.
+    server.setRequestHandler("logging/setLevel", async (request) => {
+      if (scope.caller.sessionId) await sessions.setLogLevel(scope.caller.projectId, scope.caller.sessionId, request.params.level);
+      return {};
+    });
     server.setRequestHandler("tools/list", async (_request, context) => (await gateway.listTools(scope.upstream, context.mcpReq.signal)) as ListToolsResult);
     // Resources, prompts and completions pass through ungated (reads by the spec).
     const forward = <T>(context: { mcpReq: { signal: AbortSignal } }, send: (client: Client, options: { signal: AbortSignal }) => Promise<T>) =>
@@ -59,6 +69,7 @@ export function mcpServerFactory(gateway: McpGateway) {
         signal: context.mcpReq.signal,
         cancelled: tracked.signal,
         interactive: takesUrlElicitation(context.mcpReq.envelope) ? { round: roundOf(context.mcpReq.requestState()) } : undefined,
+        log: logRelay(context.mcpReq.envelope, scope.sessionLogLevel, (params) => void context.mcpReq.notify({ method: "notifications/message", params: { ...params } }).catch(() => undefined)),
         onProgress:
           progressToken === undefined
             ? undefined
@@ -75,6 +86,13 @@ export function mcpServerFactory(gateway: McpGateway) {
     });
     return server;
   };
+}
+
+/** A 2026-07-28 request's threshold is in its envelope; a session-era one's on its session row. */
+function logRelay(envelope: unknown, sessionLevel: string | null, send: LogRelay["send"]): LogRelay | undefined {
+  const fields = (envelope ?? {}) as Record<string, unknown>;
+  const level = asLogLevel(fields[LOG_LEVEL_META_KEY] ?? sessionLevel);
+  return level ? { level, send } : undefined;
 }
 
 /** The input request key of an operator wait (a URL elicitation pointing at the Approvals page). */

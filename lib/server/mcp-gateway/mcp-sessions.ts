@@ -21,7 +21,7 @@ export class McpSessions {
   async open(input: { projectId: string; upstream: string; apiKeyId: string; protocolVersion: string | null; clientName: string | null }): Promise<string> {
     const now = this.clock();
     const id = newId("mcps", now);
-    await this.repository.create({ id, ...input, createdAt: now, lastSeenAt: now, expiresAt: now + IDLE_TTL_MS });
+    await this.repository.create({ id, ...input, logLevel: null, createdAt: now, lastSeenAt: now, expiresAt: now + IDLE_TTL_MS });
     return id;
   }
 
@@ -32,6 +32,11 @@ export class McpSessions {
     if (!row || row.projectId !== projectId || row.upstream !== upstream || row.expiresAt <= now) return null;
     if (now - row.lastSeenAt >= TOUCH_EVERY_MS) await this.repository.touch(id, now, now + IDLE_TTL_MS);
     return row;
+  }
+
+  /** logging/setLevel: kept on the row, since the next request may reach another instance. */
+  setLogLevel(projectId: string, id: string, level: string): Promise<void> {
+    return this.repository.setLogLevel(projectId, id, level);
   }
 
   end(projectId: string, id: string): Promise<boolean> {

@@ -1,6 +1,7 @@
 import { Client, StreamableHTTPClientTransport } from "@modelcontextprotocol/client";
 import { StdioClientTransport } from "@modelcontextprotocol/client/stdio";
 import type { ResolvedUpstream } from "../upstreams/upstream-service";
+import { type LogRelay, passesThreshold } from "./upstream-logs";
 
 /** How the gateway reaches the network: the project's outbound allowlist (lib/server/outbound). */
 export type UpstreamFetch = (url: string | URL, init?: RequestInit) => Promise<Response>;
@@ -44,6 +45,27 @@ export class UpstreamConnector {
     }
   }
 
+  /**
+   * A client of its own for one call whose caller wants the upstream's log messages: on the shared
+   * client a message could not be told apart from another call's. The caller closes it. The
+   * upstream is asked for the caller's level where it speaks `logging/setLevel`; the relay filters
+   * again, since an upstream may send below it.
+   */
+  async dedicated(upstream: ResolvedUpstream, relay: LogRelay): Promise<Client> {
+    const client = new Client(CLIENT_INFO, { capabilities: {} });
+    client.setNotificationHandler("notifications/message", (notification) => {
+      const { level, data, logger } = notification.params;
+      if (passesThreshold(level, relay.level)) relay.send({ level, data, ...(logger === undefined ? {} : { logger }) });
+    });
+    try {
+      await this.attach(client, upstream);
+    } catch (error) {
+      throw new UpstreamUnreachableError(upstream.row.name, error);
+    }
+    if (client.getServerCapabilities()?.logging) await client.setLoggingLevel(relay.level).catch(() => undefined);
+    return client;
+  }
+
   /** Forget a client after a transport failure; its next use reconnects. */
   forget(upstream: ResolvedUpstream, client: Client): void {
     void this.clients.get(upstream.row.id)?.then((connected) => {
@@ -74,8 +96,13 @@ export class UpstreamConnector {
   }
 
   private async connect(upstream: ResolvedUpstream, stamp: string): Promise<Connected> {
-    const { row, headers } = upstream;
     const client = new Client(CLIENT_INFO, { capabilities: {} });
+    await this.attach(client, upstream);
+    return { client, stamp };
+  }
+
+  /** Connects a client, its tools/call wire ids watched so a cancellation can name the request. */
+  private async attach(client: Client, { row, headers }: ResolvedUpstream): Promise<void> {
     const ids = new Map<string, string | number>();
     this.wireIds.set(client, ids);
     if (row.transport === "stdio") {
@@ -85,7 +112,6 @@ export class UpstreamConnector {
       const transport = new StreamableHTTPClientTransport(new URL(row.url!), { requestInit: { headers }, fetch });
       await client.connect(watchToolCalls(transport, ids));
     }
-    return { client, stamp };
   }
 }
 

@@ -7,6 +7,8 @@ export interface McpSessionRow {
   apiKeyId: string;
   protocolVersion: string | null;
   clientName: string | null;
+  /** Set by logging/setLevel (session-era clients); null until then. */
+  logLevel: string | null;
   createdAt: number;
   lastSeenAt: number;
   expiresAt: number;
@@ -30,6 +32,10 @@ export class McpSessionRepository {
 
   async touch(id: string, now: number, expiresAt: number): Promise<void> {
     await this.prisma.mcpSession.updateMany({ where: { id }, data: { lastSeenAt: BigInt(now), expiresAt: BigInt(expiresAt) } });
+  }
+
+  async setLogLevel(projectId: string, id: string, level: string): Promise<void> {
+    await this.prisma.mcpSession.updateMany({ where: { projectId, id }, data: { logLevel: level } });
   }
 
   async delete(projectId: string, id: string): Promise<boolean> {

@@ -1,0 +1,2 @@
+-- AlterTable
+ALTER TABLE "mcp_sessions" ADD COLUMN "log_level" TEXT;
