@@ -1,4 +1,5 @@
 import { type RunSpend, budgetRefusal, executionCharge, toMicros } from "./budget";
+import { type ArgsFingerprinter, ephemeralFingerprinter } from "./fingerprint";
 import { generationKey, isCachedOutcome } from "./generations";
 import { type CallSignature, detectLoop, isLoopStep, loopHistorySize } from "./loop-detector";
 import { alwaysExecutes, planBegin } from "./plan-begin";
@@ -30,10 +31,12 @@ const attemptId = (callId: string, attempt: number) => `${callId}#${attempt}`;
  * when it was decided, against records the draft would have kept; each simulated attempt ends
  * when and how the real attempt ended (its complete, heartbeats, an eviction). So the policy in
  * force, replayed over the calls it decided, reproduces every decision, and a draft differs only
- * where one of its fields makes a difference.
+ * where one of its fields makes a difference. `fingerprint` must be the install's for a ledger the
+ * gate wrote (fingerprints derived again are compared with recorded ones); a made-up ledger whose
+ * fingerprints are only compared with each other may leave it out.
  */
-export function simulatePolicy(entries: readonly LedgerEntry[], draft: ToolPolicy, inForce: ToolPolicy): SimulationResult {
-  const replay = new LedgerReplay(draft, inForce);
+export function simulatePolicy(entries: readonly LedgerEntry[], draft: ToolPolicy, inForce: ToolPolicy, fingerprint: ArgsFingerprinter = ephemeralFingerprinter()): SimulationResult {
+  const replay = new LedgerReplay(draft, inForce, fingerprint);
   for (const entry of entries) replay.apply(entry);
   return { ...tallyVerdicts(replay.verdicts), verdicts: replay.verdicts, assumedOutcomes: replay.assumed };
 }
@@ -55,6 +58,7 @@ class LedgerReplay {
   constructor(
     private readonly draft: ToolPolicy,
     private readonly inForce: ToolPolicy,
+    private readonly fingerprint: ArgsFingerprinter,
   ) {
     this.effective = { policy: draft, version: 0 };
   }
@@ -87,7 +91,7 @@ class LedgerReplay {
     if (ranForReal && past.callId !== null) this.claimed.add(past.callId);
     if (!knowsItsRecord) return verdict(null, false, UNREPLAYABLE.beforeSample);
 
-    const keyed = draftKey(past, this.draft, this.inForce);
+    const keyed = draftKey(past, this.draft, this.inForce, this.fingerprint);
     if (keyed.kind === "unknown") return verdict(null, false, keyed.reason);
     if (keyed.kind === "rejected") return verdict("rejected");
 

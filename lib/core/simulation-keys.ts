@@ -1,5 +1,6 @@
-import { canonicalize, sha256Hex } from "./canonical";
-import { KeyDerivationError, deriveKey } from "./keys";
+import { canonicalize } from "./canonical";
+import type { ArgsFingerprinter } from "./fingerprint";
+import { KeyDerivationError, deriveKeyDigest } from "./keys";
 import type { ToolPolicy } from "./policy";
 import type { PastBegin } from "./simulation-ledger";
 import { scopeFromArgs } from "./scope-from";
@@ -50,13 +51,15 @@ function draftScope(identity: PastBegin["identity"], draft: ToolPolicy, inForce:
  * The key a past begin gets under the draft. When the draft keys calls as the policy in force
  * did, the recorded key and fingerprint are exact; otherwise they are derived again from what the
  * ledger kept, and a call missing something the derivation needs is reported, not guessed.
+ * `fingerprint` is the install's: a fingerprint derived again must be keyed as the recorded ones
+ * are, or a call whose args are known would never match one whose args were not kept.
  */
-export function draftKey(begin: PastBegin, draft: ToolPolicy, inForce: ToolPolicy): DraftKey {
+export function draftKey(begin: PastBegin, draft: ToolPolicy, inForce: ToolPolicy, fingerprint: ArgsFingerprinter): DraftKey {
   if (keysUnchanged(draft, inForce)) return { kind: "keyed", key: begin.key, argsFingerprint: begin.argsFingerprint };
   const { identity } = begin;
   const canonicalArgs = identity.argsKnown ? canonicalize(identity.args ?? {}, draft.ignoreFields) : null;
   let argsFingerprint: string;
-  if (canonicalArgs !== null) argsFingerprint = sha256Hex(canonicalArgs);
+  if (canonicalArgs !== null) argsFingerprint = fingerprint(canonicalArgs).keyed;
   else if (sameList(draft.ignoreFields, inForce.ignoreFields)) argsFingerprint = begin.argsFingerprint;
   else return { kind: "unknown", reason: UNREPLAYABLE.argsLost };
   const scope = draftScope(identity, draft, inForce);
@@ -64,7 +67,7 @@ export function draftKey(begin: PastBegin, draft: ToolPolicy, inForce: ToolPolic
   if (needs === "identity") return { kind: "unknown", reason: UNREPLAYABLE.identityLost };
   if (needs === "args" && canonicalArgs === null) return { kind: "unknown", reason: UNREPLAYABLE.argsLost };
   try {
-    const key = deriveKey(draft.keyStrategy, {
+    const { digest, ofArgs } = deriveKeyDigest(draft.keyStrategy, {
       projectId: begin.projectId,
       tool: begin.tool,
       runId: begin.runId,
@@ -73,7 +76,8 @@ export function draftKey(begin: PastBegin, draft: ToolPolicy, inForce: ToolPolic
       toolCallId: begin.toolCallId,
       canonicalArgs: canonicalArgs ?? "",
     });
-    return { kind: "keyed", key, argsFingerprint };
+    // Keyed as the engine keys it (prepare-call.ts), so the key a draft shows is the one it would store.
+    return { kind: "keyed", key: ofArgs ? fingerprint.argsKey(digest) : digest, argsFingerprint };
   } catch (error) {
     if (error instanceof KeyDerivationError) return { kind: "rejected" };
     throw error;

@@ -6,6 +6,7 @@ import type { PolicyHistory, PolicyRevisionRow, PolicyRow } from "../store/ports
 import type { GateStore } from "../store/ports/gate-store";
 import { AppError } from "./app-error";
 import { newId } from "./ids";
+import { InstallFingerprinter } from "./install-fingerprinter";
 import { type Simulation, simulateLedger } from "./policy-simulator";
 import { parseLayer } from "./policy-source";
 
@@ -57,11 +58,16 @@ const MAX_WRITE_RACES = 8;
  * the engine reads the layers afresh on each begin.
  */
 export class PolicyService {
+  /** The install's fingerprint key: the simulator derives fingerprints again and compares them with recorded ones. */
+  private readonly fingerprints: InstallFingerprinter;
+
   constructor(
     private readonly store: GateStore,
     private readonly layers: PolicyHistory,
     private readonly clock: () => number = Date.now,
-  ) {}
+  ) {
+    this.fingerprints = new InstallFingerprinter(store, clock);
+  }
 
   async list(projectId: string): Promise<{ trafficSince: number; tools: ToolEntry[] }> {
     await this.requireProject(projectId);
@@ -117,8 +123,12 @@ export class PolicyService {
     await this.requireProject(projectId);
     const project = tool === PROJECT_DEFAULT_TOOL ? null : parseLayer((await this.layers.findPolicy(projectId, PROJECT_DEFAULT_TOOL))?.overrides);
     const policy = assertValidResult(tool, project, draft);
-    const [inForce, ledger] = await Promise.all([this.effective(projectId, tool), this.store.simulationLedger(projectId, tool, sampleSize)]);
-    return simulateLedger(projectId, tool, policy, inForce.policy, ledger);
+    const [inForce, ledger, fingerprint] = await Promise.all([
+      this.effective(projectId, tool),
+      this.store.simulationLedger(projectId, tool, sampleSize),
+      this.fingerprints.current() ?? this.fingerprints.load(),
+    ]);
+    return simulateLedger(projectId, tool, policy, inForce.policy, ledger, fingerprint);
   }
 
   async requireProject(projectId: string): Promise<void> {

@@ -1,4 +1,5 @@
-import { canonicalize, sha256Hex } from "../core/canonical";
+import { canonicalize } from "../core/canonical";
+import { type ArgsFingerprinter, sameArgs } from "../core/fingerprint";
 import type { ToolPolicy } from "../core/policy";
 import type { BeginDecisionName } from "../core/record";
 import { simulatePolicy } from "../core/simulate-policy";
@@ -24,12 +25,20 @@ type Converted = LedgerEntry | null;
 /**
  * Turns a tool's ledger (simulation-statements.ts) into the entries the simulator replays, and
  * replays them under the draft. `inForce` is the tool's policy now: what the recorded keys and
- * fingerprints were derived with, so what a key derivation under the draft may reuse.
+ * fingerprints were derived with, so what a key derivation under the draft may reuse. `fingerprint`
+ * is the install's (install-fingerprinter.ts): what the recorded fingerprints are keyed with.
  */
-export function simulateLedger(projectId: string, tool: string, draft: ToolPolicy, inForce: ToolPolicy, rows: SimulationLedgerRows): Simulation {
-  const entries = toEntries(projectId, tool, inForce, rows);
+export function simulateLedger(
+  projectId: string,
+  tool: string,
+  draft: ToolPolicy,
+  inForce: ToolPolicy,
+  rows: SimulationLedgerRows,
+  fingerprint: ArgsFingerprinter,
+): Simulation {
+  const entries = toEntries(projectId, tool, inForce, rows, fingerprint);
   const counted = entries.filter((entry): entry is PastBegin => entry.type === "begin" && entry.counted);
-  const result = simulatePolicy(entries, draft, inForce);
+  const result = simulatePolicy(entries, draft, inForce, fingerprint);
   return {
     tool,
     sampled: counted.length,
@@ -43,7 +52,7 @@ export function simulateLedger(projectId: string, tool: string, draft: ToolPolic
   };
 }
 
-export function toEntries(projectId: string, tool: string, inForce: ToolPolicy, rows: SimulationLedgerRows): LedgerEntry[] {
+export function toEntries(projectId: string, tool: string, inForce: ToolPolicy, rows: SimulationLedgerRows, fingerprint: ArgsFingerprinter): LedgerEntry[] {
   /** A resend raised the key's generation: the next begin on the key is the one that used it. */
   const raised = new Map<string, PastBegin["bypass"]>();
   const merged: { id: string; entry: LedgerEntry }[] = rows.steps.map((step) => ({
@@ -99,7 +108,7 @@ export function toEntries(projectId: string, tool: string, inForce: ToolPolicy, 
       toolCallId: row.toolCallId,
       key,
       argsFingerprint: row.argsFingerprint ?? "",
-      identity: identityOf(row, inForce),
+      identity: identityOf(row, inForce, fingerprint),
       decision,
       callId: row.callId,
       attempt: row.attempt,
@@ -120,13 +129,17 @@ function baseKey(key: string): string {
  * What the record tells about a begin. A begin that created its record owns its step, scope and
  * arguments; a later begin on it shares only what its key was derived from.
  */
-function identityOf(row: LedgerEventRow, inForce: ToolPolicy): CallIdentity {
+function identityOf(row: LedgerEventRow, inForce: ToolPolicy, fingerprint: ArgsFingerprinter): CallIdentity {
   const unknown: CallIdentity = { stepId: undefined, scope: undefined, args: undefined, argsKnown: false };
   if (!row.recordFound) return unknown;
   const created = (row.decision === "execute" || row.decision === "verify") && row.attempt === 1;
   const args = row.recordArgs === null ? undefined : (JSON.parse(row.recordArgs) as unknown);
-  // Stored args are redacted: they stand for the call only if they fingerprint to what was recorded.
-  const argsKnown = row.argsFingerprint !== null && row.argsFingerprint === row.recordFingerprint && sha256Hex(canonicalize(args ?? {}, inForce.ignoreFields)) === row.argsFingerprint;
+  // Stored args are redacted: they stand for the call only if they fingerprint to what was recorded
+  // (keyed with the install's secret, or unkeyed by a version from before keyed fingerprints).
+  const argsKnown =
+    row.argsFingerprint !== null &&
+    row.argsFingerprint === row.recordFingerprint &&
+    sameArgs(row.argsFingerprint, asCall(fingerprint(canonicalize(args ?? {}, inForce.ignoreFields))));
   const known = { ...unknown, args: argsKnown ? args : undefined, argsKnown };
   if (created) return { ...known, stepId: row.stepId, scope: row.scope };
   if (inForce.keyStrategy === "step") return row.stepId !== null ? { ...known, stepId: row.stepId } : { ...known, stepId: null, scope: row.scope };
@@ -139,6 +152,10 @@ function costOf(value: unknown): { amount: number; currency: string } | null {
   if (typeof value !== "object" || value === null) return null;
   const { amount, currency } = value as { amount?: unknown; currency?: unknown };
   return typeof amount === "number" && typeof currency === "string" ? { amount, currency } : null;
+}
+
+function asCall(fingerprints: { keyed: string; legacy: string }) {
+  return { argsFingerprint: fingerprints.keyed, legacyArgsFingerprint: fingerprints.legacy };
 }
 
 function parseDetail(text: string | null): Record<string, unknown> {

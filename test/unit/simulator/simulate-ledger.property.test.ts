@@ -3,6 +3,7 @@ import { describe, expect, it } from "vitest";
 import { DEFAULT_POLICY, type ToolPolicy } from "../../../lib/core/policy";
 import { simulatePolicy } from "../../../lib/core/simulate-policy";
 import type { LedgerEntry } from "../../../lib/core/simulation-ledger";
+import { InstallFingerprinter } from "../../../lib/server/install-fingerprinter";
 import { toEntries } from "../../../lib/server/policy-simulator";
 import { type Op, TOOL, engineHistory, opArb, play, policyArb } from "./engine-history";
 
@@ -14,9 +15,10 @@ async function decide(policy: ToolPolicy, ops: readonly Op[], drafts: ToolPolicy
   try {
     await play(history, ops);
     const rows = await history.store.simulationLedger(history.projectId, TOOL, 100_000);
-    const entries = toEntries(history.projectId, TOOL, policy, rows);
+    const fingerprint = await new InstallFingerprinter(history.store, () => history.clock.now).load();
+    const entries = toEntries(history.projectId, TOOL, policy, rows, fingerprint);
     lastEntries = entries;
-    return drafts.map((draft) => simulatePolicy(entries, draft, policy));
+    return drafts.map((draft) => simulatePolicy(entries, draft, policy, fingerprint));
   } finally {
     await history.close();
   }
