@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { displayNameSchema } from "./tool-name";
 import { PolicyOverridesSchema, ToolPolicySchema } from "./policy";
 
 /**
@@ -7,7 +8,7 @@ import { PolicyOverridesSchema, ToolPolicySchema } from "./policy";
  */
 const isoTime = z.iso.datetime();
 const reason = z.string().trim().min(1).max(1_000).describe("Why: kept in the revision history");
-const author = z.string().trim().min(1).max(200).describe("Who made the change (defaults to `admin`)");
+const author = displayNameSchema(200).describe("Who made the change (defaults to `admin`)");
 const expectedVersion = z
   .number()
   .int()

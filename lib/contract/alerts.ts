@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { ALERT_CONDITIONS } from "../core/alerts";
-import { ToolNameSchema } from "./tool-name";
+import { ToolNameSchema, displayNameSchema } from "./tool-name";
 
 /** Alerts (operator API, admins): channels (secrets write-only), rules, the delivery log. */
 export const AlertChannelSchema = z
@@ -15,7 +15,7 @@ export const AlertChannelSchema = z
   .meta({ id: "AlertChannel" });
 
 const url = z.url({ protocol: /^https?$/ }).max(2000);
-const name = z.string().trim().min(1).max(100);
+const name = displayNameSchema(100);
 
 export const CreateAlertChannelSchema = z
   .discriminatedUnion("kind", [

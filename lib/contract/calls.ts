@@ -9,7 +9,8 @@ import { BEGIN_DECISIONS, BeginDecisionNameSchema } from "./v1";
  */
 const isoTime = z.iso.datetime();
 const instant = z.iso.datetime({ offset: true });
-const id = z.string().min(1).max(200);
+/** Filters by a tool or an id: in NFC, as the gate stores them, so either spelling finds them. */
+const id = z.string().min(1).max(200).normalize("NFC");
 
 export const CALL_STATUSES = ["in_progress", "succeeded", "failed", "released", "accepted"] as const;
 

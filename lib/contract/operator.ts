@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { displayNameSchema } from "./tool-name";
 import { ResendRequestSchema } from "./resends";
 
 /** The operator API (app/api/v1/operator/**): session cookie, roles per project. */
@@ -58,7 +59,7 @@ export const ApiKeySchema = z
 
 export const ApiKeyListSchema = z.object({ keys: z.array(ApiKeySchema) });
 
-export const CreateApiKeySchema = z.object({ name: z.string().trim().min(1).max(100) }).strict();
+export const CreateApiKeySchema = z.object({ name: displayNameSchema(100) }).strict();
 
 export const CreatedApiKeySchema = ApiKeySchema.extend({ key: z.string().describe("The key itself: shown this once, never stored") });
 
@@ -72,7 +73,7 @@ export const AddMemberSchema = z
   .object({
     email: z.email().max(254),
     role: RoleSchema,
-    name: z.string().trim().min(1).max(200).optional(),
+    name: displayNameSchema(200).optional(),
     password: z.string().min(8).max(128).optional().describe("Only to create a new account"),
   })
   .strict();

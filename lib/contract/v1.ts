@@ -1,11 +1,12 @@
 import { z } from "zod";
-import { ToolNameSchema } from "./tool-name";
+import { IdentifierSchema, ToolNameSchema } from "./tool-name";
 
 /**
  * The agent-facing wire contract (DESIGN.md). Route handlers parse with these, the OpenAPI
  * document is generated from them, and the SDK and tests parse responses with them.
  */
-const id = z.string().min(1).max(200);
+/** Ids a caller names (run, step, scope, tool call, agent): NFC, nothing invisible (tool-name.ts). */
+const id = IdentifierSchema;
 const isoTime = z.iso.datetime();
 
 /** Record states; `accepted` = a long-running operation started and not finished (async operations). */

@@ -12,6 +12,22 @@ export const DEFAULT_IGNORE_FIELDS: readonly string[] = [
 ];
 
 /**
+ * A digest standing in for a value the caller keeps to itself (the HTTP middleware's non-JSON
+ * request bodies): `{ "idemgate/sha256": "<64 hex>" }`. Canonically it is the bare hex, so the
+ * fingerprint and key are what they were when the hex was sent as a plain field; it is never
+ * stored as sent (prepare-call.ts keys it), since a bare SHA-256 of a short secret is brute-forced.
+ */
+export const DIGEST_FIELD = "idemgate/sha256";
+const HEX_DIGEST = /^[0-9a-f]{64}$/;
+
+/** The hex of a digest stand-in, or null when `entries` (an object's) are anything else. */
+export function standInDigest(entries: [string, unknown][]): string | null {
+  if (entries.length !== 1) return null;
+  const [name, value] = entries[0]!;
+  return name === DIGEST_FIELD && typeof value === "string" && HEX_DIGEST.test(value) ? value : null;
+}
+
+/**
  * Canonical form of tool arguments: object keys NFC-normalised and sorted, ignored fields removed
  * at every depth (matched as redaction matches names: any case, Unicode form or confusable
  * spelling), strings NFC-normalised, so that two spellings of the same arguments fingerprint
@@ -29,8 +45,11 @@ function serialize(value: unknown, ignore: (name: string) => boolean): string {
   if (typeof value === "boolean") return value ? "true" : "false";
   if (Array.isArray(value)) return `[${value.map((item) => serialize(item, ignore)).join(",")}]`;
   if (typeof value === "object") {
+    const entries = Object.entries(value as Record<string, unknown>);
+    const digest = standInDigest(entries);
+    if (digest !== null) return JSON.stringify(digest);
     const fields: [normalized: string, raw: string, item: unknown][] = [];
-    for (const [raw, item] of Object.entries(value as Record<string, unknown>)) {
+    for (const [raw, item] of entries) {
       const normalized = raw.normalize("NFC");
       if (item === undefined || ignore(raw)) continue;
       fields.push([normalized, raw, item]);

@@ -11,10 +11,15 @@ import { sha256Hex } from "./canonical";
  * `argsKey` does the same for idempotency keys that are a digest of the args (the `args` key
  * strategy, and `step` without a step or scope): keyed over the unkeyed key older versions
  * derived, with its own label so a key never equals a fingerprint.
+ *
+ * `secretTag` names a redacted value without revealing it (a scope a policy derives from a
+ * redacted field, prepare-call.ts): equal values get equal tags, and only the secret's holder can
+ * test a guess against one.
  */
 export interface ArgsFingerprinter {
   (canonicalArgs: string): { keyed: string; legacy: string };
   argsKey(legacyKey: string): string;
+  secretTag(value: string): string;
 }
 
 export function argsFingerprinter(secret: string | Uint8Array): ArgsFingerprinter {
@@ -24,6 +29,7 @@ export function argsFingerprinter(secret: string | Uint8Array): ArgsFingerprinte
   };
   return Object.assign(fingerprint, {
     argsKey: (legacyKey: string) => createHmac("sha256", secret).update(`idemgate key:${legacyKey}`).digest("hex"),
+    secretTag: (value: string) => createHmac("sha256", secret).update(`idemgate secret:${value}`).digest("hex").slice(0, 16),
   });
 }
 

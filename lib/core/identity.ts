@@ -46,6 +46,25 @@ interface CallIds {
   agentId?: string | null;
 }
 
+/** The wire's bound on a tool name and on every id (contract/v1.ts). */
+export const MAX_ID_LENGTH = 200;
+
+/**
+ * The first identifier of a call the wire would refuse: empty, longer than MAX_ID_LENGTH, or
+ * holding an invisible character (contract/tool-name.ts). In-process callers (the MCP and HTTP
+ * gateways, the SDK's in-process transport) reach the service without the wire's schema, so the
+ * service checks them with this.
+ */
+export function badIdField(call: CallIds): { field: keyof CallIds; problem: "length" | "invisible" } | null {
+  for (const field of ["tool", "runId", "stepId", "scope", "toolCallId", "agentId"] as const) {
+    const value = call[field];
+    if (typeof value !== "string") continue;
+    if (value.length === 0 || value.length > MAX_ID_LENGTH) return { field, problem: "length" };
+    if (hasInvisibleCharacters(value)) return { field, problem: "invisible" };
+  }
+  return null;
+}
+
 /** The call with its identifiers in NFC, before a policy is looked up or a key derived. */
 export function normalizeCallIds<T extends CallIds>(call: T): T {
   const nfc = (text: string | null | undefined) => (typeof text === "string" ? text.normalize("NFC") : text);

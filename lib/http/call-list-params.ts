@@ -1,4 +1,3 @@
-import { z } from "zod";
-import { ProjectParams } from "./params";
+import { ProjectParams, RunIdSchema } from "./params";
 
-export const ProjectRunParams = ProjectParams.extend({ runId: z.string().min(1).max(200) });
+export const ProjectRunParams = ProjectParams.extend({ runId: RunIdSchema });

@@ -12,8 +12,13 @@ export const RevisionParams = ProjectToolParams.extend({ version: z.coerce.numbe
 
 export const UpstreamParams = ProjectParams.extend({ upstreamId: z.string().min(1).max(200) });
 
-export const RunIdParams = z.object({ runId: z.string().min(1).max(200) });
+/**
+ * A run id in a path, in NFC as the gate stored it (a lookup: ids stored by older versions with
+ * characters the wire now refuses stay reachable).
+ */
+export const RunIdSchema = z.string().min(1).max(200).normalize("NFC");
+export const RunIdParams = z.object({ runId: RunIdSchema });
 export const RunCallParams = RunIdParams.extend({ callId: z.string().min(1).max(200) });
-export const ProjectRunCallParams = ProjectParams.extend({ runId: z.string().min(1).max(200), callId: z.string().min(1).max(200) });
+export const ProjectRunCallParams = ProjectParams.extend({ runId: RunIdSchema, callId: z.string().min(1).max(200) });
 export const PreviewIdParams = z.object({ previewId: z.string().min(1).max(200) });
 export const ProjectPreviewParams = ProjectParams.extend({ previewId: z.string().min(1).max(200) });

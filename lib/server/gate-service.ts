@@ -1,5 +1,5 @@
 import type { ArgsFingerprinter } from "../core/fingerprint";
-import { normalizeCallIds } from "../core/identity";
+import { MAX_ID_LENGTH, badIdField, normalizeCallIds } from "../core/identity";
 import { KeyDerivationError } from "../core/keys";
 import { type CallSignature, type LoopMatch, blocksOnStep, detectLoop, isLoopStep, loopHistorySize } from "../core/loop-detector";
 import { type BeginPlan, planBegin, alwaysExecutes } from "../core/plan-begin";
@@ -109,6 +109,7 @@ export class GateService {
     const startedAt = performance.now();
     // Every transport's identifiers in one spelling before the policy lookup and the key.
     const input = normalizeCallIds(raw);
+    assertVisibleIds(input);
     // HTTP bodies were checked whole when read; in-process callers hand their args over directly.
     assertWithinJsonBounds(input.args, "args", ["args"]);
     const fingerprint = this.fingerprints.current() ?? (await this.fingerprints.load());
@@ -320,6 +321,7 @@ export class GateService {
   /** The key and fingerprint a begin of this call would have, under the tool's policy in force (previews). */
   async prepareFor(projectId: string, raw: Omit<BeginCall, "projectId">): Promise<{ policy: EffectivePolicy; call: PreparedCall }> {
     const input = normalizeCallIds(raw);
+    assertVisibleIds(input);
     const fingerprint = this.fingerprints.current() ?? (await this.fingerprints.load());
     const policy = await this.policies.forTool(projectId, input.tool);
     const call = this.prepare({ ...input, projectId }, policy, fingerprint);
@@ -562,4 +564,18 @@ function withBypass(detail: Record<string, unknown> | null, bypass: BeginContext
 
 function waitKey(projectId: string, key: string): string {
   return `${projectId}\u0000${key}`;
+}
+
+/**
+ * The wire refuses invisible characters and over-long ids (contract/tool-name.ts); callers in the
+ * same process (the MCP and HTTP gateways, the SDK's in-process transport) reach the service
+ * without it: an upstream's tool name or a gateway path with a zero-width character would skip the
+ * policy of the tool it looks like.
+ */
+function assertVisibleIds(input: Parameters<typeof badIdField>[0]): void {
+  const bad = badIdField(input);
+  if (bad === null) return;
+  const what = bad.field === "tool" ? "a tool name" : `an id (${bad.field})`;
+  const message = bad.problem === "length" ? `${what} must be 1 to ${MAX_ID_LENGTH} characters` : `control and zero-width characters are not allowed in ${what}`;
+  throw new AppError("invalid_input", message, { issues: [{ path: [bad.field], message, code: bad.problem === "length" ? "too_big" : "invisible_characters" }] });
 }

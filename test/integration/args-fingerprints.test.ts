@@ -7,7 +7,7 @@ import { AdminClient, TEST_ADMIN_TOKEN } from "../helpers/admin-client";
 import { TestClient } from "../helpers/client";
 import { PROVIDERS, type TestDatabase, createTestDatabase } from "../helpers/databases";
 import { createTestProject } from "../helpers/fixtures";
-import { expectDecision, runOnce, uniqueRun, uniqueTool } from "../helpers/policy-fixtures";
+import { dumpTables, expectDecision, runOnce, uniqueRun, uniqueTool } from "../helpers/policy-fixtures";
 import { type TestServer, startServer } from "../helpers/server";
 import { scalar, sql } from "../helpers/sql";
 
@@ -104,6 +104,42 @@ describe.each(PROVIDERS)("%s: keyed args fingerprints", (provider) => {
     expect(other.callId).not.toBe(first.callId);
     expect(await scalar(db.url, "SELECT COUNT(*) FROM call_records WHERE key = $1", [legacyKey])).toBe(1);
   });
+
+  it("a scope the policy derives from a redacted field is stored and shown masked, its key is keyed, and a record under the old key keeps deciding", async () => {
+    const tool = uniqueTool("unlock_door");
+    // One unlock per PIN whatever the run: the scope strategy keys on (project, tool, scope) only.
+    await admin.put(tool, { keyStrategy: "scope", scopeFrom: ["/door", "/code/pin"], redactFields: ["PIN"], loop: { enabled: false } });
+    const args = (pin: string) => ({ door: "front", code: { pin } });
+    const first = await runOnce(clients[0]!, { tool, runId: uniqueRun("door"), args: args("4938") });
+    const status = await clients[1]!.status(first.callId);
+    // The door is not secret; the PIN shows as a tag keyed with the install's secret.
+    expect(status.scope).toMatch(/^\/door=front&\/code\/pin=\[REDACTED [0-9a-f]{16}\]$/);
+    expect(await dumpTables(db.url, ["call_records", "events"])).not.toContain("4938");
+    const keyOf = (pin: string) => deriveKey("scope", { projectId, runId: "", tool, scope: `/door=front&/code/pin=${pin}`, canonicalArgs: "" });
+    expect(status.key).not.toBe(keyOf("4938"));
+    // The same search finds the PIN under the old, unkeyed key: the test can fail.
+    const oldKey = keyOf("0042");
+    const search = (matches: (pin: string) => boolean) => {
+      for (let n = 0; n < 10 ** PIN_DIGITS; n++) if (matches(String(n).padStart(PIN_DIGITS, "0"))) return String(n).padStart(PIN_DIGITS, "0");
+      return null;
+    };
+    expect(search((pin) => keyOf(pin) === oldKey)).toBe("0042");
+    expect(search((pin) => keyOf(pin) === status.key || status.scope === `/door=front&/code/pin=${pin}`)).toBeNull();
+
+    // Same PIN from another run on the other instance: the same scope, a replay; another PIN runs.
+    const again = expectDecision(await clients[1]!.begin({ tool, runId: uniqueRun("door"), args: args("4938") }), "replay");
+    expect(again.callId).toBe(first.callId);
+    const other = await runOnce(clients[0]!, { tool, runId: uniqueRun("door"), args: args("1111") });
+    expect((await clients[0]!.status(other.callId)).scope).not.toBe(status.scope);
+
+    // What an older version stored: the unkeyed key (and the scope in clear). It keeps deciding.
+    await sql(db.url, "UPDATE call_records SET key = $1 WHERE id = $2", [keyOf("1111"), other.callId]);
+    await sql(db.url, "UPDATE events SET key = $1 WHERE call_id = $2", [keyOf("1111"), other.callId]);
+    for (const client of clients) {
+      const replay = expectDecision(await client.begin({ tool, runId: uniqueRun("door"), args: args("1111") }), "replay");
+      expect(replay.callId).toBe(other.callId);
+    }
+  }, 120_000);
 
   // Last: the search holds this process for seconds, and a server closes idle keep-alive sockets meanwhile.
   it("a redacted PIN cannot be recovered from the fingerprint or the key an agent reads", async () => {

@@ -69,6 +69,21 @@ describe.each(PROVIDERS)("%s: identity hygiene", (provider) => {
     expect(await scalar(db.url, "SELECT COUNT(*) FROM call_records WHERE run_id = $1", [runId])).toBe(0);
   });
 
+  it.each([
+    ["runId", { runId: "run\u200b1" }],
+    ["stepId", { stepId: "charge\u200dcustomer" }],
+    ["scope", { scope: "order:\ufeff42" }],
+    ["toolCallId", { toolCallId: "toolu_\u202e01" }],
+    ["agentId", { agentId: "planner\u0007" }],
+  ])("an invisible character in %s is a 400 with zod issues, and nothing is stored", async (field, ids) => {
+    const before = await scalar(db.url, "SELECT COUNT(*) FROM events");
+    const { status, body } = await client.expectError("POST", "/api/v1/calls/begin", { tool: "charge_card", runId: uniqueRun("ids"), ...ids });
+    expect(status).toBe(400);
+    expect(body.error.code).toBe("invalid_input");
+    expect(body.error.issues?.some((issue) => issue.path.join(".") === field)).toBe(true);
+    expect(await scalar(db.url, "SELECT COUNT(*) FROM events")).toBe(before);
+  });
+
   it("the admin API refuses such a tool name for a policy", async () => {
     const { status, body } = await admin.expectError("PUT", admin.path("charge\u200bcard"), { policy: { onDuplicate: "refuse" }, reason: "x" });
     expect(status).toBe(400);

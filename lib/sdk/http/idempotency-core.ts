@@ -72,15 +72,35 @@ export const REPLAYED_HEADER = "idempotent-replayed";
 const STORED_PREFIX = "idemgate-http:";
 const MAX_ERROR_MESSAGE = 10_000;
 
+/** The gate's bound on a tool name (contract/v1.ts). */
+const MAX_TOOL_NAME = 200;
+
+/**
+ * The tool a request is: method and route. A name over the gate's 200 characters keeps its start
+ * and ends with a digest of the whole: cut short alone, two long routes sharing their first 200
+ * characters were one tool, and a key reused on the other replayed the first's response.
+ */
 export function toolName(method: string, route: string): string {
-  return `${method.toUpperCase()} ${route}`.slice(0, 200);
+  const name = `${method.toUpperCase()} ${route}`.normalize("NFC");
+  if (name.length <= MAX_TOOL_NAME) return name;
+  const digest = createHash("sha256").update(name).digest("hex").slice(0, 16);
+  return `${name.slice(0, MAX_TOOL_NAME - digest.length - 2)}…#${digest}`;
 }
 
-/** The payload fingerprint's input: the path and the body (JSON as values, other bodies by hash). */
+/**
+ * The payload fingerprint's input: the path and the body (JSON as values, other bodies by hash).
+ * The hash goes as the gate's digest stand-in (lib/core/canonical.ts, DIGEST_FIELD): it
+ * fingerprints as the bare hex did (so records of older versions keep their 422 semantics), and
+ * the gate stores a tag keyed with its install secret in its place, never the bare SHA-256 that a
+ * viewer could brute-force back to a short body (a PIN in a form post).
+ */
 export function payloadArgs(target: string, body: unknown): unknown {
-  if (body instanceof Uint8Array) return { target, bodySha256: body.byteLength ? createHash("sha256").update(body).digest("hex") : null };
+  if (body instanceof Uint8Array) return { target, bodySha256: body.byteLength ? { [BODY_DIGEST_FIELD]: createHash("sha256").update(body).digest("hex") } : null };
   return { target, body: body ?? null };
 }
+
+/** lib/core/canonical.ts's DIGEST_FIELD, spelled here: the SDK imports nothing of the server. */
+const BODY_DIGEST_FIELD = "idemgate/sha256";
 
 export function problemReply(kind: ProblemKind, detail: string, headers: [string, string][] = [], extensions: Record<string, unknown> = {}): HttpReply {
   const body: Problem = problem(kind, detail, extensions);
@@ -185,6 +205,11 @@ export async function runIdempotent(options: IdempotencyOptions, incoming: Incom
       { maxWaitMs: options.latchMs ?? 0, toolRetry: false, classifyError: classify },
     );
   } catch (error) {
+    // The gate refused the request as the caller sent it (an id or route name with an invisible
+    // character, a bound): sending it again cannot help, so neither a 503 nor a refused resend.
+    if (error instanceof GateError && error.code === "invalid_input") {
+      return { kind: "answer", reply: problemReply("badIdentity", error.message) };
+    }
     if (error instanceof GateError && (error.code.startsWith("bypass_") || (resendReason !== null && !error.retryable))) {
       // A resend the policy never allows (bypass: never), or a token refused: nothing ran, and retrying cannot help.
       return { kind: "answer", reply: problemReply("resendRefused", `it was not run again: ${error.message}`) };

@@ -40,11 +40,6 @@ export function parseIdempotencyKey(raw: string): string | null {
   return key;
 }
 
-function id(header: HeaderReader, name: string): string | undefined {
-  const value = header(name)?.trim();
-  return value ? value.slice(0, MAX_KEY) : undefined;
-}
-
 /** The caller's key wins; otherwise Idemgate-Run-Id (with optional step and scope) keys the request under the step strategy. */
 export function readKeySource(header: HeaderReader, keyHeader = "idempotency-key"): KeySource {
   const raw = header(keyHeader);
@@ -52,10 +47,15 @@ export function readKeySource(header: HeaderReader, keyHeader = "idempotency-key
     const key = parseIdempotencyKey(raw);
     return key ? { kind: "key", key } : { kind: "invalid", detail: `${keyHeader} must be a string of 1 to ${MAX_KEY} printable ASCII characters` };
   }
-  const runId = id(header, RUN_HEADERS.runId);
+  // Too long is refused, never cut: two ids alike for their first 200 characters would be one run.
+  const ids: Partial<Record<keyof typeof RUN_HEADERS, string>> = {};
+  for (const [field, name] of Object.entries(RUN_HEADERS) as [keyof typeof RUN_HEADERS, string][]) {
+    const value = header(name)?.trim();
+    if (!value) continue;
+    if (value.length > MAX_KEY) return { kind: "invalid", detail: `${name} must be at most ${MAX_KEY} characters` };
+    ids[field] = value;
+  }
+  const { runId, ...rest } = ids;
   if (!runId) return { kind: "missing" };
-  const stepId = id(header, RUN_HEADERS.stepId);
-  const scope = id(header, RUN_HEADERS.scope);
-  const agentId = id(header, RUN_HEADERS.agentId);
-  return { kind: "run", runId, ...(stepId ? { stepId } : {}), ...(scope ? { scope } : {}), ...(agentId ? { agentId } : {}) };
+  return { kind: "run", runId, ...rest };
 }

@@ -23,6 +23,7 @@ export const PROBLEMS = {
   gateUnavailable: { slug: "idempotency-unavailable", title: "Idempotency could not be checked", status: 503 },
   tooLarge: { slug: "request-too-large", title: "The request body is too large", status: 413 },
   badPath: { slug: "bad-path", title: "The path cannot be forwarded", status: 400 },
+  badIdentity: { slug: "invalid-identity", title: "The gate refused the request as sent (its route, ids or size)", status: 400 },
   unknownUpstream: { slug: "unknown-upstream", title: "No such upstream", status: 404 },
   upstreamRefused: { slug: "upstream-refused", title: "The upstream is not allowed", status: 403 },
   upstreamFailed: { slug: "upstream-unreachable", title: "The upstream could not be reached", status: 502 },

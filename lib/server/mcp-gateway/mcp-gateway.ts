@@ -194,6 +194,11 @@ export class McpGateway {
       if (error instanceof AppError && (error.code === "store_unavailable" || error.code === "contention")) {
         return gateError(`${tool} was not run: the gate is unavailable for a moment. Nothing happened; call it again with the same arguments.`, { decision: "unavailable" }, { "idemgate/retryable": true });
       }
+      // An id the gate refuses (an invisible character in the tool's name or a `_meta` id): the
+      // same call can never be keyed, so it is not retryable.
+      if (error instanceof AppError && error.code === "invalid_input") {
+        return gateError(`${tool} was not run: ${error.message}. Nothing happened; do not retry it unchanged.`, { decision: "invalid" }, { "idemgate/retryable": false });
+      }
       throw error;
     }
     if (decision.decision === "execute" && decision.recovered) {

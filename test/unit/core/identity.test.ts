@@ -1,7 +1,10 @@
 import { describe, expect, it } from "vitest";
 import { canonicalize } from "../../../lib/core/canonical";
 import { argsFingerprinter, sameArgs } from "../../../lib/core/fingerprint";
-import { foldFieldName, hasInvisibleCharacters, normalizeCallIds } from "../../../lib/core/identity";
+import { CreateAlertChannelSchema } from "../../../lib/contract/alerts";
+import { AddMemberSchema, CreateApiKeySchema } from "../../../lib/contract/operator";
+import { BeginRequestSchema } from "../../../lib/contract/v1";
+import { badIdField, foldFieldName, hasInvisibleCharacters, normalizeCallIds } from "../../../lib/core/identity";
 import { REDACTED, redact } from "../../../lib/core/redact";
 
 describe("redaction by name, however it is spelled", () => {
@@ -42,6 +45,26 @@ describe("identifiers", () => {
     const call = normalizeCallIds({ tool: nfd, runId: nfd, stepId: nfd, scope: nfd, toolCallId: nfd, agentId: nfd, args: { x: nfd } });
     expect(call).toMatchObject({ tool: "café", runId: "café", stepId: "café", scope: "café", toolCallId: "café", agentId: "café" });
     expect(call.args).toEqual({ x: nfd });
+  });
+
+  it("the wire puts ids in NFC and refuses invisible characters in each of them; the service does the same for in-process callers", () => {
+    const parsed = BeginRequestSchema.parse({ tool: "t", runId: "cafe\u0301", stepId: "cafe\u0301", scope: "cafe\u0301", toolCallId: "cafe\u0301", agentId: "cafe\u0301" });
+    expect(parsed).toMatchObject({ runId: "café", stepId: "café", scope: "café", toolCallId: "café", agentId: "café" });
+    for (const field of ["runId", "stepId", "scope", "toolCallId", "agentId"] as const) {
+      const result = BeginRequestSchema.safeParse({ tool: "t", runId: "r", [field]: "a\u200bb" });
+      expect(result.success, field).toBe(false);
+      expect(result.error!.issues[0]!.path).toEqual([field]);
+      expect(badIdField({ tool: "t", runId: "r", [field]: "a\u200bb" })).toEqual({ field, problem: "invisible" });
+    }
+    expect(badIdField({ tool: "t".repeat(201), runId: "r" })).toEqual({ field: "tool", problem: "length" });
+    expect(badIdField({ tool: "café", runId: "r", stepId: null })).toBeNull();
+  });
+
+  it("names people read (API keys, alert channels, members) are NFC and refuse invisible characters", () => {
+    expect(CreateApiKeySchema.parse({ name: " cafe\u0301 bot " }).name).toBe("café bot");
+    expect(CreateApiKeySchema.safeParse({ name: "ci\u200bbot" }).success).toBe(false);
+    expect(CreateAlertChannelSchema.safeParse({ kind: "slack", name: "on\u202ecall", url: "https://hooks.slack.com/services/x" }).success).toBe(false);
+    expect(AddMemberSchema.safeParse({ email: "a@b.test", role: "viewer", name: "Ada\u0000" }).success).toBe(false);
   });
 });
 

@@ -1,4 +1,5 @@
 import { describe, expect, it } from "vitest";
+import { deriveKey } from "../../../lib/core/keys";
 import { DEFAULT_POLICY } from "../../../lib/core/policy";
 import { prepareCall } from "../../../lib/core/prepare-call";
 import { resolvePointer, scopeFromArgs } from "../../../lib/core/scope-from";
@@ -48,5 +49,28 @@ describe("scopeFrom: the business scope from argument fields", () => {
     expect(prepareCall(call({ orderId: "42" }, "order:42"), policy, TEST_FINGERPRINTER).scope).toBe("order:42");
     // Without scopeFrom the paraphrase is a different call (keyed by its args).
     expect(prepareCall(call({ orderId: "42", amount: "10.00" }), DEFAULT_POLICY, TEST_FINGERPRINTER).key).not.toBe(prepareCall(call({ orderId: "42", amount: 10 }), DEFAULT_POLICY, TEST_FINGERPRINTER).key);
+  });
+
+  it("a value read through a redacted field is masked in the scope, and the key derived from it is keyed (old key kept for lookup)", () => {
+    const policy = { ...DEFAULT_POLICY, keyStrategy: "scope" as const, scopeFrom: ["/account", "/auth/Pin"], redactFields: ["pin"] };
+    const first = prepareCall(call({ account: "a-1", auth: { Pin: "4938" } }), policy, TEST_FINGERPRINTER);
+    const same = prepareCall(call({ account: "a-1", auth: { Pin: "4938" }, note: "again" }), policy, TEST_FINGERPRINTER);
+    const other = prepareCall(call({ account: "a-1", auth: { Pin: "4939" } }), policy, TEST_FINGERPRINTER);
+    expect(first.scope).toMatch(/^\/account=a-1&\/auth\/Pin=\[REDACTED [0-9a-f]{16}\]$/);
+    expect(first.scope).not.toContain("4938");
+    expect(same.scope).toBe(first.scope);
+    expect(other.scope).not.toBe(first.scope);
+    const unkeyed = deriveKey("scope", { projectId: "p", runId: "key:k1", tool: "refund_order", scope: "/account=a-1&/auth/Pin=4938", canonicalArgs: "" });
+    expect(first.legacyKey).toBe(unkeyed);
+    expect(first.key).toBe(TEST_FINGERPRINTER.argsKey(unkeyed));
+    expect(same.key).toBe(first.key);
+    expect(other.key).not.toBe(first.key);
+    // Nothing redacted on the way: the scope in clear, the key as before.
+    const plain = prepareCall(call({ account: "a-1", auth: { Pin: "4938" } }), { ...policy, redactFields: ["password"] }, TEST_FINGERPRINTER);
+    expect(plain.scope).toBe("/account=a-1&/auth/Pin=4938");
+    expect([plain.key, plain.legacyKey]).toEqual([unkeyed, null]);
+    // A step names the key: the scope is only shown, still masked.
+    const stepped = prepareCall({ ...call({ account: "a-1", auth: { Pin: "4938" } }), stepId: "s1" }, { ...policy, keyStrategy: "step" }, TEST_FINGERPRINTER);
+    expect([stepped.scope, stepped.legacyKey]).toEqual([first.scope, null]);
   });
 });
