@@ -1,3 +1,4 @@
+import { failureBackoffMs } from "../core/failure-backoff";
 import { env } from "../env";
 import { observeLiveLeases } from "../telemetry/instruments";
 import { services } from "./composition-root";
@@ -11,26 +12,54 @@ interface Loop {
   run: () => Promise<unknown>;
 }
 
-const holder = globalThis as unknown as { __idemgateJobs?: boolean };
+/** The longest wait between passes of a loop that keeps failing (its store gone, say). */
+const MAX_FAILURE_BACKOFF_MS = 60_000;
+
+/** What each loop did, per process: for diagnostics and for tests that watch a loop back off. */
+export interface LoopStats {
+  passes: number;
+  failures: number;
+  failuresInRow: number;
+  /** The wait before the next pass, as the last pass chose it. */
+  nextMs: number;
+}
+
+const holder = globalThis as unknown as { __idemgateJobs?: boolean; __idemgateLoopStats?: Record<string, LoopStats> };
+
+/** Every loop's stats in this process, by name. */
+export function loopStats(): Record<string, LoopStats> {
+  return (holder.__idemgateLoopStats ??= {});
+}
 
 /**
  * Runs `run` every `intervalMs`, measured from the end of the previous run, so a slow pass never
  * overlaps the next. The timer is unref'd (it never keeps the process alive) and a failure is
- * logged and retried next time: background work must never take the server down.
+ * logged and retried: background work must never take the server down. Failures in a row back off
+ * (doubling, jittered, up to a minute), so a database that vanished (its file deleted, the Postgres
+ * database dropped) costs a pass now and then, not a loop that retries as fast as it can.
  */
 function startLoop({ name, intervalMs, run }: Loop): void {
-  const schedule = () => {
+  const stats: LoopStats = (loopStats()[name] = { passes: 0, failures: 0, failuresInRow: 0, nextMs: intervalMs });
+  const schedule = (delayMs: number) => {
     const timer = setTimeout(async () => {
+      stats.passes++;
       try {
         await run();
+        stats.failuresInRow = 0;
       } catch (error) {
-        console.warn(`[idemgate] ${name} failed: ${error instanceof Error ? error.message : String(error)}`);
+        stats.failures++;
+        stats.failuresInRow++;
+        const next = failureBackoffMs(intervalMs, stats.failuresInRow, MAX_FAILURE_BACKOFF_MS);
+        console.warn(`[idemgate] ${name} failed (${stats.failuresInRow} in a row; next try in ${next} ms): ${error instanceof Error ? error.message : String(error)}`);
+        stats.nextMs = next;
+        return schedule(next);
       }
-      schedule();
-    }, intervalMs);
+      stats.nextMs = intervalMs;
+      schedule(intervalMs);
+    }, delayMs);
     timer.unref();
   };
-  schedule();
+  schedule(intervalMs);
 }
 
 /** Started once per server process from boot(): the collector, the storm detector and the alert delivery worker. */

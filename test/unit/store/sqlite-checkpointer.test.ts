@@ -50,6 +50,23 @@ describe("SQLite background checkpointer", () => {
     expect(db.prepare("SELECT COUNT(*) AS n FROM t").get()).toEqual({ n: 600 });
   });
 
+  it("an idle log already copied whole waits the interval, not the 10 ms a log with frames to copy gets", async () => {
+    const file = path.join(mkdtempSync(path.join(os.tmpdir(), "checkpointer-")), "c.db");
+    db = openSqlite(file, { synchronous: "normal" });
+    db.pragma("wal_autocheckpoint = 0");
+    db.exec("CREATE TABLE t (id INTEGER PRIMARY KEY, body BLOB)");
+    const insert = db.prepare("INSERT INTO t (body) VALUES (randomblob(3000))");
+    for (let i = 0; i < 200; i++) insert.run();
+    // About 600 frames: past a quarter of 1,024, short of a restart.
+    checkpointer = SqliteCheckpointer.for(file, { intervalMs: 50, restartFrames: 1_024 });
+    checkpointer!.start();
+    const worker = checkpointer!;
+    await waitFor(async () => statSync(file).size >= 200 * 3000 && worker.stats.ticks >= 3, 60_000, "the log copied whole");
+    expect(worker.stats.logFrames).toBeGreaterThanOrEqual(256);
+    expect(worker.stats.logFrames).toBeLessThan(1_024);
+    expect(worker.stats.nextMs).toBe(50);
+  });
+
   it("stops: the worker exits and never keeps the process alive", async () => {
     const file = path.join(mkdtempSync(path.join(os.tmpdir(), "checkpointer-")), "c.db");
     db = openSqlite(file);

@@ -2,6 +2,7 @@ import { createRequire } from "node:module";
 import path from "node:path";
 import { Worker } from "node:worker_threads";
 import type Database from "better-sqlite3";
+import { failureBackoffMs } from "../../../core/failure-backoff";
 
 /**
  * Moves SQLite's WAL checkpoints off the thread that serves decisions, and keeps the WAL bounded.
@@ -29,6 +30,8 @@ export interface CheckpointerOptions {
   intervalMs?: number;
   /** Log length (frames, 4 KiB pages) from which the worker restarts the log (default 4,096 = 16 MiB). */
   restartFrames?: number;
+  /** The longest wait between checkpoints that keep failing (default 5 s; at least intervalMs). */
+  maxBackoffMs?: number;
 }
 
 /** What the worker last saw, for tests and diagnostics. */
@@ -38,31 +41,49 @@ export interface CheckpointStats {
   /** Frames in the log at the last tick, before its checkpoint. */
   logFrames: number;
   maxLogFrames: number;
+  /** Checkpoints that failed (the database locked, or gone), and those in a row until the last tick. */
+  failures: number;
+  failuresInRow: number;
+  /** The wait before the next tick, as the last tick chose it. */
+  nextMs: number;
 }
 
+// The backoff is the background loops' own (core/failure-backoff.ts), its source copied in: the
+// worker runs from this string, and the function uses nothing but Math.
 const WORKER_SOURCE = `
+const failureBackoffMs = ${failureBackoffMs.toString()};
 const { parentPort, workerData } = require("node:worker_threads");
 const Database = require(workerData.driver);
 const db = new Database(workerData.file, { timeout: 0 });
 const passive = db.prepare("PRAGMA wal_checkpoint(PASSIVE)");
 const restart = db.prepare("PRAGMA wal_checkpoint(RESTART)");
-const stats = { ticks: 0, restarts: 0, logFrames: 0, maxLogFrames: 0 };
+const stats = { ticks: 0, restarts: 0, logFrames: 0, maxLogFrames: 0, failures: 0, failuresInRow: 0, nextMs: workerData.intervalMs };
 let timer = null;
 function tick() {
   let next = workerData.intervalMs;
   try {
     const copied = passive.get();
     stats.ticks++;
+    stats.failuresInRow = 0;
     stats.logFrames = copied.log;
     stats.maxLogFrames = Math.max(stats.maxLogFrames, copied.log);
     if (copied.log >= workerData.restartFrames && copied.checkpointed === copied.log) {
       // Waits (briefly) for the writer's lock and the readers; the copy left to do is short.
       db.pragma("busy_timeout = " + workerData.restartWaitMs);
       try { if (restart.get().busy === 0) stats.restarts++; } finally { db.pragma("busy_timeout = 0"); }
-    } else if (copied.log >= workerData.restartFrames / 4) {
+    } else if (copied.log >= workerData.restartFrames / 4 && copied.checkpointed < copied.log) {
+      // Frames are waiting to be copied: come back soon. A log already copied whole waits for the
+      // next write to restart it, which no tick can hasten (an idle server ticked 100 times a second).
       next = Math.min(next, 10);
     }
-  } catch { /* busy or closing: the next tick does it */ }
+  } catch {
+    // The database is locked, or gone (its file deleted, its disk failing): back off, doubling up to
+    // a bound, with jitter, so a store that vanished costs a tick every few seconds, not a busy loop.
+    stats.failures++;
+    stats.failuresInRow++;
+    next = failureBackoffMs(workerData.intervalMs, stats.failuresInRow, workerData.maxBackoffMs);
+  }
+  stats.nextMs = next;
   parentPort.postMessage(stats);
   timer = setTimeout(tick, next);
 }
@@ -77,13 +98,14 @@ const PAGE_BYTES = 4_096;
 export class SqliteCheckpointer {
   private worker: Worker | null = null;
   private writer: Database.Database | null = null;
-  private latest: CheckpointStats = { ticks: 0, restarts: 0, logFrames: 0, maxLogFrames: 0 };
+  private latest: CheckpointStats = { ticks: 0, restarts: 0, logFrames: 0, maxLogFrames: 0, failures: 0, failuresInRow: 0, nextMs: 0 };
 
   private constructor(
     private readonly file: string,
     private readonly driver: string,
     private readonly intervalMs: number,
     private readonly restartFrames: number,
+    private readonly maxBackoffMs: number,
   ) {}
 
   /**
@@ -92,7 +114,9 @@ export class SqliteCheckpointer {
    */
   static for(file: string, options: CheckpointerOptions = {}): SqliteCheckpointer | null {
     const driver = locateDriver();
-    return driver ? new SqliteCheckpointer(path.resolve(file), driver, options.intervalMs ?? 200, options.restartFrames ?? 4_096) : null;
+    const intervalMs = options.intervalMs ?? 200;
+    const maxBackoffMs = Math.max(intervalMs, options.maxBackoffMs ?? 5_000);
+    return driver ? new SqliteCheckpointer(path.resolve(file), driver, intervalMs, options.restartFrames ?? 4_096, maxBackoffMs) : null;
   }
 
   /**
@@ -103,7 +127,7 @@ export class SqliteCheckpointer {
     if (this.worker) return;
     const worker = new Worker(WORKER_SOURCE, {
       eval: true,
-      workerData: { file: this.file, driver: this.driver, intervalMs: this.intervalMs, restartFrames: this.restartFrames, restartWaitMs: 100 },
+      workerData: { file: this.file, driver: this.driver, intervalMs: this.intervalMs, restartFrames: this.restartFrames, restartWaitMs: 100, maxBackoffMs: this.maxBackoffMs },
     });
     this.worker = worker;
     // A checkpointer never keeps a process alive, and its failure only brings automatic checkpoints back.
