@@ -1,6 +1,7 @@
 import { env } from "../env";
 import { AppError } from "../server/app-error";
 import { cancellationsIn } from "../server/mcp-gateway/in-flight-calls";
+import { resourceUpdateStream } from "../server/mcp-gateway/resource-updates";
 import { services } from "../server/composition-root";
 import { agentActor } from "../server/operator-audit";
 import { bearerToken } from "./bearer-token";
@@ -95,6 +96,21 @@ export function mcpRoute() {
         if (!sessionId) return rpcError(400, -32600, `send the ${SESSION_HEADER} header to end a session`);
         await mcp.sessions.end(principal.projectId, sessionId);
         return new Response(null, { status: 200 });
+      }
+
+      // A session's standalone GET stream carries its resource updates (the SDK's stateless
+      // fallback answers GET 405). Without a session there is nothing to deliver: the SDK answers.
+      if (req.method === "GET" && sessionId) {
+        if (!req.headers.get("accept")?.includes("text/event-stream")) return rpcError(406, -32600, "the GET stream needs `Accept: text/event-stream`");
+        const { projectId } = principal;
+        return resourceUpdateStream(
+          {
+            connect: (onUpdated) => mcp.gateway.subscriber(upstream, (client) => client.setNotificationHandler("notifications/resources/updated", onUpdated)),
+            // Re-checked each round: a session ended (DELETE on any instance, or expired) ends its stream.
+            subscriptions: async () => ((await mcp.sessions.find(sessionId, projectId, name)) ? mcp.sessions.subscriptions(sessionId) : null),
+          },
+          req.signal,
+        );
       }
 
       let parsedBody: unknown;

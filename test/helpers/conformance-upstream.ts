@@ -96,7 +96,7 @@ const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
  * scenario descriptions (SDK v1 low-level server, stateless Streamable HTTP): the upstream the
  * conformance test runs directly and then through the gateway.
  */
-function conformanceServer(): Server {
+function conformanceServer(watch: Watch): Server {
   const server = new Server({ name: "conformance-upstream", version: "1.0.0" }, {
     capabilities: { tools: {}, logging: {}, resources: { subscribe: true }, prompts: {}, completions: {} },
   });
@@ -106,8 +106,14 @@ function conformanceServer(): Server {
     resourceTemplates: [{ uriTemplate: "test://template/{id}/data", name: "template", description: "Data by id", mimeType: "application/json" }],
   }));
   server.setRequestHandler(ReadResourceRequestSchema, async (request) => ({ contents: [readResource(request.params.uri)] as never }));
-  server.setRequestHandler(SubscribeRequestSchema, async () => ({}));
-  server.setRequestHandler(UnsubscribeRequestSchema, async () => ({}));
+  server.setRequestHandler(SubscribeRequestSchema, async (request) => {
+    watch.subscribed.add(request.params.uri);
+    return {};
+  });
+  server.setRequestHandler(UnsubscribeRequestSchema, async (request) => {
+    watch.subscribed.delete(request.params.uri);
+    return {};
+  });
   server.setRequestHandler(ListPromptsRequestSchema, async () => ({ prompts: PROMPTS }));
   server.setRequestHandler(GetPromptRequestSchema, async (request) => ({ messages: getPrompt(request.params.name, request.params.arguments ?? {}) as never }));
   server.setRequestHandler(CompleteRequestSchema, async (request) => {
@@ -163,6 +169,25 @@ export interface HttpEndpoint {
   stop(): Promise<void>;
 }
 
+/**
+ * What a stateless upstream can know about subscriptions: the URIs subscribed (by anyone; a
+ * stateless server cannot tell its clients apart) and the servers holding an open GET stream,
+ * which is where an update outside any request can go.
+ */
+interface Watch {
+  subscribed: Set<string>;
+  streams: Set<Server>;
+}
+
+export interface ConformanceUpstream extends HttpEndpoint {
+  /** The resource changed: `notifications/resources/updated` on every open GET stream, if anyone subscribed to it. Answers how many streams it went to. */
+  touch(uri: string): Promise<number>;
+  /** The URIs subscribed now. */
+  subscribed(): string[];
+  /** How many GET streams are open now. */
+  openStreams(): number;
+}
+
 function listen(httpServer: http.Server, path: string): Promise<HttpEndpoint> {
   return new Promise((resolve) =>
     httpServer.listen(0, "127.0.0.1", () => {
@@ -180,9 +205,14 @@ function listen(httpServer: http.Server, path: string): Promise<HttpEndpoint> {
 }
 
 /** The conformance upstream on Streamable HTTP, in this process (localhost only: DNS rebinding protection on). */
-export function startConformanceUpstream(): Promise<HttpEndpoint> {
+export async function startConformanceUpstream(): Promise<ConformanceUpstream> {
+  const watch: Watch = { subscribed: new Set(), streams: new Set() };
   const httpServer = http.createServer(async (req, res) => {
-    const server = conformanceServer();
+    const server = conformanceServer(watch);
+    if (req.method === "GET") {
+      watch.streams.add(server);
+      res.on("close", () => watch.streams.delete(server));
+    }
     const transport = new StreamableHTTPServerTransport({
       sessionIdGenerator: undefined,
       enableDnsRebindingProtection: true,
@@ -192,7 +222,18 @@ export function startConformanceUpstream(): Promise<HttpEndpoint> {
     await server.connect(transport);
     await transport.handleRequest(req, res);
   });
-  return listen(httpServer, "/mcp");
+  const endpoint = await listen(httpServer, "/mcp");
+  return {
+    ...endpoint,
+    async touch(uri) {
+      if (!watch.subscribed.has(uri)) return 0;
+      const streams = [...watch.streams];
+      await Promise.all(streams.map((server) => server.sendResourceUpdated({ uri }).catch(() => undefined)));
+      return streams.length;
+    },
+    subscribed: () => [...watch.subscribed].sort(),
+    openStreams: () => watch.streams.size,
+  };
 }
 
 /**

@@ -12,11 +12,12 @@ const ROOT = path.resolve(import.meta.dirname, "../..");
 
 /**
  * What the gateway does not pass on, each for a stated reason (README, "MCP gateway"): serving is
- * stateless per request, so nothing can reach a client outside the request it sent — resource-update
- * subscriptions would need a stream held open across requests. (Log messages a tool sends while it
- * runs do pass: they travel on the call's own response stream, at the level the session set.)
+ * stateless per request, so nothing can reach a client outside the request it sent except on a
+ * stream the client holds open: log messages a tool sends while it runs travel on the call's own
+ * response stream, at the level the session set; resource updates on the session's GET stream
+ * (mcp-resource-subscriptions.test.ts). None left.
  */
-const KNOWN_GAPS = ["resources-subscribe", "resources-unsubscribe"];
+const KNOWN_GAPS: string[] = [];
 
 interface ScenarioResult {
   passed: boolean;
@@ -68,7 +69,7 @@ describe("MCP conformance suite (@modelcontextprotocol/conformance, server scena
   it("every scenario the upstream passes directly passes through the gateway, but for the stated gaps", async () => {
     // The runner does run here (Node 20, scripts/conformance/run.mjs), and the upstream is a fair baseline.
     expect(passing(direct), JSON.stringify([...direct])).toEqual(
-      expect.arrayContaining(["server-initialize", "ping", "tools-list", "tools-call-simple-text", "tools-call-error", "tools-call-with-progress", "resources-read-text", "prompts-get-with-args", "dns-rebinding-protection", ...KNOWN_GAPS]),
+      expect.arrayContaining(["server-initialize", "ping", "tools-list", "tools-call-simple-text", "tools-call-error", "tools-call-with-progress", "resources-read-text", "prompts-get-with-args", "dns-rebinding-protection", "resources-subscribe", "resources-unsubscribe", ...KNOWN_GAPS]),
     );
     const gateway = await runSuite(proxy.url);
     const lostThroughGateway = passing(direct).filter((name) => !gateway.get(name)?.passed);

@@ -139,6 +139,15 @@ export class McpGateway {
     }
   }
 
+  /**
+   * A client of this upstream for one session's resource subscriptions alone (its own GET stream
+   * upstream, so updates are not mixed with other sessions'), closed by its caller.
+   */
+  async subscriber(upstream: ResolvedUpstream, setup: (client: Client) => void): Promise<Client> {
+    await this.assertReachable(upstream);
+    return this.connector.subscriber(upstream, setup);
+  }
+
   callTool(caller: McpCaller, upstream: ResolvedUpstream, params: ToolCallParams, io: CallIo): Promise<ToolResult | OperatorWait> {
     const gateTool = gateToolName(upstream.row.name, params.name);
     const call = { tool: params.name, gateTool, sessionId: caller.sessionId, upstream: upstream.row.name, meta: params._meta };

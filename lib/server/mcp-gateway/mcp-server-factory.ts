@@ -1,4 +1,4 @@
-import { type CallToolResult, type ListToolsResult, type McpRequestContext, Server, inputRequired } from "@modelcontextprotocol/server";
+import { type CallToolResult, type ListToolsResult, type McpRequestContext, ProtocolError, ProtocolErrorCode, Server, inputRequired } from "@modelcontextprotocol/server";
 import type { Client } from "@modelcontextprotocol/client";
 import type { ResolvedUpstream } from "../upstreams/upstream-service";
 import type { InFlightCalls } from "./in-flight-calls";
@@ -36,10 +36,10 @@ export function mcpServerFactory(gateway: McpGateway, sessions: McpSessions) {
     if (!scope) throw new Error("an MCP request reached the server factory without an authenticated scope");
     const server = new Server(
       { name: `idemgate/${scope.upstream.row.name}`, version: "0.1.0" },
-      // Logging: a tool's log messages travel on its own call's response stream. Not
-      // `resources.subscribe`: its updates would need a stream held open across requests, and
-      // serving is stateless per request.
-      { capabilities: { tools: {}, resources: {}, prompts: {}, completions: {}, logging: {} } },
+      // Logging: a tool's log messages travel on its own call's response stream. Resource updates:
+      // subscriptions are stored per session and delivered on the session's GET stream by whichever
+      // instance holds it (resource-updates.ts).
+      { capabilities: { tools: {}, resources: { subscribe: true }, prompts: {}, completions: {}, logging: {} } },
     );
     // Kept on the session's row, not in this per-request server: the next call may reach another instance.
     server.setRequestHandler("logging/setLevel", async (request) => {
@@ -53,6 +53,20 @@ export function mcpServerFactory(gateway: McpGateway, sessions: McpSessions) {
     server.setRequestHandler("resources/list", (request, context) => forward(context, (client, options) => client.listResources(request.params, options)));
     server.setRequestHandler("resources/templates/list", (request, context) => forward(context, (client, options) => client.listResourceTemplates(request.params, options)));
     server.setRequestHandler("resources/read", (request, context) => forward(context, (client, options) => client.readResource(request.params, options)));
+    // Kept on the session, answered at once; the instance serving the session's GET stream
+    // subscribes its upstream client within a second (the upstream's refusal is logged there).
+    const sessionOf = () => {
+      if (scope.caller.sessionId) return scope.caller.sessionId;
+      throw new ProtocolError(ProtocolErrorCode.InvalidRequest, "resources/subscribe needs an MCP session (initialize first); 2026-07-28 clients use subscriptions/listen");
+    };
+    server.setRequestHandler("resources/subscribe", async (request) => {
+      await sessions.subscribe(sessionOf(), request.params.uri);
+      return {};
+    });
+    server.setRequestHandler("resources/unsubscribe", async (request) => {
+      await sessions.unsubscribe(sessionOf(), request.params.uri);
+      return {};
+    });
     server.setRequestHandler("prompts/list", (request, context) => forward(context, (client, options) => client.listPrompts(request.params, options)));
     server.setRequestHandler("prompts/get", (request, context) => forward(context, (client, options) => client.getPrompt(request.params, options)));
     server.setRequestHandler("completion/complete", (request, context) => forward(context, (client, options) => client.complete(request.params, options)));

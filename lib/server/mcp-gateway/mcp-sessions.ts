@@ -43,6 +43,20 @@ export class McpSessions {
     return this.repository.delete(projectId, id);
   }
 
+  /** resources/subscribe of a session: stored, so the instance holding its GET stream (any) sees it. */
+  subscribe(sessionId: string, uri: string): Promise<void> {
+    return this.repository.subscribe(sessionId, uri, this.clock());
+  }
+
+  unsubscribe(sessionId: string, uri: string): Promise<void> {
+    return this.repository.unsubscribe(sessionId, uri);
+  }
+
+  /** The URIs a session is subscribed to, whichever instance took the subscribe. */
+  subscriptions(sessionId: string): Promise<string[]> {
+    return this.repository.subscriptions(sessionId);
+  }
+
   /** Forgets sessions idle past their TTL (the collector's interval runs it on every instance). */
   purgeExpired(): Promise<number> {
     return this.repository.purgeExpired(this.clock());

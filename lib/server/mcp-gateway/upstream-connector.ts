@@ -95,6 +95,22 @@ export class UpstreamConnector {
     this.wireIds.get(client)?.delete(key);
   }
 
+  /**
+   * A client of its own, never shared nor cached, for a session's resource subscriptions (the
+   * updates it receives belong to that session alone); `setup` registers its handlers before it
+   * connects. The caller closes it.
+   */
+  async subscriber(upstream: ResolvedUpstream, setup: (client: Client) => void): Promise<Client> {
+    const client = new Client(CLIENT_INFO, { capabilities: {} });
+    setup(client);
+    try {
+      await this.attach(client, upstream);
+    } catch (error) {
+      throw new UpstreamUnreachableError(upstream.row.name, error);
+    }
+    return client;
+  }
+
   private async connect(upstream: ResolvedUpstream, stamp: string): Promise<Connected> {
     const client = new Client(CLIENT_INFO, { capabilities: {} });
     await this.attach(client, upstream);

@@ -39,10 +39,34 @@ export class McpSessionRepository {
   }
 
   async delete(projectId: string, id: string): Promise<boolean> {
-    return (await this.prisma.mcpSession.deleteMany({ where: { projectId, id } })).count === 1;
+    const ended = (await this.prisma.mcpSession.deleteMany({ where: { projectId, id } })).count === 1;
+    if (ended) await this.prisma.mcpSessionSubscription.deleteMany({ where: { sessionId: id } });
+    return ended;
   }
 
   async purgeExpired(now: number): Promise<number> {
-    return (await this.prisma.mcpSession.deleteMany({ where: { expiresAt: { lte: BigInt(now) } } })).count;
+    const expired = await this.prisma.mcpSession.findMany({ where: { expiresAt: { lte: BigInt(now) } }, select: { id: true }, take: 1_000 });
+    if (expired.length === 0) return 0;
+    const ids = expired.map((row) => row.id);
+    await this.prisma.mcpSessionSubscription.deleteMany({ where: { sessionId: { in: ids } } });
+    return (await this.prisma.mcpSession.deleteMany({ where: { id: { in: ids }, expiresAt: { lte: BigInt(now) } } })).count;
+  }
+
+  /** Idempotent: subscribing twice to one URI is one row (the spec's subscribe is not counted). */
+  async subscribe(sessionId: string, uri: string, now: number): Promise<void> {
+    await this.prisma.mcpSessionSubscription.upsert({
+      where: { sessionId_uri: { sessionId, uri } },
+      create: { sessionId, uri, createdAt: BigInt(now) },
+      update: {},
+    });
+  }
+
+  async unsubscribe(sessionId: string, uri: string): Promise<void> {
+    await this.prisma.mcpSessionSubscription.deleteMany({ where: { sessionId, uri } });
+  }
+
+  async subscriptions(sessionId: string): Promise<string[]> {
+    const rows = await this.prisma.mcpSessionSubscription.findMany({ where: { sessionId }, select: { uri: true }, orderBy: { uri: "asc" } });
+    return rows.map((row) => row.uri);
   }
 }
