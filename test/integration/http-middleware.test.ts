@@ -1,9 +1,11 @@
 import { randomUUID } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type Gate, createGate } from "../../lib/sdk";
+import { AdminClient, TEST_ADMIN_TOKEN } from "../helpers/admin-client";
 import { type TestDatabase, createTestDatabase } from "../helpers/databases";
 import { createTestProject } from "../helpers/fixtures";
 import { type Framework, type ToolServer, nextFixtureEnv, nextToolServer, startToolServer } from "../helpers/http-tool-servers";
+import { OPERATOR_ENV, OperatorClient, ROOT } from "../helpers/operator-client";
 import { type TestServer, startServer } from "../helpers/server";
 import { type TestGate, inProcessGate } from "../unit/sdk/helpers";
 
@@ -35,7 +37,8 @@ function servedApp(): Promise<Served> {
     const project = await createTestProject(db.url);
     // Only its ungated /v1/direct is used: its gated routes' gate is never asked.
     const refunds = await startToolServer("express", createGate({ baseUrl: "http://127.0.0.1:1", apiKey: "ig_unused" }));
-    const server = await startServer(db.url, nextFixtureEnv(refunds, project));
+    // Operators and the admin API too: the resend test approves as an operator and sets a policy.
+    const server = await startServer(db.url, { ...OPERATOR_ENV, IDEMGATE_ADMIN_TOKEN: TEST_ADMIN_TOKEN, ...nextFixtureEnv(refunds, project) });
     // Warm the routes the blocks use (a loaded machine's first request to a cold route module can
     // outlast a client's timeout): a begin and complete, and each fixture route once.
     await createGate({ baseUrl: server.baseUrl, apiKey: project.apiKey }).call({ tool: "warm-up", runId: randomUUID() }, () => null);
@@ -127,6 +130,32 @@ describe.each<[Framework, Backend]>([
     expect(again.headers.get("set-cookie")).toBeNull();
     expect(tool.executions.get(id)).toBe(1);
     expect(first.body.key).toEqual(expect.any(String));
+  });
+
+  it.runIf(backend === "http" && framework !== "next")("Idemgate-Resend: after an operator approves, the completed key runs once more, under its next generation", async () => {
+    const app = await servedApp();
+    // One key sent four times: the loop detector would rightly block the run; not what is tested here.
+    await new AdminClient(app.server.baseUrl, app.project.projectId).put("POST /v1/refunds", { loop: { enabled: false } });
+    const id = newId();
+    const key = randomUUID();
+    const first = await refund(key, { id, amount: 7 });
+    expect(first.status).toBe(201);
+    const resend = { "idempotency-key": key, "idemgate-resend": "the bank bounced the first refund" };
+    const asked = await post("/v1/refunds", { id, amount: 7 }, resend);
+    expect(asked.status).toBe(409);
+    expect(asked.body).toMatchObject({ type: "urn:idemgate:problem:resend-approval-required", resendRequestId: expect.stringMatching(/^rr_/) });
+    expect(tool.executions.get(id)).toBe(1);
+
+    const root = await OperatorClient.signIn(app.server.baseUrl, ROOT.email, ROOT.password);
+    await root.approve(app.project.projectId, asked.body.resendRequestId as string, "confirmed with the bank");
+    const resent = await post("/v1/refunds", { id, amount: 7 }, resend);
+    expect(resent.status).toBe(201);
+    expect(resent.headers.get("idempotent-replayed")).toBeNull();
+    expect(resent.body.key).toBe(`${String(first.body.key)}:g2`);
+    expect(tool.executions.get(id)).toBe(2);
+    const replayed = await refund(key, { id, amount: 7 });
+    expect([replayed.headers.get("idempotent-replayed"), replayed.body.key]).toEqual(["true", resent.body.key]);
+    expect(tool.executions.get(id)).toBe(2);
   });
 
   it("422: the same key with a different payload", async () => {
