@@ -7,7 +7,7 @@ import { type BudgetCharge, type BudgetStatus, budgetRefusal, describeBudget, ex
 import { type CompleteOutcome, planHeartbeat } from "../core/plan-complete";
 import { type BeginCall, type PreparedCall, prepareCall } from "../core/prepare-call";
 import type { BeginDecision, CallRecord, LoopWarning } from "../core/record";
-import { type EffectivePolicy, type LoopPolicy, hasBudget } from "../core/policy";
+import { type EffectivePolicy, type LoopPolicy, type ToolPolicy, hasBudget } from "../core/policy";
 import type { GateEvent, GateStore } from "../store/ports/gate-store";
 import { AppError } from "./app-error";
 import { BoundedGuesses } from "./bounded-guesses";
@@ -51,6 +51,12 @@ export interface GateServiceOptions {
   previews?: PreviewGate;
 }
 
+/** Reads a begin already made under a guessed policy that still hold under the policy in force. */
+interface HeldReads {
+  history?: CallSignature[];
+  record?: CallRecord | null;
+}
+
 /** What a begin reads before it plans. */
 interface BeginReads {
   policy: PolicyLookup;
@@ -84,8 +90,14 @@ export class GateService {
   private readonly leases: LeaseTokens;
   /** The policy last seen per project and tool: only a guess, to read everything a begin needs at once. */
   private readonly lastPolicy = new BoundedGuesses<EffectivePolicy>();
-  /** The tool of calls this process began: lets a complete read the record and the policy at once. */
-  private readonly toolOfCall = new BoundedGuesses<string>();
+  /**
+   * The record as this process stored it when it handed out a lease (execute, verify), until it is
+   * completed: a complete or heartbeat plans on it and writes at once, compare-and-set on its
+   * version, instead of reading it back first (one round trip instead of two on Postgres). Any
+   * change by anyone since bumps the version, so a stale hint only fails the write; that, or a plan
+   * that would not write, is decided again on a fresh read.
+   */
+  private readonly begun = new BoundedGuesses<CallRecord>();
   private readonly fingerprints: InstallFingerprinter;
 
   constructor(
@@ -169,7 +181,6 @@ export class GateService {
         const applied = await this.apply(plan, ctx);
         if (applied) {
           if (route && applied.decision !== "blocked") this.router.claimed(route, applied);
-          if (applied.decision === "execute") this.toolOfCall.set(applied.callId, call.tool);
           const shadowed = shadow && applied.decision === "execute" ? ({ ...applied, shadowDecision: "would_execute" } as BeginDecision) : applied;
           return ctx.warning ? ({ ...shadowed, loopWarning: ctx.warning } as BeginDecision) : shadowed;
         }
@@ -193,11 +204,7 @@ export class GateService {
     const toolKey = `${projectId}\u0000${input.tool}`;
     const guess = this.lastPolicy.get(toolKey);
     const guessed = guess ? this.tryPrepare({ ...input, projectId }, guess, fingerprint) : null;
-    const [policy, guessedHistory, guessedRecord] = await Promise.all([
-      this.policies.forTool(projectId, input.tool),
-      guessed && guess!.policy.loop.enabled ? this.readLoopHistory(guessed, guess!.policy.loop) : null,
-      guessed && !alwaysExecutes(guess!.policy) ? this.store.findRecordByKey(projectId, guessed.key) : null,
-    ]);
+    const [policy, guessedReads] = await Promise.all([this.policies.forTool(projectId, input.tool), guessed ? this.beginReads(guessed, guess!.policy) : null]);
     this.lastPolicy.set(toolKey, policy);
     // Preparing a call is a pure function of the call and the policy, and the policy sources hand out
     // one object per content: when the guess is the very policy in force, its canonical args, hashes
@@ -209,9 +216,12 @@ export class GateService {
     // A tool that never dedupes gets a row of its own each time: there is no record to read.
     const unkeyed = alwaysExecutes(policy.policy);
     const recordHolds = guessed !== null && !alwaysExecutes(guess!.policy) && guessed.key === call.key;
-    const [history, keyedRead] = await Promise.all([
-      !policy.policy.loop.enabled ? null : historyHolds ? guessedHistory : this.readLoopHistory(call, policy.policy.loop),
-      unkeyed ? null : recordHolds ? guessedRecord : this.store.findRecordByKey(projectId, call.key),
+    const held: HeldReads = {
+      history: historyHolds && guessedReads?.history ? guessedReads.history : undefined,
+      record: recordHolds ? guessedReads!.record : undefined,
+    };
+    const [{ history, record: keyedRead }] = await Promise.all([
+      this.beginReads(call, policy.policy, held),
       policy.known === false ? this.store.discoverTool(projectId, call.tool, this.clock()) : null,
     ]);
     const current: CallSignature = { tool: call.tool, argsFingerprint: call.argsFingerprint };
@@ -229,6 +239,27 @@ export class GateService {
     if (keyedRead || call.legacyKey === null) return { call, record: keyedRead };
     const legacy = await this.store.findRecordByKey(call.projectId, call.legacyKey);
     return legacy ? { call: { ...call, key: call.legacyKey }, record: legacy } : { call, record: null };
+  }
+
+  /**
+   * What a begin plans on under `policy`: the run's loop history (oldest first; null when loops are
+   * off) and the key's record (null for a tool that never dedupes), except what `held` already has.
+   * Both from the database in one call, so a Postgres begin reads in one round trip.
+   */
+  private async beginReads(call: PreparedCall, policy: ToolPolicy, held: HeldReads = {}): Promise<{ history: CallSignature[] | null; record: CallRecord | null }> {
+    const historyNeeded = policy.loop.enabled;
+    const recordNeeded = !alwaysExecutes(policy);
+    const readHistory = historyNeeded && held.history === undefined;
+    const readRecord = recordNeeded && held.record === undefined;
+    if (readHistory && readRecord) {
+      const read = await this.store.findRecordWithHistory(call.projectId, call.key, call.runId, loopHistorySize(policy.loop));
+      return { history: read.history.reverse(), record: read.record };
+    }
+    const [history, record] = await Promise.all([
+      readHistory ? this.readLoopHistory(call, policy.loop) : historyNeeded ? held.history! : null,
+      readRecord ? this.store.findRecordByKey(call.projectId, call.key) : recordNeeded ? held.record! : null,
+    ]);
+    return { history, record };
   }
 
   /** The run's latest loop steps from the database (so every gate process sees them), oldest first. */
@@ -278,7 +309,7 @@ export class GateService {
     const charge = this.chargeFor(plan, ctx);
     const written = charge ? (await this.store.writeCharged({ op: "insert" }, plan.record, event, charge)).written : await this.store.insertRecord(plan.record, event);
     if (!written) throw new AppError("contention", "the call changed while deciding; retry the same request", { retryAfterSeconds: 1 });
-    this.toolOfCall.set(plan.record.id, ctx.call.tool);
+    this.begun.set(plan.record.id, plan.record);
     return { ...plan.decision, shadowDecision, ...(ctx.warning ? { loopWarning: ctx.warning } : {}) };
   }
 
@@ -360,16 +391,16 @@ export class GateService {
     if (charge && (plan.op === "insert" || plan.op === "update")) {
       const write = plan.op === "insert" ? ({ op: "insert" } as const) : ({ op: "update", expectedVersion: plan.expectedVersion } as const);
       const result = await this.store.writeCharged(write, plan.record, event(plan.record, false), charge);
-      if (result.written) return plan.decision;
+      if (result.written) return this.leased(plan.record, plan.decision);
       if (result.exceeded === null) return null;
       return this.blockForBudget(ctx, budgetRefusal(result.exceeded, charge)!, plan.op === "update" ? plan.record : null);
     }
     switch (plan.op) {
       case "insert":
-        return (await this.store.insertRecord(plan.record, event(plan.record, false))) ? plan.decision : null;
+        return (await this.store.insertRecord(plan.record, event(plan.record, false))) ? this.leased(plan.record, plan.decision) : null;
       case "update":
         return (await this.store.updateRecord(plan.record, plan.expectedVersion, event(plan.record, false)))
-          ? plan.decision
+          ? this.leased(plan.record, plan.decision)
           : null;
       case "replay": {
         const line = event(plan.record, plan.decision.argsMismatch);
@@ -395,6 +426,12 @@ export class GateService {
     return !blocksOnStep(line.loopStep, ctx.policy.policy.loop);
   }
 
+  /** A written begin: when it handed out a lease, its record is what the lease's complete will find. */
+  private leased(record: CallRecord, decision: BeginDecision): BeginDecision {
+    if (decision.decision === "execute" || decision.decision === "verify") this.begun.set(record.id, record);
+    return decision;
+  }
+
   private beginFields(ctx: BeginContext, decision: BeginDecision, detail?: Record<string, unknown>, resent = false): EventFields {
     return {
       ...(ctx.shadow && decision.decision === "execute" ? { shadowDecision: "would_execute" } : {}),
@@ -413,8 +450,14 @@ export class GateService {
     const startedAt = performance.now();
     if (outcome.outcome === "succeeded") assertWithinJsonBounds(outcome.result, "the result", ["result"]);
     for (let races = 0; races < MAX_WRITE_RACES; races++) {
-      const { record, policy } = await this.readForCall(projectId, callId);
+      const { record, policy, hinted } = await this.readForCall(projectId, callId, true);
       const plan = planStorableComplete(record, leaseToken, outcome, policy, this.clock());
+      if (hinted && plan.op !== "update") {
+        // Only a write is settled by the version check; anything else is decided on what is stored.
+        this.begun.delete(callId);
+        races--;
+        continue;
+      }
       if (plan.op === "already") {
         await this.afterComplete?.(plan.record, policy, true);
         return plan.record;
@@ -442,10 +485,11 @@ export class GateService {
         : await this.store.updateRecord(plan.record, plan.expectedVersion, event);
       if (stored) {
         this.waiters.notify(waitKey(projectId, record.key));
-        this.toolOfCall.delete(callId);
+        this.begun.delete(callId);
         await this.afterComplete?.(plan.record, policy, false);
         return plan.record;
       }
+      this.begun.delete(callId);
     }
     throw new AppError("contention", "the call changed while completing; retry the same request", { retryAfterSeconds: 1 });
   }
@@ -453,8 +497,13 @@ export class GateService {
   async heartbeat(projectId: string, callId: string, leaseToken: string, extendSeconds?: number): Promise<CallRecord> {
     const startedAt = performance.now();
     for (let races = 0; races < MAX_WRITE_RACES; races++) {
-      const { record, policy } = await this.readForCall(projectId, callId);
+      const { record, policy, hinted } = await this.readForCall(projectId, callId, true);
       const plan = planHeartbeat(record, leaseToken, extendSeconds ?? policy.policy.leaseSeconds, this.clock());
+      if (hinted && plan.op !== "update") {
+        this.begun.delete(callId);
+        races--;
+        continue;
+      }
       if (plan.op === "already") return plan.record;
       const fields = { startedAt, at: this.clock(), policyVersion: policy.version };
       if (plan.op === "lease_lost") {
@@ -466,8 +515,11 @@ export class GateService {
       const detail = extendSeconds === undefined ? null : { extendSeconds };
       const event = recordEvent(plan.record, { ...fields, type: "heartbeat", decision: "extended", detail });
       if (await this.store.updateRecord(plan.record, plan.expectedVersion, event)) {
+        // The lease's complete will find this version.
+        if (this.begun.get(callId) !== undefined) this.begun.set(callId, plan.record);
         return plan.record;
       }
+      this.begun.delete(callId);
     }
     throw new AppError("contention", "the call changed during the heartbeat; retry", { retryAfterSeconds: 1 });
   }
@@ -479,7 +531,7 @@ export class GateService {
    */
   async reportUnknownCheck(projectId: string, callId: string, leaseToken: string, reason: string | null): Promise<CallRecord> {
     const startedAt = performance.now();
-    const { record, policy } = await this.readForCall(projectId, callId);
+    const { record, policy } = await this.readForCall(projectId, callId, false);
     const fields = { startedAt, at: this.clock(), policyVersion: policy.version };
     if (record.leaseToken !== leaseToken) {
       this.assertIssuedEarlier(record, leaseToken);
@@ -502,15 +554,23 @@ export class GateService {
     throw new AppError("lease_lost", `this lease token was not issued for call ${record.id}: nothing was recorded`);
   }
 
-  /** A call's record and its tool's policy: together when this process began the call and so knows its tool. */
-  private async readForCall(projectId: string, callId: string): Promise<{ record: CallRecord; policy: EffectivePolicy }> {
-    const tool = this.toolOfCall.get(callId);
+  /**
+   * A call's record and its tool's policy. `hinted`: the record is the one this process stored
+   * when it leased the call (begun), not read now; the caller may only write on it, compare-and-set.
+   * Otherwise the record and the policy are read together when this process knows the call's tool.
+   */
+  private async readForCall(projectId: string, callId: string, useHint: boolean): Promise<{ record: CallRecord; policy: EffectivePolicy; hinted: boolean }> {
+    const known = this.begun.get(callId);
+    if (useHint && known !== undefined && known.projectId === projectId) {
+      return { record: known, policy: await this.policies.forTool(projectId, known.tool), hinted: true };
+    }
+    const tool = known?.tool;
     const [record, guessed] = await Promise.all([
       this.getRecordOrThrow(projectId, callId),
       tool === undefined ? null : this.policies.forTool(projectId, tool),
     ]);
     const policy = guessed !== null && tool === record.tool ? guessed : await this.policies.forTool(projectId, record.tool);
-    return { record, policy };
+    return { record, policy, hinted: false };
   }
 
   async getRecordOrThrow(projectId: string, callId: string): Promise<CallRecord> {

@@ -1,3 +1,4 @@
+import type { CallSignature } from "../../core/loop-detector";
 import type { BudgetCharge, RunSpend } from "../../core/budget";
 import type { CallRecord } from "../../core/record";
 import type { PolicyStore } from "./policy-store";
@@ -64,6 +65,11 @@ export interface ProjectRow {
 export interface GateStore extends PolicyStore {
   readonly provider: "sqlite" | "postgres";
   findRecordByKey(projectId: string, key: string): Promise<CallRecord | null>;
+  /**
+   * A begin's reads at once: the record under `key` and the run's latest loop steps, newest first
+   * (loopHistory's). One statement, one round trip on Postgres.
+   */
+  findRecordWithHistory(projectId: string, key: string, runId: string, historyLimit: number): Promise<{ record: CallRecord | null; history: CallSignature[] }>;
   findRecordById(projectId: string, id: string): Promise<CallRecord | null>;
   /** False when a record for the key already exists. */
   insertRecord(record: CallRecord, event: GateEvent): Promise<boolean>;

@@ -115,6 +115,14 @@ export class PostgresGateStore implements GateStore {
     return row ? rowToRecord(row) : null;
   }
 
+  async findRecordWithHistory(projectId: string, key: string, runId: string, historyLimit: number): Promise<{ record: CallRecord | null; history: CallSignature[] }> {
+    // As loopHistory: this process's queued loop steps, taken before the read, count too.
+    const held = this.ledger.pendingLoopSteps(projectId, runId);
+    const [row] = await this.rows(PG_SQL.recordWithHistory, [projectId, key, runId, historyLimit]);
+    const read = (row!.loop_history as [string, string, string][]).map(([id, tool, argsFingerprint]) => ({ id, tool, argsFingerprint }));
+    return { record: row!.id == null ? null : rowToRecord(row!), history: mergeLoopSteps(read, held, historyLimit) };
+  }
+
   async findRecordById(projectId: string, id: string): Promise<CallRecord | null> {
     const [row] = await this.rows(SQL.recordById, [projectId, id]);
     return row ? rowToRecord(row) : null;

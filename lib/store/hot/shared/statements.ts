@@ -39,6 +39,13 @@ function withEvent(recordStatement: string, eventFrom: number): string {
 }
 
 export const PG_SQL = {
+  /**
+   * A begin's two reads in one statement (record by key, the run's loop steps newest first; see
+   * POLICY_SQL.loopHistory): the row's record columns are null when there is no record.
+   */
+  recordWithHistory: `SELECT ${RECORD_COLUMN_LIST}, (SELECT COALESCE(json_agg(json_build_array(h.id, h.tool, h.args_fingerprint) ORDER BY h.id DESC), '[]'::json)
+      FROM (SELECT id, tool, args_fingerprint FROM events WHERE project_id = $1 AND run_id = $3 AND loop_step = 1 ORDER BY id DESC LIMIT $4) h) AS loop_history
+    FROM (SELECT 1) AS one LEFT JOIN call_records ON call_records.project_id = $1 AND call_records.key = $2`,
   insertRecordWithEvent: withEvent(SQL.insertRecord, R + 1),
   updateRecordWithEvent: withEvent(SQL.updateRecord, R + 2),
   recordReplayWithEvent: `WITH changed AS (${SQL.recordReplay}) INSERT INTO events (${EVENT_COLUMN_LIST}) SELECT ${placeholders(EVENT_COLUMNS, 4, true)} FROM changed RETURNING (SELECT replays FROM changed) AS replays`,

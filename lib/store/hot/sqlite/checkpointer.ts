@@ -24,6 +24,12 @@ import { failureBackoffMs } from "../../../core/failure-backoff";
  * and makes the next write start the log over. The writer's journal_size_limit then trims the file,
  * so the WAL on disk stays near `restartFrames` pages. Should the worker fail, the writer gets
  * SQLite's own automatic checkpoints back.
+ *
+ * Pace: every checkpoint that finds frames to copy fsyncs the log and then the database file, on the
+ * disk the writer's FULL commits wait for, and copies each page once however often the log rewrote
+ * it since the last one. Ticking every 10 ms while the log was long meant up to 200 of those fsyncs
+ * a second beside a busy writer (#15's bench: fresh pairs at 1 client −19 % on FULL); every 50 ms
+ * still copies far faster than one writer fills the log.
  */
 export interface CheckpointerOptions {
   /** Between checkpoints while the log is short (default 200 ms). */
@@ -32,6 +38,8 @@ export interface CheckpointerOptions {
   restartFrames?: number;
   /** The longest wait between checkpoints that keep failing (default 5 s; at least intervalMs). */
   maxBackoffMs?: number;
+  /** Between checkpoints while the log is long and not all copied (default 50 ms). */
+  soonMs?: number;
 }
 
 /** What the worker last saw, for tests and diagnostics. */
@@ -74,7 +82,7 @@ function tick() {
     } else if (copied.log >= workerData.restartFrames / 4 && copied.checkpointed < copied.log) {
       // Frames are waiting to be copied: come back soon. A log already copied whole waits for the
       // next write to restart it, which no tick can hasten (an idle server ticked 100 times a second).
-      next = Math.min(next, 10);
+      next = Math.min(next, workerData.soonMs);
     }
   } catch {
     // The database is locked, or gone (its file deleted, its disk failing): back off, doubling up to
@@ -106,6 +114,7 @@ export class SqliteCheckpointer {
     private readonly intervalMs: number,
     private readonly restartFrames: number,
     private readonly maxBackoffMs: number,
+    private readonly soonMs: number,
   ) {}
 
   /**
@@ -116,7 +125,7 @@ export class SqliteCheckpointer {
     const driver = locateDriver();
     const intervalMs = options.intervalMs ?? 200;
     const maxBackoffMs = Math.max(intervalMs, options.maxBackoffMs ?? 5_000);
-    return driver ? new SqliteCheckpointer(path.resolve(file), driver, intervalMs, options.restartFrames ?? 4_096, maxBackoffMs) : null;
+    return driver ? new SqliteCheckpointer(path.resolve(file), driver, intervalMs, options.restartFrames ?? 4_096, maxBackoffMs, options.soonMs ?? 50) : null;
   }
 
   /**
@@ -127,7 +136,7 @@ export class SqliteCheckpointer {
     if (this.worker) return;
     const worker = new Worker(WORKER_SOURCE, {
       eval: true,
-      workerData: { file: this.file, driver: this.driver, intervalMs: this.intervalMs, restartFrames: this.restartFrames, restartWaitMs: 100, maxBackoffMs: this.maxBackoffMs },
+      workerData: { file: this.file, driver: this.driver, intervalMs: this.intervalMs, restartFrames: this.restartFrames, restartWaitMs: 100, maxBackoffMs: this.maxBackoffMs, soonMs: this.soonMs },
     });
     this.worker = worker;
     // A checkpointer never keeps a process alive, and its failure only brings automatic checkpoints back.

@@ -88,6 +88,16 @@ export class SqliteGateStore implements GateStore {
     });
   }
 
+  findRecordWithHistory(projectId: string, key: string, runId: string, historyLimit: number): Promise<{ record: CallRecord | null; history: CallSignature[] }> {
+    return this.sql.guard(() => {
+      const row = this.sql.get(SQL.recordByKey, [projectId, key]);
+      const read = this.sql.all(POLICY_SQL.loopHistory, [projectId, runId, historyLimit]).map(rowToSignature);
+      // As loopHistory: this process's queued loop steps count too.
+      const history = mergeLoopSteps(read, this.ledger.pendingLoopSteps(projectId, runId), historyLimit);
+      return { record: row ? rowToRecord(row) : null, history };
+    });
+  }
+
   findRecordById(projectId: string, id: string): Promise<CallRecord | null> {
     return this.sql.guard(() => {
       const row = this.sql.get(SQL.recordById, [projectId, id]);
