@@ -78,7 +78,8 @@ describe.skipIf(!PROVIDERS.includes("postgres"))("postgres: two instances detect
     expect(closed.every((s) => s.runsInvolved === 4)).toBe(true);
 
     // Each transition was delivered once, though both instances run the alert worker: one webhook call per opening and closing…
-    await waitFor(async () => webhook.hooks.length >= 2 * tools.length, 60_000, "six webhook deliveries");
+    // A delivery that timed out on a starved machine is retried with backoff: the budget allows a few.
+    await waitFor(async () => webhook.hooks.length >= 2 * tools.length, 180_000, "six webhook deliveries");
     await sleep(500);
     const delivered = webhook.hooks.map((h) => `${h.type} ${String(h.body.data.tool)}`).sort();
     expect(delivered).toEqual(tools.flatMap((t) => [`storm.closed ${t.tool}`, `storm.opened ${t.tool}`]).sort());
@@ -90,5 +91,5 @@ describe.skipIf(!PROVIDERS.includes("postgres"))("postgres: two instances detect
       for (const match of text.matchAll(/^idemgate_storms_opened(?:_total)?\{[^}]*\} (\d+)/gm)) counted += Number(match[1]);
     }
     expect(counted).toBe(tools.length);
-  });
+  }, 480_000); // under a CPU hog, bursts, closes and delivery retries each take their generous budget
 });

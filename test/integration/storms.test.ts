@@ -88,7 +88,8 @@ describe.each(PROVIDERS)("%s: retry storms", (provider) => {
     expect((await insights.openStorms()).storms).toEqual([]);
 
     // The webhook got the opening and the closing, once each, with the incident.
-    await waitFor(async () => webhook.hooks.length >= 2, 60_000, "two webhook deliveries");
+    // A delivery that timed out on a starved machine is retried with backoff: the budget allows a few.
+    await waitFor(async () => webhook.hooks.length >= 2, 180_000, "two webhook deliveries");
     await sleep(500);
     expect(webhook.hooks.map((h) => h.type)).toEqual(["storm.opened", "storm.closed"]);
     expect(webhook.hooks[0]).toMatchObject({ header: "storm.opened", body: { data: { id: closed.id, tool: stormy.tool, status: "open" } } });
@@ -100,7 +101,7 @@ describe.each(PROVIDERS)("%s: retry storms", (provider) => {
     expect(counted?.[1], metrics.split("\n").filter((l) => l.includes("storm")).join("\n")).toBe("1");
     const [span] = await otlp.waitFor((s) => s.name === "idemgate.storm" && s.events.some((e) => e.name === "idemgate.storm.opened"));
     expect(span!.attributes).toMatchObject({ "gen_ai.tool.name": stormy.tool, "idemgate.storm.id": closed.id });
-  });
+  }, 480_000); // under a CPU hog, bursts, closes and delivery retries each take their generous budget
 
   it("lists storms of the project only, and refuses bad input", async () => {
     expect((await insights.expectError("/storms", { status: "ongoing" })).status).toBe(400);
