@@ -102,4 +102,22 @@ describe(`MCP gateway: resource subscriptions across instances (${provider})`, (
       await quiet.close();
     }
   });
+
+  it("bad input is refused with nothing stored: a URI past 2,048 characters, a 101st subscription", async () => {
+    const client: Client = await gatewayClient(servers[0]!.baseUrl, "everything", apiKey);
+    try {
+      const sessionId = (client.transport as { sessionId?: string }).sessionId!;
+      const stored = async () => (await sql<{ uri: string }>(db.url, "SELECT uri FROM mcp_session_subscriptions WHERE session_id = $1", [sessionId])).map((row) => row.uri);
+      await expect(client.subscribeResource({ uri: `test://${"x".repeat(2_100)}` })).rejects.toThrow(/at most 2048 characters/);
+      expect(await stored()).toEqual([]);
+      for (let i = 0; i < 100; i++) await client.subscribeResource({ uri: `test://many/${String(i).padStart(3, "0")}` });
+      // Subscribing again to a held URI is fine (one row); a new one past the bound is not.
+      expect(await client.subscribeResource({ uri: "test://many/000" })).toEqual({});
+      await expect(client.subscribeResource({ uri: "test://many/100" })).rejects.toThrow(/at most 100 resource subscriptions/);
+      expect(await stored()).toHaveLength(100);
+      expect(await stored()).not.toContain("test://many/100");
+    } finally {
+      await client.close();
+    }
+  });
 });

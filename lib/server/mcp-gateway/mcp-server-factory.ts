@@ -3,7 +3,7 @@ import type { Client } from "@modelcontextprotocol/client";
 import type { ResolvedUpstream } from "../upstreams/upstream-service";
 import type { InFlightCalls } from "./in-flight-calls";
 import type { McpCaller, McpGateway, ToolCallParams } from "./mcp-gateway";
-import type { McpSessions } from "./mcp-sessions";
+import { MAX_SUBSCRIPTIONS, MAX_SUBSCRIPTION_URI, type McpSessions } from "./mcp-sessions";
 import { isOperatorWait } from "./operator-sign-off";
 import { LOG_LEVEL_META_KEY, type LogRelay, asLogLevel } from "./upstream-logs";
 
@@ -60,7 +60,11 @@ export function mcpServerFactory(gateway: McpGateway, sessions: McpSessions) {
       throw new ProtocolError(ProtocolErrorCode.InvalidRequest, "resources/subscribe needs an MCP session (initialize first); 2026-07-28 clients use subscriptions/listen");
     };
     server.setRequestHandler("resources/subscribe", async (request) => {
-      await sessions.subscribe(sessionOf(), request.params.uri);
+      const { uri } = request.params;
+      if (uri.length > MAX_SUBSCRIPTION_URI) throw new ProtocolError(ProtocolErrorCode.InvalidParams, `a resource URI is at most ${MAX_SUBSCRIPTION_URI} characters`);
+      if (!(await sessions.subscribe(sessionOf(), uri))) {
+        throw new ProtocolError(ProtocolErrorCode.InvalidParams, `a session holds at most ${MAX_SUBSCRIPTIONS} resource subscriptions: unsubscribe from one first`);
+      }
       return {};
     });
     server.setRequestHandler("resources/unsubscribe", async (request) => {

@@ -3,6 +3,10 @@ import { newId } from "../ids";
 
 /** A session lives while it is used: each request within a day keeps it another day. */
 const IDLE_TTL_MS = 24 * 3_600_000;
+/** Resource subscriptions one session may hold (a bound on what its GET stream keeps subscribed upstream). */
+export const MAX_SUBSCRIPTIONS = 100;
+/** The longest resource URI a session may subscribe to. */
+export const MAX_SUBSCRIPTION_URI = 2_048;
 /** Touch at most once a minute per session: a busy session is one write a minute, not one per call. */
 const TOUCH_EVERY_MS = 60_000;
 
@@ -43,9 +47,16 @@ export class McpSessions {
     return this.repository.delete(projectId, id);
   }
 
-  /** resources/subscribe of a session: stored, so the instance holding its GET stream (any) sees it. */
-  subscribe(sessionId: string, uri: string): Promise<void> {
-    return this.repository.subscribe(sessionId, uri, this.clock());
+  /**
+   * resources/subscribe of a session: stored, so the instance holding its GET stream (any) sees it.
+   * False when the session already holds MAX_SUBSCRIPTIONS other URIs (each is an upstream
+   * subscription some instance keeps up).
+   */
+  async subscribe(sessionId: string, uri: string): Promise<boolean> {
+    const held = await this.repository.subscriptions(sessionId);
+    if (held.length >= MAX_SUBSCRIPTIONS && !held.includes(uri)) return false;
+    await this.repository.subscribe(sessionId, uri, this.clock());
+    return true;
   }
 
   unsubscribe(sessionId: string, uri: string): Promise<void> {
