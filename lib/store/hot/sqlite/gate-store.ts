@@ -147,16 +147,19 @@ export class SqliteGateStore implements GateStore {
     });
   }
 
-  /** The counter is committed with the answer; its event too, unless it is written behind. */
-  async recordReplay(record: CallRecord, expectedVersion: number, event: GateEvent, writeBehind = false): Promise<number | null> {
-    const replays = await this.write(() => {
+  /**
+   * The counter is committed with the answer, and so is its event, even when it could be written
+   * behind: the counter already takes a (relaxed, group-committed) write, and the line rides in it
+   * for the price of one insert. Queuing it measured slower at 32 clients (5,417 vs 6,856 replays/s
+   * in process) and no faster at 1, so on SQLite only decisions without a write of their own go behind.
+   */
+  async recordReplay(record: CallRecord, expectedVersion: number, event: GateEvent): Promise<number | null> {
+    return this.write(() => {
       const row = this.sql.get(SQL.recordReplay, [record.projectId, record.key, expectedVersion]);
       if (!row) return null;
-      if (!writeBehind) this.sql.run(SQL.insertEvent, eventValues(event));
+      this.sql.run(SQL.insertEvent, eventValues(event));
       return Number(row.replays);
     }, "relaxed");
-    if (replays !== null && writeBehind) await this.ledger.add(event);
-    return replays;
   }
 
   appendEvent(event: GateEvent): Promise<void> {
