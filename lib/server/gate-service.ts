@@ -3,7 +3,8 @@ import { MAX_ID_LENGTH, badIdField, normalizeCallIds } from "../core/identity";
 import { KeyDerivationError } from "../core/keys";
 import { type CallSignature, type LoopMatch, blocksOnStep, detectLoop, isLoopStep, loopHistorySize } from "../core/loop-detector";
 import { type BeginPlan, planBegin, alwaysExecutes } from "../core/plan-begin";
-import { type BudgetCharge, type BudgetStatus, budgetRefusal, describeBudget, executionCharge, reportedCharge, toMicros } from "../core/budget";
+import { type BudgetCharge, type BudgetStatus, budgetBlocked, budgetRefusal, executionCharge, reportedCharge, toMicros } from "../core/budget";
+import { shadowDetail, shadowName } from "../core/shadow";
 import { type CompleteOutcome, planHeartbeat } from "../core/plan-complete";
 import { type BeginCall, type PreparedCall, prepareCall } from "../core/prepare-call";
 import type { BeginDecision, CallRecord, LoopWarning } from "../core/record";
@@ -579,43 +580,6 @@ export class GateService {
     if (!record) throw new AppError("not_found", `no call ${callId} in this project`);
     return record;
   }
-}
-
-/** What the ledger calls a decision the gate did not give in shadow mode. */
-const SHADOW_NAMES: Record<BeginDecision["decision"], string> = {
-  execute: "would_execute",
-  replay: "would_replay",
-  in_progress: "would_wait",
-  verify: "would_verify",
-  refused: "would_refuse",
-  conflict: "would_conflict",
-  approval_required: "would_require_approval",
-  preview_required: "would_require_preview",
-  blocked: "would_block",
-};
-
-function shadowName(would: BeginDecision): string {
-  return SHADOW_NAMES[would.decision];
-}
-
-/** The parts of a shadowed decision an operator needs: which record it would have replayed, why it would have blocked. */
-function shadowDetail(would: BeginDecision): Record<string, unknown> {
-  switch (would.decision) {
-    case "replay":
-    case "refused":
-    case "conflict":
-    case "in_progress":
-    case "verify":
-      return { shadow: { decision: would.decision, callId: would.callId } };
-    case "blocked":
-      return { shadow: { decision: "blocked", reason: would.reason, ...(would.reason === "budget_exceeded" ? { budget: would.budget } : { pattern: would.pattern, repeats: would.repeats }) } };
-    default:
-      return { shadow: { decision: would.decision } };
-  }
-}
-
-function budgetBlocked(status: BudgetStatus): BeginDecision {
-  return { decision: "blocked", reason: "budget_exceeded", pattern: [], repeats: 0, message: describeBudget(status), budget: status };
 }
 
 function withBypass(detail: Record<string, unknown> | null, bypass: BeginContext["bypass"]): Record<string, unknown> | null {

@@ -1,6 +1,7 @@
 import { hostname } from "node:os";
 import { randomBytes } from "node:crypto";
-import { type Alert, type Backoff, CLOSABLE_CONDITIONS, attemptOutcome, closableCondition, resolveSignal, retryDelayMs, routeSignal, shapeAlert } from "../../core/alerts";
+import { type Backoff, attemptOutcome, retryDelayMs } from "../../core/alert-delivery";
+import { type Alert, CLOSABLE_CONDITIONS, closableCondition, resolveSignal, routeSignal, shapeAlert } from "../../core/alerts";
 import type { AlertDeliveryRow, AlertStore } from "../../store/ports/alert-store";
 import { newId } from "../ids";
 import { OutboundRefusedError } from "../outbound/outbound-refused";

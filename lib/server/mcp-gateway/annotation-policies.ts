@@ -23,3 +23,12 @@ export function seedFromAnnotations(annotations: ToolAnnotations | undefined): P
   if (annotations.idempotentHint === true) return { effect: "write", bypass: "allow" };
   return null;
 }
+
+/** The four hints the spec defines, as booleans (the tools page shows them beside the policy). */
+export function pickHints(annotations: ToolAnnotations | undefined): ToolAnnotations {
+  const hints: ToolAnnotations = {};
+  for (const key of ["readOnlyHint", "destructiveHint", "idempotentHint", "openWorldHint"] as const) {
+    if (typeof annotations?.[key] === "boolean") hints[key] = annotations[key];
+  }
+  return hints;
+}

@@ -119,3 +119,16 @@ export function resultText(result: ToolResult): string {
     .filter((value): value is string => value !== null);
   return (texts.join("\n") || "the tool reported an error").slice(0, 4_000);
 }
+
+/** The client's `_meta` minus the gate's own keys, which the gateway sets itself. */
+export function downstreamMeta(meta: Record<string, unknown> | undefined): Record<string, unknown> {
+  return Object.fromEntries(Object.entries(meta ?? {}).filter(([key]) => !key.startsWith("idemgate/") && !["progressToken", "traceparent", "tracestate"].includes(key)));
+}
+
+/** An upstream result without any `idemgate/` keys of its own: only the gate sets those. */
+export function stripGateMeta(result: ToolResult): ToolResult {
+  if (!result._meta) return result;
+  const meta = Object.fromEntries(Object.entries(result._meta).filter(([key]) => !key.startsWith("idemgate/")));
+  const { _meta: _dropped, ...rest } = result;
+  return Object.keys(meta).length > 0 ? { ...rest, _meta: meta } : rest;
+}

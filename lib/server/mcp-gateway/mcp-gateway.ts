@@ -6,11 +6,11 @@ import type { GateService } from "../gate-service";
 import type { Actor } from "../operator-audit";
 import type { PolicyService } from "../policy-service";
 import type { BypassAsk } from "../resend-bypass";
-import { SEED_AUTHOR, type ToolAnnotations, seedFromAnnotations } from "./annotation-policies";
+import { SEED_AUTHOR, type ToolAnnotations, pickHints, seedFromAnnotations } from "./annotation-policies";
 import type { ResolvedUpstream, UpstreamService } from "../upstreams/upstream-service";
 import { withMcpServerSpan, withUpstreamCallSpan } from "../../telemetry/mcp-telemetry";
 import { META, type McpCallIdentity, identifyCall } from "./call-identity";
-import { type ToolResult, gateError, isToolResult, refusalResult, replayResult, resultText, unknownOutcomeResult, withGateMeta } from "./decision-results";
+import { type ToolResult, downstreamMeta, gateError, isToolResult, refusalResult, replayResult, resultText, stripGateMeta, unknownOutcomeResult, withGateMeta } from "./decision-results";
 import { MAX_OPERATOR_ROUNDS, type OperatorSignOff, type OperatorWait, isOperatorWait } from "./operator-sign-off";
 import { type UpstreamConnector, describeCause } from "./upstream-connector";
 import { LOG_LEVEL_META_KEY, type LogRelay } from "./upstream-logs";
@@ -145,7 +145,7 @@ export class McpGateway {
    */
   async subscriber(upstream: ResolvedUpstream, setup: (client: Client) => void): Promise<Client> {
     await this.assertReachable(upstream);
-    return this.connector.subscriber(upstream, setup);
+    return this.connector.ownClient(upstream, setup);
   }
 
   callTool(caller: McpCaller, upstream: ResolvedUpstream, params: ToolCallParams, io: CallIo): Promise<ToolResult | OperatorWait> {
@@ -379,24 +379,4 @@ function gatePreviewWait(tool: string, key: string, previewId: string) {
     previewId,
     key,
   };
-}
-
-function pickHints(annotations: ToolAnnotations | undefined): ToolAnnotations {
-  const hints: ToolAnnotations = {};
-  for (const key of ["readOnlyHint", "destructiveHint", "idempotentHint", "openWorldHint"] as const) {
-    if (typeof annotations?.[key] === "boolean") hints[key] = annotations[key];
-  }
-  return hints;
-}
-
-/** The client's `_meta` minus the gate's own keys, which the gateway sets itself. */
-function downstreamMeta(meta: Record<string, unknown> | undefined): Record<string, unknown> {
-  return Object.fromEntries(Object.entries(meta ?? {}).filter(([key]) => !key.startsWith("idemgate/") && !["progressToken", "traceparent", "tracestate"].includes(key)));
-}
-
-function stripGateMeta(result: ToolResult): ToolResult {
-  if (!result._meta) return result;
-  const meta = Object.fromEntries(Object.entries(result._meta).filter(([key]) => !key.startsWith("idemgate/")));
-  const { _meta: _dropped, ...rest } = result;
-  return Object.keys(meta).length > 0 ? { ...rest, _meta: meta } : rest;
 }

@@ -52,16 +52,12 @@ export class UpstreamConnector {
    * again, since an upstream may send below it.
    */
   async dedicated(upstream: ResolvedUpstream, relay: LogRelay): Promise<Client> {
-    const client = new Client(CLIENT_INFO, { capabilities: {} });
-    client.setNotificationHandler("notifications/message", (notification) => {
-      const { level, data, logger } = notification.params;
-      if (passesThreshold(level, relay.level)) relay.send({ level, data, ...(logger === undefined ? {} : { logger }) });
-    });
-    try {
-      await this.attach(client, upstream);
-    } catch (error) {
-      throw new UpstreamUnreachableError(upstream.row.name, error);
-    }
+    const client = await this.ownClient(upstream, (own) =>
+      own.setNotificationHandler("notifications/message", (notification) => {
+        const { level, data, logger } = notification.params;
+        if (passesThreshold(level, relay.level)) relay.send({ level, data, ...(logger === undefined ? {} : { logger }) });
+      }),
+    );
     if (client.getServerCapabilities()?.logging) await client.setLoggingLevel(relay.level).catch(() => undefined);
     return client;
   }
@@ -96,11 +92,11 @@ export class UpstreamConnector {
   }
 
   /**
-   * A client of its own, never shared nor cached, for a session's resource subscriptions (the
-   * updates it receives belong to that session alone); `setup` registers its handlers before it
-   * connects. The caller closes it.
+   * A client of its own, never shared nor cached, whose notifications belong to one caller alone
+   * (a call's log messages, a session's resource updates); `setup` registers its handlers before
+   * it connects. The caller closes it.
    */
-  async subscriber(upstream: ResolvedUpstream, setup: (client: Client) => void): Promise<Client> {
+  async ownClient(upstream: ResolvedUpstream, setup: (client: Client) => void): Promise<Client> {
     const client = new Client(CLIENT_INFO, { capabilities: {} });
     setup(client);
     try {

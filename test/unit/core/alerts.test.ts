@@ -2,17 +2,16 @@ import { describe, expect, it } from "vitest";
 import {
   type AlertRuleSpec,
   type AlertSignal,
-  attemptOutcome,
   closableCondition,
   conditionsOf,
   pagerDutyBody,
-  retryDelayMs,
   resolveSignal,
   routeSignal,
   shapeAlert,
   slackBody,
   webhookBody,
 } from "../../../lib/core/alerts";
+import { attemptOutcome, retryDelayMs } from "../../../lib/core/alert-delivery";
 
 const signal = (over: Partial<AlertSignal>): AlertSignal => ({
   id: "sig_1",
