@@ -15,6 +15,12 @@ const EnvSchema = z.object({
    * normal: everything survives a process crash, but the last commits may be lost to a power cut.
    */
   IDEMGATE_SQLITE_SYNCHRONOUS: z.enum(["full", "normal"]).default("full"),
+  /**
+   * inline: SQLite commits run on the request thread (each fsync holds up the process); worker: a
+   * writer thread with its own connection commits them while requests keep being read and parsed
+   * (lib/store/hot/sqlite/writer-thread.ts). Same durability and group commit either way.
+   */
+  IDEMGATE_SQLITE_WRITER: z.enum(["inline", "worker"]).default("inline"),
   IDEMGATE_DATA_DIR: z.string().min(1).default("data"),
   IDEMGATE_SEED_DEMO: bool.default(true),
   /** Shadow mode from the start: the seeded demo project's default policy (`*`) gets `mode: shadow`. */

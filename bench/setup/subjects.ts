@@ -160,6 +160,19 @@ async function inProcessSubjects(ctx: BuildContext, pgUp: boolean): Promise<Subj
       }),
     );
   }
+  // #21 item 3: the same store with its commits on a writer thread, beside the inline cells.
+  const { store: workerStore } = benchApp(await databases.sqlite(`inprocess_${sync}_worker`), sync, { IDEMGATE_SQLITE_WRITER: "worker" }).gate;
+  const workerProject = await createProjectWithKey(workerStore, "bench in-process");
+  subjects.push(
+    inProcessSubject({
+      id: `inprocess.sqlite-${sync}-worker`,
+      label: `Idemgate in-process · SQLite ${sync.toUpperCase()}, writer thread`,
+      floorId: `floor.sqlite-${sync}`,
+      store: workerStore,
+      projectId: workerProject!.projectId,
+      replayPool: ctx.options.replayPool,
+    }),
+  );
   const label = "Idemgate in-process · Postgres";
   if (!pgUp) {
     subjects.push(skippedSubject("inprocess.postgres", "inprocess", label, NO_POSTGRES, pairWorkloads(CLIENTS.withEight, CLIENTS.standard), "floor.postgres"));

@@ -71,21 +71,31 @@ export function reportedCharge(budget: BudgetPolicy, costMicros: number): Budget
  * pass it). Charges that add no call (reported costs) are never refused.
  */
 export function budgetRefusal(spent: RunSpend | null, charge: BudgetCharge): BudgetStatus | null {
+  const exceeded = budgetExceeded(spent, charge);
+  if (exceeded === null) return null;
+  const maxCostMicros = spent?.maxCostMicros ?? charge.maxCostMicros;
+  return {
+    exceeded,
+    calls: spent?.calls ?? 0,
+    maxCalls: spent?.maxCalls ?? charge.maxCalls,
+    spent: fromMicros(spent?.costMicros ?? 0),
+    maxCost: maxCostMicros === null ? null : fromMicros(maxCostMicros),
+    currency: spent?.currency ?? charge.currency,
+  };
+}
+
+/**
+ * Which limit the charge would pass (budgetRefusal's rule), or null. It uses nothing outside
+ * itself: the SQLite writer thread runs its source inside the charged write's transaction.
+ */
+export function budgetExceeded(spent: RunSpend | null, charge: BudgetCharge): BudgetStatus["exceeded"] | null {
   if (charge.calls === 0) return null;
   const calls = spent?.calls ?? 0;
   const costMicros = spent?.costMicros ?? 0;
   const maxCalls = spent?.maxCalls ?? charge.maxCalls;
   const maxCostMicros = spent?.maxCostMicros ?? charge.maxCostMicros;
-  const status = (exceeded: BudgetStatus["exceeded"]): BudgetStatus => ({
-    exceeded,
-    calls,
-    maxCalls,
-    spent: fromMicros(costMicros),
-    maxCost: maxCostMicros === null ? null : fromMicros(maxCostMicros),
-    currency: spent?.currency ?? charge.currency,
-  });
-  if (maxCalls !== null && calls + charge.calls > maxCalls) return status("calls");
-  if (maxCostMicros !== null && (costMicros >= maxCostMicros || costMicros + charge.costMicros > maxCostMicros)) return status("cost");
+  if (maxCalls !== null && calls + charge.calls > maxCalls) return "calls";
+  if (maxCostMicros !== null && (costMicros >= maxCostMicros || costMicros + charge.costMicros > maxCostMicros)) return "cost";
   return null;
 }
 

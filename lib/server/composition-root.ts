@@ -115,7 +115,11 @@ export interface Services {
  * import.
  */
 export function buildServices(config: Env): Services {
-  const sqlite = { sqliteSynchronous: config.IDEMGATE_SQLITE_SYNCHRONOUS, sqliteBusyTimeoutMs: config.IDEMGATE_SQLITE_BUSY_TIMEOUT_MS };
+  const sqlite = {
+    sqliteSynchronous: config.IDEMGATE_SQLITE_SYNCHRONOUS,
+    sqliteWriter: config.IDEMGATE_SQLITE_WRITER,
+    sqliteBusyTimeoutMs: config.IDEMGATE_SQLITE_BUSY_TIMEOUT_MS,
+  };
   const pgTimeouts = pgTimeoutsFrom(config);
   const store = once(() => openStore({ databaseUrl: config.DATABASE_URL, pgPoolSize: config.IDEMGATE_PG_POOL_SIZE, pgTimeouts, ...sqlite }));
   const policySource = once(() => new StorePolicySource(store()));

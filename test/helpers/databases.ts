@@ -15,6 +15,12 @@ export interface TestDatabase {
 /** Providers this run can test: Postgres only when global setup found a server. */
 export const PROVIDERS: Provider[] = inject("postgresTemplate") ? ["sqlite", "postgres"] : ["sqlite"];
 
+/**
+ * IDEMGATE_SQLITE_WRITER=worker runs the SQLite suites with their commits on a writer thread
+ * (#21 item 3): servers read it from the environment they inherit, stores opened by a test are told.
+ */
+export const SQLITE_WRITER: "inline" | "worker" = process.env.IDEMGATE_SQLITE_WRITER === "worker" ? "worker" : "inline";
+
 export async function createTestDatabase(provider: Provider): Promise<TestDatabase> {
   const suffix = randomBytes(6).toString("hex");
   if (provider === "sqlite") {

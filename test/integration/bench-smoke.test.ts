@@ -24,6 +24,7 @@ const EXPECTED: Record<string, Record<string, number[]>> = {
   "floor.node-http": { fresh: STANDARD, replay: STANDARD },
   "inprocess.sqlite-full": PAIRS,
   "inprocess.sqlite-normal": PAIRS,
+  "inprocess.sqlite-full-worker": PAIRS,
   "inprocess.postgres": PAIRS,
   "peer.powertools-redis": PAIRS,
   "peer.powertools-redis-aof": PAIRS,

@@ -8,7 +8,7 @@ import type { PolicySource } from "../../lib/server/policy-source";
 import { createProjectWithKey } from "../../lib/server/projects";
 import { openStore } from "../../lib/store/hot/open-gate-store";
 import type { GateStore } from "../../lib/store/ports/gate-store";
-import { PROVIDERS, type TestDatabase, createTestDatabase } from "../helpers/databases";
+import { PROVIDERS, SQLITE_WRITER, type TestDatabase, createTestDatabase } from "../helpers/databases";
 
 /** Leases of 1 s, so a second gate can take a call over; loops on (the default). */
 const shortLease: EffectivePolicy = { ...DEFAULT_EFFECTIVE_POLICY, policy: { ...DEFAULT_EFFECTIVE_POLICY.policy, leaseSeconds: 1 } };
@@ -51,7 +51,7 @@ describe.each(PROVIDERS)("%s: hot-path reads", (provider) => {
 
   beforeAll(async () => {
     db = await createTestDatabase(provider);
-    raw = openStore({ databaseUrl: db.url });
+    raw = openStore({ databaseUrl: db.url, sqliteWriter: SQLITE_WRITER });
     projectId = (await createProjectWithKey(raw, "hot path"))!.projectId;
   });
 

@@ -3,7 +3,7 @@ import type { CallRecord } from "../../lib/core/record";
 import { newId } from "../../lib/server/ids";
 import { openStore } from "../../lib/store/hot/open-gate-store";
 import type { GateEvent, GateStore } from "../../lib/store/ports/gate-store";
-import { PROVIDERS, type TestDatabase, createTestDatabase } from "../helpers/databases";
+import { PROVIDERS, SQLITE_WRITER, type TestDatabase, createTestDatabase } from "../helpers/databases";
 import { createTestProject } from "../helpers/fixtures";
 import { uniqueRun, uniqueTool } from "../helpers/policy-fixtures";
 import { scalar, sql } from "../helpers/sql";
@@ -79,7 +79,7 @@ describe.each(PROVIDERS)("%s: the write-behind ledger of decision-only events", 
   const stores: GateStore[] = [];
 
   const open = (ledger?: { maxDelayMs?: number; batchSize?: number; capacity?: number }) => {
-    const store = openStore({ databaseUrl: db.url, ledger }) as WithLedgerState;
+    const store = openStore({ databaseUrl: db.url, ledger, sqliteWriter: SQLITE_WRITER }) as WithLedgerState;
     stores.push(store);
     return store;
   };

@@ -21,7 +21,7 @@ export type Row = Record<string, unknown>;
 
 /** Side connections (statistics): their reads go through the memory map, not the cache. */
 const DEFAULT_CACHE_MIB = 8;
-const MMAP_BYTES = 1024 * 1024 * 1024;
+export const MMAP_BYTES = 1024 * 1024 * 1024;
 
 /** A WAL connection: readers never wait for the writer, and other processes may share the file. */
 export function openSqlite(file: string, options: SqliteOpenOptions = {}): Database.Database {

@@ -1,7 +1,6 @@
 import { createRequire } from "node:module";
 import path from "node:path";
 import { Worker } from "node:worker_threads";
-import type Database from "better-sqlite3";
 import { failureBackoffMs } from "../../../core/failure-backoff";
 
 /**
@@ -103,9 +102,15 @@ parentPort.on("message", () => { clearTimeout(timer); db.close(); parentPort.clo
 const SQLITE_DEFAULT_AUTOCHECKPOINT = 1_000;
 const PAGE_BYTES = 4_096;
 
+/** The connection that writes: the request thread's, or the writer thread's (writer-thread.ts). */
+export interface WriterConnection {
+  readonly open: boolean;
+  pragma(source: string): unknown;
+}
+
 export class SqliteCheckpointer {
   private worker: Worker | null = null;
-  private writer: Database.Database | null = null;
+  private writer: WriterConnection | null = null;
   private latest: CheckpointStats = { ticks: 0, restarts: 0, logFrames: 0, maxLogFrames: 0, failures: 0, failuresInRow: 0, nextMs: 0 };
 
   private constructor(
@@ -132,7 +137,7 @@ export class SqliteCheckpointer {
    * Starts the worker once (later calls do nothing) and takes checkpoints away from `writer`, the
    * connection that serves requests; it gets them back if the worker fails.
    */
-  start(writer?: Database.Database): void {
+  start(writer?: WriterConnection): void {
     if (this.worker) return;
     const worker = new Worker(WORKER_SOURCE, {
       eval: true,
@@ -182,7 +187,7 @@ export class SqliteCheckpointer {
 }
 
 /** better-sqlite3 as installed for this project: bundlers rewrite `require.resolve`, so ask from the cwd. */
-function locateDriver(): string | null {
+export function locateDriver(): string | null {
   try {
     return createRequire(path.join(process.cwd(), "package.json")).resolve("better-sqlite3");
   } catch {

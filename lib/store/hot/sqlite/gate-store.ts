@@ -1,6 +1,6 @@
 import type Database from "better-sqlite3";
 import type { CallRecord } from "../../../core/record";
-import { type BudgetCharge, type RunSpend, budgetRefusal, noSpend } from "../../../core/budget";
+import { type BudgetCharge, type RunSpend, budgetExceeded, noSpend } from "../../../core/budget";
 import { chargeValues, eventValues, recordValues, rowToApiKey, rowToEvent, rowToRecord, rowToSpend } from "../shared/columns";
 import type { CallSignature } from "../../../core/loop-detector";
 import {
@@ -13,14 +13,20 @@ import {
 import type { PolicyRow, PolicyWrite, SimulationLedgerRows, ToolTrafficRow } from "../../ports/policy-store";
 import { readSimulationLedger } from "../shared/simulation-statements";
 import { type SqliteOpenOptions, SqliteStatements, openSqlite } from "../../connection/sqlite-connection";
-import { type CheckpointerOptions, SqliteCheckpointer } from "./checkpointer";
+import { type CheckpointerOptions, SqliteCheckpointer, locateDriver } from "./checkpointer";
 import { type Durability, SqliteGroupCommit } from "./group-commit";
+import { type ChargedOutcome, WRITE_SQL, type WriteOp, type WriteRunner, applyWriteOp } from "./write-ops";
+import { SqliteWriterThread } from "./writer-thread";
 import { LedgerWriteBehind, type WriteBehindOptions, mergeLoopSteps } from "../shared/ledger-write-behind";
 import { BUDGET_SQL, SQL } from "../shared/statements";
 import type { ApiKeyRow, ChargedWrite, ChargedWriteResult, GateEvent, GateStore, ProjectRow } from "../../ports/gate-store";
 
 export type { SqliteSynchronous } from "../../connection/sqlite-connection";
+/** inline: writes commit on the request thread's connection. worker: on a writer thread's (writer-thread.ts). */
+export type SqliteWriter = "inline" | "worker";
 export type SqliteStoreOptions = Omit<SqliteOpenOptions, "foreignKeys"> & {
+  /** Where writes commit (default inline). */
+  writer?: SqliteWriter;
   /** Checkpoint the WAL from a worker thread once the store is busy (default true). */
   backgroundCheckpoints?: boolean;
   /** The worker's settings (checkpointer.ts): tests use them to slow it down or restart sooner. */
@@ -45,6 +51,9 @@ export class SqliteGateStore implements GateStore {
   private readonly db: Database.Database;
   private readonly sql: SqliteStatements;
   private readonly commits: SqliteGroupCommit;
+  /** Set in worker mode: every write goes there, and the connection above only reads. */
+  private readonly writer: SqliteWriterThread | null;
+  private readonly runner: WriteRunner;
   private readonly checkpointer: SqliteCheckpointer | null;
   private readonly ledger: LedgerWriteBehind;
   private writes = 0;
@@ -53,27 +62,35 @@ export class SqliteGateStore implements GateStore {
     this.db = openSqlite(file, { cacheMiB: HOT_CACHE_MIB, ...options, foreignKeys: true });
     this.sql = new SqliteStatements(this.db);
     this.commits = new SqliteGroupCommit(this.sql, options.synchronous ?? "full");
+    this.runner = { run: (name, params) => this.sql.run(WRITE_SQL[name], params), get: (name, params) => this.sql.get(WRITE_SQL[name], params) };
+    const driver = options.writer === "worker" && file !== ":memory:" ? locateDriver() : null;
+    this.writer = driver
+      ? new SqliteWriterThread({ file, driver, synchronous: options.synchronous ?? "full", busyTimeoutMs: options.busyTimeoutMs ?? 5_000, cacheMiB: HOT_CACHE_MIB })
+      : null;
     // A batch of decision-only events is one relaxed write of the group commit: one transaction,
     // no fsync of its own (a durable commit after it syncs it along, as for every relaxed write).
     this.ledger = new LedgerWriteBehind(
-      (events) =>
-        this.write(() => {
-          for (const event of events) this.sql.run(SQL.insertEventOnce, eventValues(event));
-        }, "relaxed"),
+      (events) => this.write<void>({ kind: "events", sql: "insertEventOnce", events: events.map(eventValues) }, "relaxed"),
       options.ledger,
     );
     this.checkpointer = options.backgroundCheckpoints === false || file === ":memory:" ? null : SqliteCheckpointer.for(file, options.checkpoints);
   }
 
-  /** Every write goes through the group commit: it alone decides the connection's synchronous mode. */
-  private write<T>(work: () => T, durability: Durability = "durable"): Promise<T> {
+  /** Every write goes through a group commit: it alone decides its connection's synchronous mode. */
+  private write<T>(op: WriteOp, durability: Durability = "durable"): Promise<T> {
     if (this.checkpointer && ++this.writes === CHECKPOINTER_AFTER_WRITES) this.startCheckpointer();
-    return this.commits.write(work, durability);
+    if (this.writer) return this.writer.write<T>(op, durability);
+    return this.commits.write(() => applyWriteOp(this.runner, op, budgetExceeded) as T, durability);
   }
 
   private startCheckpointer(): void {
-    // From now on the request thread never runs a checkpoint (checkpointer.ts).
-    this.checkpointer!.start(this.db);
+    // From now on the writing connection never runs a checkpoint (checkpointer.ts).
+    this.checkpointer!.start(this.writer?.connection ?? this.db);
+  }
+
+  /** Transactions committed and writes they carried, on whichever connection writes. */
+  get commitCounts(): { commits: number; writes: number } {
+    return { ...(this.writer ?? this.commits).counts };
   }
 
   /** The background checkpointer, once started (tests and diagnostics). */
@@ -106,38 +123,26 @@ export class SqliteGateStore implements GateStore {
   }
 
   insertRecord(record: CallRecord, event: GateEvent): Promise<boolean> {
-    return this.write(() => {
-      if (this.sql.run(SQL.insertRecord, recordValues(record)).changes === 0) return false;
-      this.sql.run(SQL.insertEvent, eventValues(event));
-      return true;
-    });
+    return this.write({ kind: "record", sql: "insertRecord", record: recordValues(record), event: eventValues(event) });
   }
 
   updateRecord(record: CallRecord, expectedVersion: number, event: GateEvent): Promise<boolean> {
-    return this.write(() => {
-      if (this.sql.run(SQL.updateRecord, [...recordValues(record), expectedVersion]).changes === 0) return false;
-      this.sql.run(SQL.insertEvent, eventValues(event));
-      return true;
-    });
+    return this.write({ kind: "record", sql: "updateRecord", record: [...recordValues(record), expectedVersion], event: eventValues(event) });
   }
 
   /** Check, write and count in one immediate transaction: SQLite's write lock serialises every process. */
-  writeCharged(write: ChargedWrite, record: CallRecord, event: GateEvent, charge: BudgetCharge): Promise<ChargedWriteResult> {
-    return this.write((): ChargedWriteResult => {
-      if (charge.enforce) {
-        const row = this.sql.get(BUDGET_SQL.spend, [record.projectId, record.runId]);
-        const spent = row ? rowToSpend(row) : null;
-        if (budgetRefusal(spent, charge)) return { written: false, exceeded: spent ?? noSpend(charge) };
-      }
-      const changes =
-        write.op === "insert"
-          ? this.sql.run(SQL.insertRecord, recordValues(record)).changes
-          : this.sql.run(SQL.updateRecord, [...recordValues(record), write.expectedVersion]).changes;
-      if (changes === 0) return { written: false, exceeded: null };
-      this.sql.run(SQL.insertEvent, eventValues(event));
-      this.sql.run(BUDGET_SQL.charge, chargeValues(record, charge, event.at));
-      return { written: true };
+  async writeCharged(write: ChargedWrite, record: CallRecord, event: GateEvent, charge: BudgetCharge): Promise<ChargedWriteResult> {
+    const outcome = await this.write<ChargedOutcome>({
+      kind: "charged",
+      sql: write.op === "insert" ? "insertRecord" : "updateRecord",
+      record: write.op === "insert" ? recordValues(record) : [...recordValues(record), write.expectedVersion],
+      event: eventValues(event),
+      charge: chargeValues(record, charge, event.at),
+      enforce: charge.enforce ? { spend: [record.projectId, record.runId], charge } : null,
     });
+    if (outcome.written) return { written: true };
+    if (outcome.lost) return { written: false, exceeded: null };
+    return { written: false, exceeded: outcome.refused ? rowToSpend(outcome.refused) : noSpend(charge) };
   }
 
   runSpend(projectId: string, runId: string): Promise<RunSpend | null> {
@@ -154,18 +159,11 @@ export class SqliteGateStore implements GateStore {
    * in process) and no faster at 1, so on SQLite only decisions without a write of their own go behind.
    */
   async recordReplay(record: CallRecord, expectedVersion: number, event: GateEvent): Promise<number | null> {
-    return this.write(() => {
-      const row = this.sql.get(SQL.recordReplay, [record.projectId, record.key, expectedVersion]);
-      if (!row) return null;
-      this.sql.run(SQL.insertEvent, eventValues(event));
-      return Number(row.replays);
-    }, "relaxed");
+    return this.write({ kind: "replay", params: [record.projectId, record.key, expectedVersion], event: eventValues(event) }, "relaxed");
   }
 
   appendEvent(event: GateEvent): Promise<void> {
-    return this.write(() => {
-      this.sql.run(SQL.insertEvent, eventValues(event));
-    }, "relaxed");
+    return this.write({ kind: "events", sql: "insertEvent", events: [eventValues(event)] }, "relaxed");
   }
 
   appendDecision(event: GateEvent): Promise<void> {
@@ -186,21 +184,16 @@ export class SqliteGateStore implements GateStore {
     return this.sql.guard(() => this.sql.all(SQL.eventsForCall, [projectId, callId]).map(rowToEvent));
   }
 
-  createProject(project: ProjectRow): Promise<boolean> {
-    return this.write(() => this.sql.run(SQL.insertProject, [project.id, project.name, project.createdAt]).changes === 1);
+  async createProject(project: ProjectRow): Promise<boolean> {
+    return (await this.write<number>({ kind: "run", sql: "insertProject", params: [project.id, project.name, project.createdAt] })) === 1;
   }
 
   installSecret(name: string, candidate: string, now: number): Promise<string> {
-    return this.write(() => {
-      this.sql.run(SQL.insertInstallSecret, [name, candidate, now]);
-      return String(this.sql.get(SQL.installSecret, [name])!.value);
-    });
+    return this.write({ kind: "secret", insert: [name, candidate, now], name });
   }
 
-  createApiKey(key: ApiKeyRow): Promise<void> {
-    return this.write(() => {
-      this.sql.run(SQL.insertApiKey, [key.id, key.projectId, key.name, key.prefix, key.hash, key.createdAt]);
-    });
+  async createApiKey(key: ApiKeyRow): Promise<void> {
+    await this.write({ kind: "run", sql: "insertApiKey", params: [key.id, key.projectId, key.name, key.prefix, key.hash, key.createdAt] });
   }
 
   findApiKeyByHash(hash: string): Promise<ApiKeyRow | null> {
@@ -210,20 +203,16 @@ export class SqliteGateStore implements GateStore {
     });
   }
 
-  touchApiKey(id: string, at: number): Promise<void> {
-    return this.write(() => {
-      this.sql.run(SQL.touchApiKey, [id, at]);
-    }, "relaxed");
+  async touchApiKey(id: string, at: number): Promise<void> {
+    await this.write({ kind: "run", sql: "touchApiKey", params: [id, at] }, "relaxed");
   }
 
   findPolicyLayers(projectId: string, tool: string): Promise<PolicyRow[]> {
     return this.sql.guard(() => this.sql.all(POLICY_SQL.layers, [projectId, tool]).map(rowToPolicy));
   }
 
-  discoverTool(projectId: string, tool: string, at: number): Promise<void> {
-    return this.write(() => {
-      this.sql.run(POLICY_SQL.discover, [projectId, tool, at]);
-    }, "relaxed");
+  async discoverTool(projectId: string, tool: string, at: number): Promise<void> {
+    await this.write({ kind: "run", sql: "discover", params: [projectId, tool, at] }, "relaxed");
   }
 
   /** The run's steps on the ledger and those still queued here: a replay answered a moment ago counts. */
@@ -241,13 +230,14 @@ export class SqliteGateStore implements GateStore {
 
   /** Check, number and write inside one transaction: SQLite's write lock serialises writers. */
   writePolicy(write: PolicyWrite): Promise<number | null> {
-    return this.write(() => {
-      const current = this.sql.get(POLICY_SQL.layerVersion, [write.projectId, write.tool]);
-      if (Number(current?.version ?? 0) !== write.expectedVersion) return null;
-      const version = Number(this.sql.get(POLICY_SQL.nextRevision, [write.projectId])!.next);
-      this.sql.run(POLICY_SQL.upsertLayer, [write.projectId, write.tool, write.overrides, version, write.at, write.author]);
-      this.sql.run(POLICY_SQL.insertRevision, revisionValues(write, version));
-      return version;
+    // The version (index 3 of both) is numbered inside the transaction (write-ops.ts).
+    return this.write({
+      kind: "policy",
+      projectId: write.projectId,
+      tool: write.tool,
+      expectedVersion: write.expectedVersion,
+      layer: [write.projectId, write.tool, write.overrides, null, write.at, write.author],
+      revision: revisionValues(write, 0),
     });
   }
 
@@ -269,6 +259,7 @@ export class SqliteGateStore implements GateStore {
     this.ledger.stop();
     await this.checkpointer?.stop();
     this.commits.flush();
+    await this.writer?.close();
     this.db.close();
   }
 }
