@@ -46,7 +46,7 @@ export interface Built {
 const other = (sync: "full" | "normal"): "full" | "normal" => (sync === "full" ? "normal" : "full");
 
 /** A database with a project and its replay pool, written in-process before any server starts. */
-async function gateDatabase(url: string, pool: { tag: string; size: number }, sqliteSynchronous: "full" | "normal", upstream?: ChargeUpstream, mcpUpstream?: string) {
+export async function gateDatabase(url: string, pool: { tag: string; size: number }, sqliteSynchronous: "full" | "normal", upstream?: ChargeUpstream, mcpUpstream?: string) {
   const app = benchApp(url, sqliteSynchronous, { IDEMGATE_SECRETS_KEY: BENCH_SECRETS_KEY });
   const { store, policies } = app.gate;
   try {

@@ -90,7 +90,7 @@ export class GateService {
   private readonly router: KeyRouter;
   private readonly leases: LeaseTokens;
   /** The policy last seen per project and tool: only a guess, to read everything a begin needs at once. */
-  private readonly lastPolicy = new BoundedGuesses<EffectivePolicy>();
+  private readonly lastPolicy = new BoundedGuesses<PolicyLookup>();
   /**
    * The record as this process stored it when it handed out a lease (execute, verify), until it is
    * completed: a complete or heartbeat plans on it and writes at once, compare-and-set on its
@@ -126,7 +126,9 @@ export class GateService {
     // HTTP bodies were checked whole when read; in-process callers hand their args over directly.
     assertWithinJsonBounds(input.args, "args", ["args"]);
     const fingerprint = this.fingerprints.current() ?? (await this.fingerprints.load());
-    const { policy, call, loop, firstRead } = await this.readForBegin(projectId, input, fingerprint);
+    const reads = await this.readForBegin(projectId, input, fingerprint, startedAt);
+    if ("claimed" in reads) return reads.claimed;
+    const { policy, call, loop, firstRead } = reads;
     const unkeyed = alwaysExecutes(policy.policy);
     const bypass = input.bypass === undefined ? null : input.bypass.token !== undefined ? "token" : "ask";
     const shadow = policy.policy.mode === "shadow";
@@ -201,11 +203,23 @@ export class GateService {
    * tool; what the guess got wrong is read again. The decision always uses the policy read now.
    * On Postgres that is one round trip instead of two before the write.
    */
-  private async readForBegin(projectId: string, input: BeginInput, fingerprint: ArgsFingerprinter): Promise<BeginReads> {
+  private async readForBegin(projectId: string, input: BeginInput, fingerprint: ArgsFingerprinter, startedAt: number): Promise<BeginReads | { claimed: BeginDecision }> {
     const toolKey = `${projectId}\u0000${input.tool}`;
-    const guess = this.lastPolicy.get(toolKey);
+    const combined = this.store.beginStatement !== undefined;
+    // A source that is not the store's layers answers before the statement: a claim made there is
+    // then made under the policy in force, not a guess.
+    const asked = combined && !this.policies.fromLayers ? await this.policies.forTool(projectId, input.tool) : null;
+    const guess = asked ?? this.lastPolicy.get(toolKey);
     const guessed = guess ? this.tryPrepare({ ...input, projectId }, guess, fingerprint) : null;
-    const [policy, guessedReads] = await Promise.all([this.policies.forTool(projectId, input.tool), guessed ? this.beginReads(guessed, guess!.policy) : null]);
+    let policy: PolicyLookup;
+    let guessedReads: { history: CallSignature[] | null; record: CallRecord | null } | null;
+    if (combined && guessed !== null) {
+      const read = await this.readOrClaim(guessed, guess!, input, startedAt, asked);
+      if ("claimed" in read) return read;
+      ({ policy, reads: guessedReads } = read);
+    } else {
+      [policy, guessedReads] = await Promise.all([asked ?? this.policies.forTool(projectId, input.tool), guessed ? this.beginReads(guessed, guess!.policy) : null]);
+    }
     this.lastPolicy.set(toolKey, policy);
     // Preparing a call is a pure function of the call and the policy, and the policy sources hand out
     // one object per content: when the guess is the very policy in force, its canonical args, hashes
@@ -229,6 +243,59 @@ export class GateService {
     const loop = history ? detectLoop([...history, current], policy.policy.loop) : null;
     const { call: keyed, record: firstRead } = unkeyed ? { call, record: null } : await this.underLegacyKey(call, keyedRead);
     return { policy, call: keyed, loop, firstRead };
+  }
+
+  /**
+   * Postgres: the guessed call's reads (record, loop history) and the policy layers in one
+   * statement, and, when under the guessed policy the begin is a first execution, its claim in the
+   * same statement, guarded by the database (GateStore.beginStatement): a fresh begin is one round
+   * trip. A guard that fails writes nothing; the begin then plans on what the statement read.
+   * `asked`: the policy already read from a source that is not the store's layers.
+   */
+  private async readOrClaim(
+    call: PreparedCall,
+    guess: PolicyLookup,
+    input: BeginInput,
+    startedAt: number,
+    asked: PolicyLookup | null,
+  ): Promise<{ claimed: BeginDecision } | { policy: PolicyLookup; reads: { history: CallSignature[] | null; record: CallRecord | null } }> {
+    const loopOn = guess.policy.loop.enabled;
+    const historyLimit = loopOn ? loopHistorySize(guess.policy.loop) : 0;
+    const claim = this.firstExecution(call, guess, input, startedAt, asked !== null);
+    const read = await this.store.beginStatement!({
+      projectId: call.projectId,
+      tool: call.tool,
+      key: call.key,
+      runId: call.runId,
+      historyLimit,
+      claim: claim && { record: claim.record, event: claim.event, argsFingerprint: call.argsFingerprint, legacyKey: call.legacyKey, policyStamp: asked ? null : guess.stamp! },
+    });
+    if (claim && read.claimed) return { claimed: this.leased(claim.record, claim.decision) };
+    const policy = asked ?? this.policies.fromLayers!(call.projectId, call.tool, read.layers);
+    return { policy, reads: { history: loopOn ? read.history.reverse() : null, record: alwaysExecutes(guess.policy) ? null : read.record } };
+  }
+
+  /**
+   * The claim of a begin that, under `policy`, executes whatever the database holds once its
+   * guards pass (no record, no loop): null when anything else could decide it — a resend, shadow
+   * mode, a preview, a budget, a tool that never dedupes, a policy not known to be in force.
+   */
+  private firstExecution(call: PreparedCall, policy: PolicyLookup, input: BeginInput, startedAt: number, inForce: boolean): { record: CallRecord; event: GateEvent; decision: BeginDecision } | null {
+    const p = policy.policy;
+    if (input.bypass !== undefined || p.mode === "shadow" || p.preview !== "none" || hasBudget(p) || alwaysExecutes(p)) return null;
+    // A tool not yet known is discovered on its first begin; repeats of 1 would make any step a loop.
+    if (policy.known === false || (p.loop.enabled && p.loop.repeats < 2)) return null;
+    if (!inForce && policy.stamp === undefined) return null;
+    const now = this.clock();
+    const plan = planBegin(null, call, {
+      now,
+      policy,
+      newCallId: () => newId("call", now),
+      newLeaseToken: (id, attempt) => this.leases.issue(id, attempt),
+    });
+    if (plan.op !== "insert" || plan.decision.decision !== "execute") return null;
+    const ctx: BeginContext = { call, policy, startedAt, latched: false, warning: undefined, bypass: null, shadow: false };
+    return { record: plan.record, event: beginEvent(plan.record, call, this.beginFields(ctx, plan.decision)), decision: plan.decision };
   }
 
   /**
@@ -451,7 +518,8 @@ export class GateService {
     const startedAt = performance.now();
     if (outcome.outcome === "succeeded") assertWithinJsonBounds(outcome.result, "the result", ["result"]);
     for (let races = 0; races < MAX_WRITE_RACES; races++) {
-      const { record, policy, hinted } = await this.readForCall(projectId, callId, true);
+      // A reported cost may be charged under the policy: only a cost-free complete plans on a guess.
+      const { record, policy, hinted, stamp } = await this.readForCall(projectId, callId, true, outcome.cost === undefined);
       const plan = planStorableComplete(record, leaseToken, outcome, policy, this.clock());
       if (hinted && plan.op !== "update") {
         // Only a write is settled by the version check; anything else is decided on what is stored.
@@ -481,9 +549,19 @@ export class GateService {
           : null;
       const detail = { ...(check ? { check } : {}), ...(cost ? { cost, costCounted: charge !== null } : {}) };
       const event = recordEvent(plan.record, { ...fields, type: "complete", decision: plan.record.state, detail: check || cost ? detail : null });
-      const stored = charge
-        ? (await this.store.writeCharged({ op: "update", expectedVersion: plan.expectedVersion }, plan.record, event, charge)).written
-        : await this.store.updateRecord(plan.record, plan.expectedVersion, event);
+      let stored: boolean;
+      if (charge) stored = (await this.store.writeCharged({ op: "update", expectedVersion: plan.expectedVersion }, plan.record, event, charge)).written;
+      else if (stamp === undefined) stored = await this.store.updateRecord(plan.record, plan.expectedVersion, event);
+      else {
+        const guarded = await this.store.updateRecordUnderPolicy!(plan.record, plan.expectedVersion, event, stamp);
+        stored = guarded.written;
+        const inForce = this.policies.fromLayers!(projectId, record.tool, guarded.layers);
+        if (!stored && inForce.stamp !== stamp) {
+          // The policy changed since it was last seen: plan again under the one in force, on the same hint.
+          this.lastPolicy.set(`${projectId}\u0000${record.tool}`, inForce);
+          continue;
+        }
+      }
       if (stored) {
         this.waiters.notify(waitKey(projectId, record.key));
         this.begun.delete(callId);
@@ -560,9 +638,18 @@ export class GateService {
    * when it leased the call (begun), not read now; the caller may only write on it, compare-and-set.
    * Otherwise the record and the policy are read together when this process knows the call's tool.
    */
-  private async readForCall(projectId: string, callId: string, useHint: boolean): Promise<{ record: CallRecord; policy: EffectivePolicy; hinted: boolean }> {
+  private async readForCall(
+    projectId: string,
+    callId: string,
+    useHint: boolean,
+    guessPolicy = false,
+  ): Promise<{ record: CallRecord; policy: EffectivePolicy; hinted: boolean; stamp?: string }> {
     const known = this.begun.get(callId);
     if (useHint && known !== undefined && known.projectId === projectId) {
+      // `guessPolicy`: the policy last seen for the tool, when the write can check in its own
+      // statement that it is still in force (stamp): a complete is then one round trip.
+      const guess = guessPolicy && this.store.updateRecordUnderPolicy && this.policies.fromLayers ? this.lastPolicy.get(`${projectId}\u0000${known.tool}`) : undefined;
+      if (guess?.stamp !== undefined) return { record: known, policy: guess, hinted: true, stamp: guess.stamp };
       return { record: known, policy: await this.policies.forTool(projectId, known.tool), hinted: true };
     }
     const tool = known?.tool;

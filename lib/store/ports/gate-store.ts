@@ -1,7 +1,7 @@
 import type { CallSignature } from "../../core/loop-detector";
 import type { BudgetCharge, RunSpend } from "../../core/budget";
 import type { CallRecord } from "../../core/record";
-import type { PolicyStore } from "./policy-store";
+import type { PolicyRow, PolicyStore } from "./policy-store";
 
 /** resend: an approved bypass raised the key's generation; operator: a record evicted or resolved by hand. */
 /** saga: a run aborted (its compensation plan starts). check: a status check could not tell (decision `unknown`). */
@@ -37,6 +37,34 @@ export interface GateEvent {
 /** A record write that pays its run's budget: `insert`, or compare-and-set from `expectedVersion`. */
 export type ChargedWrite = { op: "insert" } | { op: "update"; expectedVersion: number };
 
+/**
+ * A begin's reads in one statement (Postgres): the tool's policy layers, the record under `key`,
+ * the run's latest loop steps and, with `claim`, the claim itself — written only if every guard
+ * holds: the layers are still those `claim.policyStamp` names (null: the policy is not the
+ * store's), no record under `key` (the unique index decides) nor under `claim.legacyKey`, and the
+ * call's signature is not among the run's last `historyLimit` loop steps (committed or queued
+ * here), so the claim cannot be a loop step the detector would block or flag.
+ */
+export interface BeginStatement {
+  projectId: string;
+  tool: string;
+  key: string;
+  runId: string;
+  /** 0: no history is read. */
+  historyLimit: number;
+  claim: { record: CallRecord; event: GateEvent; argsFingerprint: string; legacyKey: string | null; policyStamp: string | null } | null;
+}
+
+export interface BeginStatementResult {
+  /** The claim and its event were committed; nothing else of this result is then meaningful. */
+  claimed: boolean;
+  /** The record under `key` as of the statement (null also when a concurrent claim is not yet visible). */
+  record: CallRecord | null;
+  /** The run's latest loop steps, newest first, this process's queued ones merged in. */
+  history: CallSignature[];
+  layers: PolicyRow[];
+}
+
 /** written: the record, its event and the charge were committed together. Else `exceeded` says why not (null: a lost race). */
 export type ChargedWriteResult = { written: true } | { written: false; exceeded: RunSpend | null };
 
@@ -71,8 +99,15 @@ export interface GateStore extends PolicyStore {
    */
   findRecordWithHistory(projectId: string, key: string, runId: string, historyLimit: number): Promise<{ record: CallRecord | null; history: CallSignature[] }>;
   findRecordById(projectId: string, id: string): Promise<CallRecord | null>;
+  /** Postgres only: a begin's reads, and its claim when it is a first execution, in one round trip. */
+  beginStatement?(statement: BeginStatement): Promise<BeginStatementResult>;
   /** False when a record for the key already exists. */
   insertRecord(record: CallRecord, event: GateEvent): Promise<boolean>;
+  /**
+   * Postgres only: updateRecord, written only while the tool's policy layers still make
+   * `policyStamp` (policy-statements.ts); the layers as the statement read them come back either way.
+   */
+  updateRecordUnderPolicy?(record: CallRecord, expectedVersion: number, event: GateEvent, policyStamp: string): Promise<{ written: boolean; layers: PolicyRow[] }>;
   /** False when the stored version is no longer `expectedVersion`. */
   updateRecord(record: CallRecord, expectedVersion: number, event: GateEvent): Promise<boolean>;
   /**

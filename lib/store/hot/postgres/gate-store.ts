@@ -1,7 +1,7 @@
 import type pg from "pg";
 import type { CallRecord } from "../../../core/record";
 import { type BudgetCharge, type RunSpend, budgetRefusal } from "../../../core/budget";
-import { EVENT_COLUMNS, chargeValues, eventValues, recordValues, rowToApiKey, rowToEvent, rowToRecord, rowToSpend } from "../shared/columns";
+import { EVENT_COLUMNS, RECORD_COLUMNS, chargeValues, eventValues, recordValues, rowToApiKey, rowToEvent, rowToRecord, rowToSpend } from "../shared/columns";
 import type { CallSignature } from "../../../core/loop-detector";
 import {
   PG_POLICY_WRITE,
@@ -10,12 +10,15 @@ import {
   rowToPolicy,
   rowToSignature,
   rowToTraffic,
+  tupleToPolicy,
 } from "../shared/policy-statements";
 import type { PolicyRow, PolicyWrite, SimulationLedgerRows, ToolTrafficRow } from "../../ports/policy-store";
 import { readSimulationLedger } from "../shared/simulation-statements";
 import { BUDGET_SQL, PG_SQL, SQL } from "../shared/statements";
 import {
   type ApiKeyRow,
+  type BeginStatement,
+  type BeginStatementResult,
   type ChargedWrite,
   type ChargedWriteResult,
   type GateEvent,
@@ -123,6 +126,35 @@ export class PostgresGateStore implements GateStore {
     return { record: row!.id == null ? null : rowToRecord(row!), history: mergeLoopSteps(read, held, historyLimit) };
   }
 
+  async beginStatement(statement: BeginStatement): Promise<BeginStatementResult> {
+    const { projectId, tool, key, runId, historyLimit, claim } = statement;
+    // As loopHistory: queued loop steps taken before the read count too; a queued step with the
+    // call's signature may make it a loop, so the claim is left to the full plan.
+    const held = this.ledger.pendingLoopSteps(projectId, runId);
+    const guarded = claim !== null && !(historyLimit > 0 && held.some((step) => step.tool === tool && step.argsFingerprint === claim.argsFingerprint));
+    const nulls = (n: number) => new Array<null>(n).fill(null);
+    const [row] = await this.rows(PG_SQL.beginStatement, [
+      projectId,
+      tool,
+      key,
+      runId,
+      historyLimit,
+      guarded,
+      claim?.policyStamp ?? null,
+      claim?.argsFingerprint ?? null,
+      claim?.legacyKey ?? null,
+      ...(guarded ? recordValues(claim.record) : nulls(RECORD_COLUMNS.length)),
+      ...(guarded ? eventValues(claim.event) : nulls(EVENT_COLUMNS.length)),
+    ]);
+    const read = (row!.loop_history as [string, string, string][]).map(([id, tool, argsFingerprint]) => ({ id, tool, argsFingerprint }));
+    return {
+      claimed: Number(row!.claimed) === 1,
+      record: row!.id == null ? null : rowToRecord(row!),
+      history: mergeLoopSteps(read, held, historyLimit),
+      layers: (row!.layers as unknown[][]).map(tupleToPolicy),
+    };
+  }
+
   async findRecordById(projectId: string, id: string): Promise<CallRecord | null> {
     const [row] = await this.rows(SQL.recordById, [projectId, id]);
     return row ? rowToRecord(row) : null;
@@ -140,6 +172,11 @@ export class PostgresGateStore implements GateStore {
       ...eventValues(event),
     ]);
     return rows.length === 1;
+  }
+
+  async updateRecordUnderPolicy(record: CallRecord, expectedVersion: number, event: GateEvent, policyStamp: string): Promise<{ written: boolean; layers: PolicyRow[] }> {
+    const [row] = await this.rows(PG_SQL.guardedUpdate, [...recordValues(record), expectedVersion, ...eventValues(event), policyStamp]);
+    return { written: Number(row!.written) === 1, layers: (row!.layers as unknown[][]).map(tupleToPolicy) };
   }
 
   /** The counter is committed with the answer (exact across instances); its event too, in the same statement, unless it is written behind. */

@@ -76,6 +76,22 @@ export function rowToPolicy(row: Row): PolicyRow {
 }
 
 /** With the event's id: the loop detector merges the steps read with those still held in memory (ledger-write-behind.ts). */
+/**
+ * What a tool's policy is made of, as a string: the versions of the `*` layer and the tool's own
+ * (-1: absent) and whether the tool is known. Versions are project-wide revisions that never name
+ * two contents, so an equal stamp is an equal policy. PG_SQL.beginStatement computes the same in SQL.
+ */
+export function policyStamp(rows: readonly PolicyRow[], tool: string): string {
+  const project = rows.find((row) => row.tool === "*");
+  const own = rows.find((row) => row.tool === tool);
+  return `${project?.version ?? -1}:${own?.version ?? -1}:${own?.firstSeenAt != null ? 1 : 0}`;
+}
+
+/** A layer as PG_SQL.beginStatement returns it: [tool, overrides, version, first_seen_at, updated_at, updated_by]. */
+export function tupleToPolicy([tool, overrides, version, firstSeenAt, updatedAt, updatedBy]: unknown[]): PolicyRow {
+  return rowToPolicy({ tool, overrides, version, first_seen_at: firstSeenAt, updated_at: updatedAt, updated_by: updatedBy });
+}
+
 export function rowToSignature(row: Row): CallSignature & { id: string } {
   return { id: String(row.id), tool: String(row.tool), argsFingerprint: String(row.args_fingerprint) };
 }

@@ -46,7 +46,9 @@ export const PG_SQL = {
   recordWithHistory: `SELECT ${RECORD_COLUMN_LIST}, (SELECT COALESCE(json_agg(json_build_array(h.id, h.tool, h.args_fingerprint) ORDER BY h.id DESC), '[]'::json)
       FROM (SELECT id, tool, args_fingerprint FROM events WHERE project_id = $1 AND run_id = $3 AND loop_step = 1 ORDER BY id DESC LIMIT $4) h) AS loop_history
     FROM (SELECT 1) AS one LEFT JOIN call_records ON call_records.project_id = $1 AND call_records.key = $2`,
+  beginStatement: beginStatement(),
   insertRecordWithEvent: withEvent(SQL.insertRecord, R + 1),
+  guardedUpdate: guardedUpdate(),
   updateRecordWithEvent: withEvent(SQL.updateRecord, R + 2),
   recordReplayWithEvent: `WITH changed AS (${SQL.recordReplay}) INSERT INTO events (${EVENT_COLUMN_LIST}) SELECT ${placeholders(EVENT_COLUMNS, 4, true)} FROM changed RETURNING (SELECT replays FROM changed) AS replays`,
   /**
@@ -55,6 +57,61 @@ export const PG_SQL = {
    */
   insertEvents: `INSERT INTO events (${EVENT_COLUMN_LIST}) SELECT * FROM unnest(${EVENT_COLUMNS.map(([, , type], i) => `$${i + 1}::${type}[]`).join(", ")}) ON CONFLICT (id) DO NOTHING`,
 };
+
+/** The CTE `layers`: a tool's policy layers (POLICY_SQL.layers). */
+function layersOf(project: string, tool: string): string {
+  return `layers AS (SELECT tool, overrides, version, first_seen_at, updated_at, updated_by FROM tool_policies WHERE project_id = ${project} AND tool IN (${tool}, '*'))`;
+}
+
+/** policyStamp (policy-statements.ts) of the CTE `layers`, in SQL. */
+function stampOf(tool: string): string {
+  return `(SELECT COALESCE(MAX(version) FILTER (WHERE tool = '*'), -1)::text || ':' || COALESCE(MAX(version) FILTER (WHERE tool = ${tool}), -1)::text || ':' || (CASE WHEN bool_or(tool = ${tool} AND first_seen_at IS NOT NULL) THEN '1' ELSE '0' END) FROM layers)`;
+}
+
+/** The CTE `layers` as one JSON array of [tool, overrides, version, first_seen_at, updated_at, updated_by]. */
+function layersJson(): string {
+  return `(SELECT COALESCE(json_agg(json_build_array(l.tool, l.overrides, l.version, l.first_seen_at, l.updated_at, l.updated_by)), '[]'::json) FROM layers l)`;
+}
+
+/**
+ * A complete's compare-and-set and its event, written only while the tool's policy is still the
+ * one the complete was planned under (its stamp), with the layers read in the same statement so a
+ * changed policy is planned again without another read. Params: the record's columns, the
+ * expected version, the event's columns, then the stamp.
+ */
+function guardedUpdate(): string {
+  const stampParam = `$${R + 2 + EVENT_COLUMNS.length}::text`;
+  return `WITH ${layersOf("$2::text", "$4::text")},
+    changed AS (UPDATE call_records SET ${assignments(RECORD_COLUMNS, 1)} WHERE project_id = $2 AND key = $3 AND version = $${R + 1} AND ${stampParam} = ${stampOf("$4::text")} RETURNING 1),
+    logged AS (INSERT INTO events (${EVENT_COLUMN_LIST}) SELECT ${placeholders(EVENT_COLUMNS, R + 2, true)} FROM changed RETURNING 1)
+  SELECT (SELECT COUNT(*) FROM logged)::int AS written, ${layersJson()} AS layers`;
+}
+
+/**
+ * A begin's reads and its guarded claim in one statement (ports/gate-store.ts, BeginStatement).
+ * Params: $1 project, $2 tool, $3 key, $4 run, $5 history limit, $6 claim?, $7 policy stamp (null:
+ * not guarded), $8 args fingerprint, $9 legacy key, then the record's columns and the event's. The
+ * stamp is what policyStamp (policy-statements.ts) computes from the same layers. The final SELECT
+ * sees the database as the statement began: never the claim it wrote.
+ */
+function beginStatement(): string {
+  const recordFrom = 10;
+  const eventFrom = recordFrom + R;
+  return `WITH ${layersOf("$1::text", "$2::text")},
+    hist AS (SELECT id, tool, args_fingerprint FROM events WHERE project_id = $1::text AND run_id = $4::text AND loop_step = 1 ORDER BY id DESC LIMIT $5::int),
+    claimed AS (
+      INSERT INTO call_records (${RECORD_COLUMN_LIST}) SELECT ${placeholders(RECORD_COLUMNS, recordFrom, true)}
+      WHERE $6::boolean
+        AND ($7::text IS NULL OR $7::text = ${stampOf("$2::text")})
+        AND NOT EXISTS (SELECT 1 FROM hist WHERE hist.tool = $2::text AND hist.args_fingerprint = $8::text)
+        AND NOT EXISTS (SELECT 1 FROM call_records WHERE project_id = $1::text AND key = $9::text)
+      ON CONFLICT (project_id, key) DO NOTHING RETURNING 1),
+    logged AS (INSERT INTO events (${EVENT_COLUMN_LIST}) SELECT ${placeholders(EVENT_COLUMNS, eventFrom, true)} FROM claimed RETURNING 1)
+  SELECT (SELECT COUNT(*) FROM logged)::int AS claimed, ${RECORD_COLUMNS.map(([c]) => `r."${c}"`).join(", ")},
+    (SELECT COALESCE(json_agg(json_build_array(h.id, h.tool, h.args_fingerprint) ORDER BY h.id DESC), '[]'::json) FROM hist h) AS loop_history,
+    ${layersJson()} AS layers
+  FROM (SELECT 1) AS one LEFT JOIN call_records r ON r.project_id = $1::text AND r.key = $3::text`;
+}
 
 /** better-sqlite3 numbers its parameters `?1`, `?2`, … */
 export function toSqliteParams(sql: string): string {
