@@ -9,6 +9,7 @@ import { DEMO_LOCAL_ONLY_NOTICE, demoPasswordActive } from "../auth/demo-passwor
 import { startBackgroundJobs } from "./background-jobs";
 import { services } from "./composition-root";
 import { createProjectWithKey } from "./projects";
+import { assertSharedKeys } from "./shared-keys";
 
 export const DEMO_PROJECT_ID = "proj_demo";
 
@@ -23,6 +24,8 @@ export async function boot(): Promise<void> {
   await preparePostgresTls(target);
   const migrated = await ensureMigrated(target);
   if (migrated === "migrated") console.log(`[idemgate] migrated ${target.provider} database`);
+  // Before anything is sealed or signed: an instance whose keys differ from its peers' stops here.
+  await assertSharedKeys(services().gate.store, services().sharedKeys, Date.now());
   if (config.IDEMGATE_SEED_DEMO) await seedDemoProject(config.IDEMGATE_DATA_DIR, config.IDEMGATE_DEMO_SHADOW);
   const { operators } = services();
   await bootstrapAdmin(

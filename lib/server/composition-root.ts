@@ -21,6 +21,7 @@ import { TracedGateService } from "../telemetry/traced-gate-service";
 import { recordStormTransition } from "../telemetry/storm-telemetry";
 import { ApiKeyAuthenticator } from "./api-keys";
 import { LeaseTokens } from "./lease-tokens";
+import type { SharedKey } from "./shared-keys";
 import { pgTimeoutsFrom } from "./pg-timeouts";
 import { OperatorQueue } from "./operator-queue";
 import { SagaService } from "./sagas/saga-service";
@@ -100,6 +101,8 @@ export interface Services {
   operatorQueue: OperatorQueue;
   /** Alert channels and rules, and the worker that delivers alerts from the outbox. */
   alerts: { service: AlertService; dispatcher: AlertDispatcher };
+  /** The keys every instance on the database must share (boot checks them: shared-keys.ts). */
+  sharedKeys: SharedKey[];
   /** Budgets, operators' side: a run's spend and an operator's raise. */
   budgets: RunBudgetService;
   close(): Promise<void>;
@@ -126,7 +129,8 @@ export function buildServices(config: Env): Services {
   const db = once(() => openDb({ databaseUrl: config.DATABASE_URL, sqliteBusyTimeoutMs: config.IDEMGATE_SQLITE_BUSY_TIMEOUT_MS, pgTimeouts }));
   const policyRepository = once(() => new PolicyRepository(db()));
   const apiKeyAuth = once(() => new ApiKeyAuthenticator(store()));
-  const operators = once(() => buildOperators(config, db(), store(), policySource(), apiKeyAuth()));
+  const authSecret = once(() => resolveAuthSecret(config.BETTER_AUTH_SECRET, config.IDEMGATE_DATA_DIR));
+  const operators = once(() => buildOperators(config, db(), store(), policySource(), apiKeyAuth(), authSecret()));
   const gate = once(
     (): GateServices => ({
       store: store(),
@@ -135,7 +139,7 @@ export function buildServices(config: Env): Services {
         afterComplete: (record, policy, repeated) => sagas().afterComplete(record, policy, repeated),
         previews: { redeem: (projectId, token, call) => previews().redeem(projectId, token, call) },
         // Shared by every instance on the database, so one instance recognises another's earlier leases.
-        leaseTokens: new LeaseTokens(resolveAuthSecret(config.BETTER_AUTH_SECRET, config.IDEMGATE_DATA_DIR)),
+        leaseTokens: new LeaseTokens(authSecret()),
       }),
       auth: apiKeyAuth(),
       policies: new PolicyService(store(), policyRepository()),
@@ -143,7 +147,8 @@ export function buildServices(config: Env): Services {
     }),
   );
   const insights = once(() => buildInsights(config, store(), policySource(), policyRepository()));
-  const secretBox = once(() => new SecretBox(resolveSecretsKey(config.IDEMGATE_SECRETS_KEY, config.IDEMGATE_DATA_DIR)));
+  const secretsKey = once(() => resolveSecretsKey(config.IDEMGATE_SECRETS_KEY, config.IDEMGATE_DATA_DIR));
+  const secretBox = once(() => new SecretBox(secretsKey()));
   const upstreams = once(() => ({ service: new UpstreamService(new UpstreamRepository(db()), secretBox()) }));
   const outbound = once(() => createOutbound(db()));
   const alerts = once(() => {
@@ -230,6 +235,12 @@ export function buildServices(config: Env): Services {
     get alerts() {
       return alerts();
     },
+    get sharedKeys() {
+      return [
+        { setting: "IDEMGATE_SECRETS_KEY" as const, key: secretsKey() },
+        { setting: "BETTER_AUTH_SECRET" as const, key: authSecret() },
+      ];
+    },
     close: async () => {
       await Promise.all([insights.built?.store.close(), db.built?.$disconnect()]);
       await store.built?.close();
@@ -243,11 +254,11 @@ function once<T>(build: () => T): (() => T) & { built?: T } {
   return get;
 }
 
-function buildOperators(config: Env, prisma: Db, gateStore: GateStore, policySource: StorePolicySource, apiKeyAuth: ApiKeyAuthenticator): Operators {
+function buildOperators(config: Env, prisma: Db, gateStore: GateStore, policySource: StorePolicySource, apiKeyAuth: ApiKeyAuthenticator, authSecret: string): Operators {
   const store = new PrismaOperatorStore(prisma);
   const auth = createAuth({
     db: prisma,
-    secret: resolveAuthSecret(config.BETTER_AUTH_SECRET, config.IDEMGATE_DATA_DIR),
+    secret: authSecret,
     baseURL: config.BETTER_AUTH_URL,
     secureCookies: config.IDEMGATE_SECURE_COOKIES ?? config.BETTER_AUTH_URL?.startsWith("https://") ?? false,
     signInPerMinute: config.IDEMGATE_SIGN_IN_RATE_LIMIT,

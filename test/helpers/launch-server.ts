@@ -25,6 +25,14 @@ async function freePort(): Promise<number> {
   });
 }
 
+/** The keys of every launched server unless a test sets its own. */
+export const SHARED_KEYS_ENV = {
+  // The same values as the operator and gateway tests' own settings, so a server started with and
+  // one without them on one database agree.
+  IDEMGATE_SECRETS_KEY: Buffer.alloc(32, 7).toString("base64"),
+  BETTER_AUTH_SECRET: "test-secret-0123456789abcdef0123456789abcdef",
+};
+
 /**
  * A real production server (scripts/serve.mjs, what `npm start` runs: the lean agent path in front
  * of Next.js) of the production build on its own port and database. Used by the tests (through
@@ -42,6 +50,9 @@ export async function launchServer(
   const entry = server === "serve" ? ["scripts/serve.mjs"] : ["node_modules/next/dist/bin/next", "start"];
   const child = spawn(process.execPath, [...entry, "-p", String(port), "-H", "127.0.0.1"], {
     env: {
+      // Like a real cluster, every server of a run shares its keys, so one started again on the same
+      // database (a restart, a second instance) passes boot's shared-key check (lib/server/shared-keys.ts).
+      ...SHARED_KEYS_ENV,
       ...process.env,
       DATABASE_URL: databaseUrl,
       IDEMGATE_SEED_DEMO: "false",

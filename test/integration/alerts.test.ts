@@ -71,10 +71,10 @@ describe.each(PROVIDERS)("%s: alerts", (provider) => {
     ops.call(AlertRuleSchema, "POST", alerts("/rules"), { condition, channelIds: names.map((n) => channels[n]), ...extra });
 
   /** Another worker on the database, beside the server's (its clock may run ahead: timed rules). */
-  const dispatcherOn = (prisma: ReturnType<typeof openDb>, clock?: () => number) =>
+  const dispatcherOn = (prisma: ReturnType<typeof openDb>, clock?: () => number, key = SECRETS_KEY) =>
     new AlertDispatcher({
       store: new PrismaAlertRepository(prisma),
-      box: new SecretBox(Buffer.from(SECRETS_KEY, "base64")),
+      box: new SecretBox(Buffer.from(key, "base64")),
       fetch: (project, url, init) => createOutbound(prisma).guard.fetch(project, url, init),
       storm: async () => null,
       baseUrl: "",
@@ -361,6 +361,36 @@ describe.each(PROVIDERS)("%s: alerts", (provider) => {
       );
       const received = other.requests("/burst").map((r) => r.webhookId);
       expect(received.sort()).toEqual([...ids].sort());
+    } finally {
+      await prisma.$disconnect();
+    }
+  });
+
+  it("a worker that cannot open a channel's secrets logs a retryable attempt and lets go; a worker with the key sends it once", async () => {
+    const sealed = await addChannel({ kind: "webhook", name: "sealed", url: other.url("/sealed") });
+    other.setSecret("/sealed", sealed.signingSecret!);
+    const prisma = openDb({ databaseUrl: db.url });
+    try {
+      // Due a minute ahead, so only the two workers below (their clocks ahead) meet it, not the server's.
+      const ahead = () => Date.now() + 120_000;
+      const due = Date.now() + 60_000;
+      const id = `alr_sealed_${provider}`;
+      await new PrismaAlertRepository(prisma).insertDelivery(pendingDelivery(projectId, testAlert(`sig_test_${id}`, projectId, "", due), sealed.id, null, due, id));
+
+      await dispatcherOn(prisma, ahead, Buffer.alloc(32, 0x22).toString("base64")).deliverDue();
+      const refused = (await deliveries()).find((d) => d.id === id)!;
+      expect(refused).toMatchObject({ status: "pending", attempts: 1 });
+      expect(refused.log.map((l) => [l.outcome, l.statusCode])).toEqual([["retry", null]]);
+      expect(refused.log[0]!.error).toMatch(/cannot open the channel's secrets: every instance needs the same IDEMGATE_SECRETS_KEY/);
+      expect(other.requests("/sealed")).toEqual([]);
+
+      // The lease (6 s) went back with the attempt: a worker whose clock is past the retry (200 ms) but
+      // not past the lease claims it at once.
+      await dispatcherOn(prisma, () => ahead() + 1_500).deliverDue();
+      const done = (await deliveries()).find((d) => d.id === id)!;
+      expect(done.status).toBe("delivered");
+      expect(done.log.map((l) => l.outcome)).toEqual(["retry", "delivered"]);
+      expect(other.requests("/sealed").map((r) => r.webhookId)).toEqual([id]);
     } finally {
       await prisma.$disconnect();
     }

@@ -178,7 +178,8 @@ export class AlertDispatcher {
     const { store, backoff } = this.deps;
     const delivery = await store.claim(id, this.owner, this.clock(), this.deps.leaseMs);
     if (!delivery) return;
-    const { status, error } = await this.send(delivery);
+    // Whatever goes wrong before an answer is an attempt that failed: a throw here would keep the lease and log nothing.
+    const { status, error } = await this.send(delivery).catch((reason: unknown) => ({ status: null, error: `not sent: ${reason instanceof Error ? reason.message : String(reason)}` }));
     const now = this.clock();
     const attempts = delivery.attempts + 1;
     const outcome = error === "channel removed" ? "failed" : attemptOutcome(status, attempts, backoff);
@@ -197,7 +198,15 @@ export class AlertDispatcher {
   private async send(delivery: AlertDeliveryRow): Promise<{ status: number | null; error: string | null }> {
     const channel = await this.deps.store.findChannel(delivery.projectId, delivery.channelId);
     if (!channel) return { status: null, error: "channel removed" };
-    const secrets = openSecrets(this.deps.box, channel);
+    let secrets: ReturnType<typeof openSecrets>;
+    try {
+      secrets = openSecrets(this.deps.box, channel);
+    } catch {
+      // A claimed delivery that threw here kept its lease and logged nothing, again at every claim
+      // (two instances with their own keys). Logged as a retryable attempt, the lease goes back, so
+      // an instance holding the right key sends it; boot's key check (shared-keys.ts) stops this earlier.
+      return { status: null, error: "this instance cannot open the channel's secrets: every instance needs the same IDEMGATE_SECRETS_KEY" };
+    }
     const alert = JSON.parse(delivery.alert) as Alert;
     const { headers, body } = channelRequest(channel, secrets, alert, delivery.id, this.clock());
     try {
