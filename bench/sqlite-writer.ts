@@ -4,7 +4,7 @@
 // the batch over and settling the answers) and the event loop's delays, and, with fresh pairs
 // committing beside them, what replays wait.
 //
-//   npx tsx bench/sqlite-writer.ts [--seconds 2] [--reps 3] [--sync full|normal]
+//   npx tsx bench/sqlite-writer.ts [--seconds 2] [--reps 3] [--sync full|normal] [--cells "fresh c1,replay c1"]
 import { copyFileSync, mkdtempSync, rmSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
@@ -76,7 +76,7 @@ interface Cell {
   fresh: number;
   replay: number;
 }
-const CELLS: Cell[] = [
+const ALL_CELLS: Cell[] = [
   { name: "fresh c1", fresh: 1, replay: 0 },
   { name: "fresh c8", fresh: 8, replay: 0 },
   { name: "fresh c32", fresh: 32, replay: 0 },
@@ -84,6 +84,8 @@ const CELLS: Cell[] = [
   { name: "replay c32", fresh: 0, replay: 32 },
   { name: "8 fresh + 8 replay", fresh: 8, replay: 8 },
 ];
+const only = arg("--cells", "");
+const CELLS = only ? ALL_CELLS.filter((cell) => only.split(",").includes(cell.name)) : ALL_CELLS;
 
 interface Sample {
   freshOps: number;

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { BeginResponse } from "../../lib/contract/v1";
 import { TestClient } from "../helpers/client";
-import { PROVIDERS, type TestDatabase, createTestDatabase } from "../helpers/databases";
+import { PROVIDERS, type Provider, type TestDatabase, createTestDatabase } from "../helpers/databases";
 import { createTestProject } from "../helpers/fixtures";
 import { type TestServer, startServer } from "../helpers/server";
 
@@ -13,7 +13,13 @@ function tally(decisions: BeginResponse[]): Record<string, number> {
   return counts;
 }
 
-describe.each(PROVIDERS)("%s: N concurrent identical begins over HTTP, two server processes", (provider) => {
+/** SQLite once more with commits on a writer thread (#21 item 3): the unique key still decides across processes. */
+const VARIANTS: [label: string, provider: Provider, env: Record<string, string>][] = [
+  ...PROVIDERS.map((provider): [string, Provider, Record<string, string>] => [provider, provider, {}]),
+  ["sqlite, writer thread", "sqlite", { IDEMGATE_SQLITE_WRITER: "worker" }],
+];
+
+describe.each(VARIANTS)("%s: N concurrent identical begins over HTTP, two server processes", (_label, provider, env) => {
   let db: TestDatabase;
   let servers: TestServer[];
   let clients: TestClient[];
@@ -21,7 +27,7 @@ describe.each(PROVIDERS)("%s: N concurrent identical begins over HTTP, two serve
   beforeAll(async () => {
     db = await createTestDatabase(provider);
     const project = await createTestProject(db.url);
-    servers = await Promise.all([startServer(db.url), startServer(db.url)]);
+    servers = await Promise.all([startServer(db.url, env), startServer(db.url, env)]);
     clients = servers.map((s) => new TestClient(s.baseUrl, project.apiKey));
   });
 
