@@ -14,36 +14,43 @@ import { failureBackoffMs } from "../../../core/failure-backoff";
  * server, its clients and the worker), one unlucky commit copied and synced up to 32 MB on the
  * request thread (issue #16 item 11: a multi-second `complete` at p99 under 200 clients).
  *
- * Now the writer never checkpoints while the worker runs (wal_autocheckpoint = 0). The worker, with
- * its own connection, runs a PASSIVE checkpoint (never blocks the writer) every tick, sooner while
- * the log is long. A PASSIVE checkpoint beside a busy writer rarely leaves the log fully copied at
- * the moment of the next write, which is when SQLite restarts the log from its beginning; so once
- * the log holds `restartFrames` frames and all of them are copied, the worker runs a RESTART
- * checkpoint: it copies the few frames written since (the writer waits for that short copy only)
- * and makes the next write start the log over. The writer's journal_size_limit then trims the file,
- * so the WAL on disk stays near `restartFrames` pages. Should the worker fail, the writer gets
- * SQLite's own automatic checkpoints back.
+ * Now the writer never checkpoints by itself while the worker runs (wal_autocheckpoint = 0). The
+ * worker, with its own connection, runs a PASSIVE checkpoint (never blocks the writer) every tick,
+ * sooner while it falls behind. A PASSIVE checkpoint beside a busy writer rarely leaves the log
+ * fully copied at the moment of the next write, which is when SQLite restarts the log from its
+ * beginning; so once the log holds `restartFrames` frames and the worker has copied (nearly) all of
+ * them, it hands the last step to the writer: between two requests the writer copies the few frames
+ * written since (bounded by restartFrames / 16 plus a tick's worth) and its next write starts the
+ * log over. The writer's journal_size_limit then trims the file, so the WAL on disk stays near
+ * `restartFrames` pages. Should the worker fail, the writer gets SQLite's own automatic
+ * checkpoints back.
+ *
+ * Why not a RESTART checkpoint from the worker: it takes the write lock for its copy and the
+ * database file's fsync, and the writer waiting for it sleeps in SQLite's busy handler (1, 2, 5,
+ * 10, 15, 20 ms …) on the request thread: ~25 ms a restart, every ~1.4 s of FULL fresh pairs from
+ * one client (#15's bench: −10 % and more at 1 client).
  *
  * Pace: every checkpoint that finds frames to copy fsyncs the log and then the database file, on the
  * disk the writer's FULL commits wait for, and copies each page once however often the log rewrote
- * it since the last one. Ticking every 10 ms while the log was long meant up to 200 of those fsyncs
- * a second beside a busy writer (#15's bench: fresh pairs at 1 client −19 % on FULL); every 50 ms
- * still copies far faster than one writer fills the log.
+ * it since the last one. So the worker comes back sooner (soonMs) only while it is behind (a
+ * quarter of restartFrames left to copy, or a long log not yet handed over), not merely because the
+ * log is long: at one client it keeps the interval's pace, as before #16.
  */
 export interface CheckpointerOptions {
   /** Between checkpoints while the log is short (default 200 ms). */
   intervalMs?: number;
-  /** Log length (frames, 4 KiB pages) from which the worker restarts the log (default 4,096 = 16 MiB). */
+  /** Log length (frames, 4 KiB pages) from which the log is restarted (default 4,096 = 16 MiB). */
   restartFrames?: number;
   /** The longest wait between checkpoints that keep failing (default 5 s; at least intervalMs). */
   maxBackoffMs?: number;
-  /** Between checkpoints while the log is long and not all copied (default 50 ms). */
+  /** Between checkpoints while the worker is behind (default 50 ms). */
   soonMs?: number;
 }
 
 /** What the worker last saw, for tests and diagnostics. */
 export interface CheckpointStats {
   ticks: number;
+  /** Times the writer finished a copy the worker handed over (its next write starts the log over). */
   restarts: number;
   /** Frames in the log at the last tick, before its checkpoint. */
   logFrames: number;
@@ -63,24 +70,24 @@ const { parentPort, workerData } = require("node:worker_threads");
 const Database = require(workerData.driver);
 const db = new Database(workerData.file, { timeout: 0 });
 const passive = db.prepare("PRAGMA wal_checkpoint(PASSIVE)");
-const restart = db.prepare("PRAGMA wal_checkpoint(RESTART)");
 const stats = { ticks: 0, restarts: 0, logFrames: 0, maxLogFrames: 0, failures: 0, failuresInRow: 0, nextMs: workerData.intervalMs };
 let timer = null;
 function tick() {
   let next = workerData.intervalMs;
+  let restartDue = false;
   try {
     const copied = passive.get();
     stats.ticks++;
     stats.failuresInRow = 0;
     stats.logFrames = copied.log;
     stats.maxLogFrames = Math.max(stats.maxLogFrames, copied.log);
-    if (copied.log >= workerData.restartFrames && copied.checkpointed === copied.log) {
-      // Waits (briefly) for the writer's lock and the readers; the copy left to do is short.
-      db.pragma("busy_timeout = " + workerData.restartWaitMs);
-      try { if (restart.get().busy === 0) stats.restarts++; } finally { db.pragma("busy_timeout = 0"); }
-    } else if (copied.log >= workerData.restartFrames / 4 && copied.checkpointed < copied.log) {
-      // Frames are waiting to be copied: come back soon. A log already copied whole waits for the
-      // next write to restart it, which no tick can hasten (an idle server ticked 100 times a second).
+    const behind = copied.log - copied.checkpointed;
+    if (copied.log >= workerData.restartFrames && behind <= workerData.restartFrames / 16) {
+      // The writer finishes it between two requests (see above): its copy is short.
+      restartDue = true;
+    } else if (behind >= workerData.restartFrames / 4 || copied.log >= workerData.restartFrames) {
+      // Behind: come back soon. A log copied whole, or nearly, waits the interval (at one client
+      // ticking sooner only added fsyncs beside the writer's commits).
       next = Math.min(next, workerData.soonMs);
     }
   } catch {
@@ -91,7 +98,7 @@ function tick() {
     next = failureBackoffMs(workerData.intervalMs, stats.failuresInRow, workerData.maxBackoffMs);
   }
   stats.nextMs = next;
-  parentPort.postMessage(stats);
+  parentPort.postMessage({ stats, restartDue });
   timer = setTimeout(tick, next);
 }
 timer = setTimeout(tick, workerData.intervalMs);
@@ -112,6 +119,7 @@ export class SqliteCheckpointer {
   private worker: Worker | null = null;
   private writer: WriterConnection | null = null;
   private latest: CheckpointStats = { ticks: 0, restarts: 0, logFrames: 0, maxLogFrames: 0, failures: 0, failuresInRow: 0, nextMs: 0 };
+  private restarts = 0;
 
   private constructor(
     private readonly file: string,
@@ -141,12 +149,15 @@ export class SqliteCheckpointer {
     if (this.worker) return;
     const worker = new Worker(WORKER_SOURCE, {
       eval: true,
-      workerData: { file: this.file, driver: this.driver, intervalMs: this.intervalMs, restartFrames: this.restartFrames, restartWaitMs: 100, maxBackoffMs: this.maxBackoffMs, soonMs: this.soonMs },
+      workerData: { file: this.file, driver: this.driver, intervalMs: this.intervalMs, restartFrames: this.restartFrames, maxBackoffMs: this.maxBackoffMs, soonMs: this.soonMs },
     });
     this.worker = worker;
     // A checkpointer never keeps a process alive, and its failure only brings automatic checkpoints back.
     worker.unref();
-    worker.on("message", (stats: CheckpointStats) => (this.latest = stats));
+    worker.on("message", (report: { stats: CheckpointStats; restartDue: boolean }) => {
+      this.latest = report.stats;
+      if (report.restartDue) this.finishCopy();
+    });
     worker.on("error", () => {
       if (this.worker === worker) this.worker = null;
       this.handBack();
@@ -164,7 +175,25 @@ export class SqliteCheckpointer {
 
   /** What the worker reported last. */
   get stats(): CheckpointStats {
-    return this.latest;
+    return { ...this.latest, restarts: this.restarts };
+  }
+
+  /**
+   * The worker copied (nearly) all of a long log: the writer copies what is left, which is what a
+   * restart needs — its next write then starts the log from the beginning. Runs between two
+   * requests (a message is handled outside any transaction); PASSIVE never waits for a lock. A
+   * writer thread's connection runs it between two of its batches and answers nothing.
+   */
+  private finishCopy(): void {
+    const writer = this.writer;
+    if (!writer?.open) return;
+    try {
+      const result = writer.pragma("wal_checkpoint(PASSIVE)");
+      const copied = Array.isArray(result) ? (result[0] as { busy: number; log: number; checkpointed: number } | undefined) : undefined;
+      if (copied && copied.busy === 0 && copied.checkpointed === copied.log) this.restarts++;
+    } catch {
+      // Busy or closing: the worker hands it over again on a later tick.
+    }
   }
 
   async stop(): Promise<void> {
