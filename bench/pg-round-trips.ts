@@ -1,6 +1,6 @@
 /**
  * Where a Postgres begin's time goes, from the client's side: every statement the hot store sends
- * per gate operation (a fresh begin, its complete, a replay, an in_progress begin), how many are
+ * per gate operation (a fresh begin, a heartbeat, its complete, a replay, an in_progress begin), how many are
  * sequential round trips (a statement sent while another of the same operation is in flight
  * overlaps it), and each statement's client-side time. The gate is built as a server builds it
  * (the policy source reads the database), one operation at a time on an otherwise idle pool.
@@ -136,6 +136,7 @@ async function main(): Promise<void> {
     const complete = newStats();
     const replay = newStats();
     const inProgress = newStats();
+    const heartbeat = newStats();
     for (let i = 0; i < OPS; i++) {
       const run = `run${i % 16}_${Math.floor(i / 16)}`;
       const d = await measure(fresh, () => gate.begin(projectId, call(run, `s${i}`)));
@@ -143,6 +144,7 @@ async function main(): Promise<void> {
       // Another agent's begin while the lease is held.
       const held = await measure(inProgress, () => gate.begin(projectId, call(run, `s${i}`)));
       if (held.decision !== "in_progress") throw new Error(`in_progress: ${held.decision}`);
+      await measure(heartbeat, () => gate.heartbeat(projectId, d.callId, d.leaseToken, 60));
       await measure(complete, () => gate.complete(projectId, d.callId, d.leaseToken, { outcome: "succeeded", result: { i } }));
       const r = await measure(replay, () => gate.begin(projectId, call(run, `s${i}`)));
       if (r.decision !== "replay") throw new Error(`replay: ${r.decision}`);
@@ -151,6 +153,7 @@ async function main(): Promise<void> {
     report("complete", complete);
     report("replay begin", replay);
     report("in_progress begin", inProgress);
+    report("heartbeat", heartbeat);
     await store.close();
   } finally {
     await adminQuery(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);

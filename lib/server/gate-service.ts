@@ -549,19 +549,11 @@ export class GateService {
           : null;
       const detail = { ...(check ? { check } : {}), ...(cost ? { cost, costCounted: charge !== null } : {}) };
       const event = recordEvent(plan.record, { ...fields, type: "complete", decision: plan.record.state, detail: check || cost ? detail : null });
-      let stored: boolean;
-      if (charge) stored = (await this.store.writeCharged({ op: "update", expectedVersion: plan.expectedVersion }, plan.record, event, charge)).written;
-      else if (stamp === undefined) stored = await this.store.updateRecord(plan.record, plan.expectedVersion, event);
-      else {
-        const guarded = await this.store.updateRecordUnderPolicy!(plan.record, plan.expectedVersion, event, stamp);
-        stored = guarded.written;
-        const inForce = this.policies.fromLayers!(projectId, record.tool, guarded.layers);
-        if (!stored && inForce.stamp !== stamp) {
-          // The policy changed since it was last seen: plan again under the one in force, on the same hint.
-          this.lastPolicy.set(`${projectId}\u0000${record.tool}`, inForce);
-          continue;
-        }
-      }
+      const stored = charge
+        ? (await this.store.writeCharged({ op: "update", expectedVersion: plan.expectedVersion }, plan.record, event, charge)).written
+        : await this.updateUnderPolicy(plan.record, plan.expectedVersion, event, stamp);
+      // The policy changed since it was last seen: plan again under the one in force, on the same hint.
+      if (stored === null) continue;
       if (stored) {
         this.waiters.notify(waitKey(projectId, record.key));
         this.begun.delete(callId);
@@ -576,7 +568,7 @@ export class GateService {
   async heartbeat(projectId: string, callId: string, leaseToken: string, extendSeconds?: number): Promise<CallRecord> {
     const startedAt = performance.now();
     for (let races = 0; races < MAX_WRITE_RACES; races++) {
-      const { record, policy, hinted } = await this.readForCall(projectId, callId, true);
+      const { record, policy, hinted, stamp } = await this.readForCall(projectId, callId, true, true);
       const plan = planHeartbeat(record, leaseToken, extendSeconds ?? policy.policy.leaseSeconds, this.clock());
       if (hinted && plan.op !== "update") {
         this.begun.delete(callId);
@@ -593,7 +585,9 @@ export class GateService {
       // The asked extension is kept so the policy simulator can extend the lease as a draft would.
       const detail = extendSeconds === undefined ? null : { extendSeconds };
       const event = recordEvent(plan.record, { ...fields, type: "heartbeat", decision: "extended", detail });
-      if (await this.store.updateRecord(plan.record, plan.expectedVersion, event)) {
+      const stored = await this.updateUnderPolicy(plan.record, plan.expectedVersion, event, stamp);
+      if (stored === null) continue;
+      if (stored) {
         // The lease's complete will find this version.
         if (this.begun.get(callId) !== undefined) this.begun.set(callId, plan.record);
         return plan.record;
@@ -601,6 +595,21 @@ export class GateService {
       this.begun.delete(callId);
     }
     throw new AppError("contention", "the call changed during the heartbeat; retry", { retryAfterSeconds: 1 });
+  }
+
+  /**
+   * A compare-and-set planned under `policy`; with `stamp` (a policy guessed, not read), written
+   * only if the tool's layers still make it. Null: they do not — the policy in force is now the
+   * guess, and the caller plans again.
+   */
+  private async updateUnderPolicy(record: CallRecord, expectedVersion: number, event: GateEvent, stamp: string | undefined): Promise<boolean | null> {
+    if (stamp === undefined) return this.store.updateRecord(record, expectedVersion, event);
+    const guarded = await this.store.updateRecordUnderPolicy!(record, expectedVersion, event, stamp);
+    if (guarded.written) return true;
+    const inForce = this.policies.fromLayers!(record.projectId, record.tool, guarded.layers);
+    if (inForce.stamp === stamp) return false;
+    this.lastPolicy.set(`${record.projectId}\u0000${record.tool}`, inForce);
+    return null;
   }
 
   /**
@@ -647,7 +656,7 @@ export class GateService {
     const known = this.begun.get(callId);
     if (useHint && known !== undefined && known.projectId === projectId) {
       // `guessPolicy`: the policy last seen for the tool, when the write can check in its own
-      // statement that it is still in force (stamp): a complete is then one round trip.
+      // statement that it is still in force (stamp): a complete or heartbeat is then one round trip.
       const guess = guessPolicy && this.store.updateRecordUnderPolicy && this.policies.fromLayers ? this.lastPolicy.get(`${projectId}\u0000${known.tool}`) : undefined;
       if (guess?.stamp !== undefined) return { record: known, policy: guess, hinted: true, stamp: guess.stamp };
       return { record: known, policy: await this.policies.forTool(projectId, known.tool), hinted: true };

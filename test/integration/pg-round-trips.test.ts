@@ -68,7 +68,7 @@ describe.runIf(PROVIDERS.includes("postgres"))("postgres: round trips per decisi
     return version!;
   }
 
-  it("a fresh begin, its complete and an in_progress begin are one statement each; a replay is two", async () => {
+  it("a fresh begin, a heartbeat, the complete and an in_progress begin are one statement each; a replay is two", async () => {
     // A process's first begins of a tool learn its policy (and discover the tool): not counted.
     for (const step of ["warm1", "warm2"]) {
       const warm = lease(await gate.begin(projectId, call("run_warm", step)));
@@ -85,6 +85,9 @@ describe.runIf(PROVIDERS.includes("postgres"))("postgres: round trips per decisi
     // Its ledger line is written behind the answer, in a batch.
     expect(held.ledger).toBe(1);
 
+    const beat = await statements(() => gate.heartbeat(projectId, callId, leaseToken, 60));
+    expect(beat.own).toBe(1);
+
     const complete = await statements(() => gate.complete(projectId, callId, leaseToken, { outcome: "succeeded", result: { sent: true } }));
     expect(complete.result.state).toBe("succeeded");
     expect(complete.own).toBe(1);
@@ -96,7 +99,7 @@ describe.runIf(PROVIDERS.includes("postgres"))("postgres: round trips per decisi
 
     // What was claimed and completed in one statement each is stored with its events.
     const events = await store.listEventsForCall(projectId, callId);
-    expect(events.map((event) => `${event.type}:${event.decision}`)).toEqual(["begin:execute", "begin:in_progress", "complete:succeeded", "begin:replay"]);
+    expect(events.map((event) => `${event.type}:${event.decision}`)).toEqual(["begin:execute", "begin:in_progress", "heartbeat:extended", "complete:succeeded", "begin:replay"]);
   });
 
   it("a policy changed by an operator decides the very next begin and complete, at one more statement each", async () => {
@@ -114,12 +117,19 @@ describe.runIf(PROVIDERS.includes("postgres"))("postgres: round trips per decisi
     expect(completes.map((event) => event.policyVersion)).toEqual([v1]);
 
     // A begin's claim is guarded the same way: the next begin claims under the policy in force.
-    await writePolicy(`{"ttlSeconds":1200}`, v1, "rev_rt_2");
+    const v2 = await writePolicy(`{"ttlSeconds":1200}`, v1, "rev_rt_2");
+    expect(v2).toBe(v1 + 1);
     const fresh = await statements(() => gate.begin(projectId, call("run_b", "s2")));
     expect(fresh.own).toBe(2);
     const claimed = lease(fresh.result);
     const record = await store.findRecordById(projectId, claimed.callId);
     expect(record!.expiresAt).toBeGreaterThanOrEqual(Date.now() + 1_100_000);
+    // A heartbeat without an extension takes the lease the policy in force sets.
+    await writePolicy(`{"ttlSeconds":1200,"leaseSeconds":45}`, v1 + 1, "rev_rt_3");
+    const beat = await statements(() => gate.heartbeat(projectId, claimed.callId, claimed.leaseToken));
+    expect(beat.own).toBe(2);
+    expect(beat.result.leaseExpiresAt).toBeLessThanOrEqual(Date.now() + 45_000);
+    expect(beat.result.leaseExpiresAt).toBeGreaterThan(Date.now() + 30_000);
     // Learned: the next pair is one statement each again.
     const next = await statements(() => gate.begin(projectId, call("run_b", "s3")));
     expect(next.own).toBe(1);
