@@ -1,8 +1,8 @@
 // npm test: schema drift check, type check, then every vitest project (unit, integration, and
 // any others in test/vitest.config.mts) against real databases and real `next start` servers.
 // Ends with one plain "N passed, N failed" line for CI.
-import { spawnSync } from "node:child_process";
-import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { spawn, spawnSync } from "node:child_process";
+import { createWriteStream, existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 
@@ -25,8 +25,29 @@ if (run("type check", ["node_modules/typescript/bin/tsc", "--noEmit", "-p", "."]
 const cycleCheck = ["node_modules/dpdm/lib/bin/dpdm.js", "--no-warning", "--no-tree", "--no-progress", "--circular", "--exit-code", "circular:1", "-T"];
 if (run("no import cycles in lib/", [...cycleCheck, "--exclude", "node_modules|lib/store/generated", "lib/**/*.ts", "lib/**/*.tsx"]) !== 0) finish(0, 1);
 
+// One build for both suites, before either starts (each would otherwise build if the sources changed).
+const { buildIfNeeded } = await import("./lib/build-if-needed.mjs");
+buildIfNeeded();
+
 const report = path.join(mkdtempSync(path.join(os.tmpdir(), "idemgate-report-")), "vitest.json");
 const extra = process.argv.slice(2);
+
+// The dashboard in a real browser: Debian's Chromium, never Playwright's own download. It runs beside
+// vitest, not after it: both suites spend most of their time waiting on servers, and one after the other
+// they took 22 minutes of a 2-core machine whose cores were busy 60% of the time. Its output is held
+// in a file and printed after vitest's, so neither report is interleaved with the other.
+const chromium = process.env.CHROMIUM_PATH ?? "/usr/bin/chromium";
+const e2eReport = "test-results/e2e-results.json";
+let e2e = null;
+if (extra.length > 0) {
+  // A filtered vitest run (npm test -- <filter>) skips the browser suite.
+} else if (existsSync(chromium)) {
+  rmSync(e2eReport, { force: true });
+  const logFile = path.join(path.dirname(report), "playwright.log");
+  e2e = { logFile, done: runAsync(["node_modules/@playwright/test/cli.js", "test", "-c", "test/e2e/playwright.config.ts"], logFile) };
+  console.log(`\n▶ playwright (dashboard e2e), beside vitest; its report follows vitest's`);
+}
+
 const status = run("vitest", [
   "node_modules/vitest/vitest.mjs",
   "run",
@@ -49,29 +70,35 @@ try {
 }
 if (status !== 0 && failed === 0) failed = 1;
 
-// The dashboard in a real browser: Debian's Chromium, never Playwright's own download.
-const chromium = process.env.CHROMIUM_PATH ?? "/usr/bin/chromium";
-if (extra.length > 0) {
-  // A filtered vitest run (npm test -- <filter>) skips the browser suite.
-} else if (existsSync(chromium)) {
-  const e2eReport = "test-results/e2e-results.json";
-  rmSync(e2eReport, { force: true });
-  const e2eStatus = run("playwright (dashboard e2e)", ["node_modules/@playwright/test/cli.js", "test", "-c", "test/e2e/playwright.config.ts"]);
+if (e2e) {
+  const e2eStatus = await e2e.done;
+  console.log("\n▶ playwright (dashboard e2e)");
+  process.stdout.write(readFileSync(e2e.logFile, "utf8"));
+  let e2eFailed = 0;
   try {
     const stats = JSON.parse(readFileSync(e2eReport, "utf8")).stats;
     passed += (stats.expected ?? 0) + (stats.flaky ?? 0);
-    failed += stats.unexpected ?? 0;
+    e2eFailed = stats.unexpected ?? 0;
   } catch {
-    failed += 1;
+    e2eFailed = 1;
   }
-  if (e2eStatus !== 0 && failed === 0) failed = 1;
-} else if (process.env.CI === "true") {
+  if (e2eStatus !== 0 && e2eFailed === 0) e2eFailed = 1;
+  failed += e2eFailed;
+} else if (extra.length === 0 && process.env.CI === "true") {
   console.error(`CI=true but no Chromium at ${chromium}: the dashboard e2e cannot be skipped in CI`);
   failed += 1;
-} else {
+} else if (extra.length === 0) {
   console.warn(`\n[idemgate tests] no Chromium at ${chromium}: dashboard e2e SKIPPED (apt-get install chromium)\n`);
 }
 finish(passed, failed);
+
+function runAsync(args, logFile) {
+  const log = createWriteStream(logFile);
+  const child = spawn(process.execPath, args, { stdio: ["ignore", "pipe", "pipe"] });
+  child.stdout.pipe(log, { end: false });
+  child.stderr.pipe(log, { end: false });
+  return new Promise((resolve) => child.on("close", (code) => log.end(() => resolve(code ?? 1))));
+}
 
 function finish(p, f) {
   console.log(`\ntest wall time: ${((Date.now() - started) / 1000).toFixed(1)} s`);
