@@ -34,9 +34,8 @@ export default defineConfig({
           // shared 2-core machine running other suites beside this one can be several times slower.
           testTimeout: 240_000,
           hookTimeout: 240_000,
-          // Each file starts its own servers and spends most of its time waiting on them: three at a
-          // time keep a 2-core machine busy (two left its cores idle 40% of the time).
-          maxWorkers: 3,
+          // Each file starts its own servers; two at a time fits a 2-core machine.
+          maxWorkers: 2,
           fileParallelism: true,
         },
       },

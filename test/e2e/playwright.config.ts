@@ -28,7 +28,10 @@ if (!process.env.E2E_DATA_DIR) {
   const tmp = mkdtempSync(path.join(os.tmpdir(), "idemgate-e2e-"));
   process.env.E2E_DATA_DIR = path.join(tmp, "data");
   process.env.E2E_DATABASE_URL = `file:${path.join(tmp, "e2e.db")}`;
-  process.env.E2E_PORT ??= String(3400 + Math.floor(Math.random() * 500));
+  // Not 3659: browsers and fetch refuse it (the Fetch standard's "bad ports"), the only one in this range.
+  let port = 3659;
+  while (port === 3659) port = 3400 + Math.floor(Math.random() * 500);
+  process.env.E2E_PORT ??= String(port);
 }
 const port = Number(process.env.E2E_PORT);
 const baseURL = `http://127.0.0.1:${port}`;
