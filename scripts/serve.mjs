@@ -72,6 +72,8 @@ server.listen(port, hostname, () => {
   console.log(`[idemgate] serving on http://${hostname ?? "localhost"}:${port}`);
 });
 
+const DRAIN_GRACE_MS = 10_000;
+const SHUTDOWN_BUDGET_MS = 30_000;
 let closing = false;
 for (const [signal, code] of [["SIGINT", 130], ["SIGTERM", 143]]) {
   process.on(signal, () => {
@@ -80,17 +82,26 @@ for (const [signal, code] of [["SIGINT", 130], ["SIGTERM", 143]]) {
     // Stop taking connections, let the requests in flight finish, then flush and close the stores.
     // Long-lived streams (an MCP client's event stream) are cut after a grace period.
     let finished = false;
+    let stage = "draining requests";
     const finish = async () => {
       if (finished) return;
       finished = true;
+      stage = "closing the stores";
       await agentApi()?.close().catch((error) => console.error(error));
+      stage = "closing Next.js";
       await app.close().catch(() => undefined);
       process.exit(code);
     };
     setTimeout(() => {
       server.closeAllConnections();
       finish();
-    }, 10_000).unref();
+    }, DRAIN_GRACE_MS).unref();
+    // A store that never closes (a pool waiting on a stuck query) must not keep a stopped server
+    // alive: a supervisor's SIGTERM would hang, and its port and data dir stay taken.
+    setTimeout(() => {
+      console.error(`[idemgate] shutdown: still ${stage} after ${SHUTDOWN_BUDGET_MS / 1000} s; exiting`);
+      process.exit(code);
+    }, SHUTDOWN_BUDGET_MS).unref();
     server.close(finish);
   });
 }

@@ -17,32 +17,55 @@ export const DEMO_PROJECT_ID = "proj_demo";
  * Server start: migrate the database if needed, seed the demo project and the first admin once,
  * then start the collector and storm detector loops.
  */
-export async function boot(): Promise<void> {
+export async function boot(progress: BootProgress = { stage: "" }): Promise<void> {
   const config = env();
+  progress.stage = "connecting to the database";
   const target = parseDatabaseUrl(config.DATABASE_URL);
   // First contact with the database: a URL asking for TLS the server cannot give stops the start here.
   await preparePostgresTls(target);
+  progress.stage = "migrating";
   const migrated = await ensureMigrated(target);
   if (migrated === "migrated") console.log(`[idemgate] migrated ${target.provider} database`);
   // Before anything is sealed or signed: an instance whose keys differ from its peers' stops here.
+  progress.stage = "checking the shared keys";
   await assertSharedKeys(services().gate.store, services().sharedKeys, Date.now());
+  progress.stage = "seeding";
   if (config.IDEMGATE_SEED_DEMO) await seedDemoProject(config.IDEMGATE_DATA_DIR, config.IDEMGATE_DEMO_SHADOW);
+  progress.stage = "creating the first admin";
   const { operators } = services();
   await bootstrapAdmin(
     { store: operators.store, createUser: operators.createUser },
     { adminEmail: config.ADMIN_EMAIL, adminPassword: config.ADMIN_PASSWORD, seedDemo: config.IDEMGATE_SEED_DEMO },
   );
   if (await demoPasswordActive(operators.auth, operators.store)) console.warn(`[idemgate] ${DEMO_LOCAL_ONLY_NOTICE}`);
+  progress.stage = "starting the background jobs";
   startBackgroundJobs();
 }
 
+/** What boot is waiting on, for the log of a start that takes long. */
+export interface BootProgress {
+  stage: string;
+}
+
+const SLOW_BOOT_NOTICE_MS = 15_000;
+
 /** A server that cannot boot stops, saying why, rather than keep its port open and fail every request. */
 export async function bootOrExit(): Promise<void> {
+  // Requests wait for boot: a start held up by the database says what it waits on, rather than
+  // leave an operator (or a test) with a port that answers nothing.
+  const progress: BootProgress = { stage: "" };
+  const startedAt = Date.now();
+  const notice = setInterval(() => {
+    console.warn(`[idemgate] still starting after ${Math.round((Date.now() - startedAt) / 1000)} s: ${progress.stage}`);
+  }, SLOW_BOOT_NOTICE_MS);
+  notice.unref();
   try {
-    await boot();
+    await boot(progress);
   } catch (error) {
-    console.error(`[idemgate] cannot start: ${error instanceof Error ? error.message : String(error)}`);
+    console.error(`[idemgate] cannot start (while ${progress.stage}): ${error instanceof Error ? error.message : String(error)}`);
     process.exit(1);
+  } finally {
+    clearInterval(notice);
   }
 }
 

@@ -70,26 +70,43 @@ export async function launchServer(
   const exited = new Promise<void>((resolve) => child.once("exit", () => resolve()));
   const baseUrl = `http://127.0.0.1:${port}`;
 
-  const deadline = Date.now() + 60_000;
+  // Budgets for a starved CI box (two suites and two busy loops on two cores): a boot there took
+  // tens of seconds. Each readiness request has its own timeout: Next.js holds a request until boot
+  // is done, so one request without a bound could outwait the deadline (undici's own is 300 s).
+  const deadline = Date.now() + READY_BUDGET_MS;
   for (;;) {
     if (child.exitCode !== null) throw new Error(`server exited early (${child.exitCode}):\n${log}`);
     try {
       // The openapi route needs the instrumentation hook (migrate/seed) to have finished.
-      const res = await fetch(`${baseUrl}/api/v1/openapi.json`);
+      const res = await fetch(`${baseUrl}/api/v1/openapi.json`, { signal: AbortSignal.timeout(5_000) });
       if (res.ok) break;
     } catch {
-      // not listening yet
+      // not listening yet, or still booting
     }
     if (Date.now() > deadline) {
       child.kill("SIGKILL");
-      throw new Error(`server did not become ready:\n${log}`);
+      throw new Error(`server did not become ready within ${READY_BUDGET_MS / 1000} s:\n${log}`);
     }
     await new Promise((r) => setTimeout(r, 100));
   }
 
   const signal = async (sig: NodeJS.Signals) => {
     if (child.exitCode === null && child.signalCode === null) child.kill(sig);
-    await exited;
+    if (sig === "SIGKILL") return exited;
+    // serve.mjs exits by itself within its drain budget; one that does not is a bug to see, not wait on.
+    let timer: NodeJS.Timeout | undefined;
+    const stuck = new Promise<"stuck">((resolve) => (timer = setTimeout(() => resolve("stuck"), STOP_BUDGET_MS)));
+    const outcome = await Promise.race([exited, stuck]);
+    clearTimeout(timer);
+    if (outcome === "stuck") {
+      child.kill("SIGKILL");
+      await exited;
+      throw new Error(`server did not exit within ${STOP_BUDGET_MS / 1000} s of ${sig}:\n${log}`);
+    }
   };
   return { baseUrl, process: child, stop: () => signal("SIGTERM"), kill: () => signal("SIGKILL"), output: () => log };
 }
+
+const READY_BUDGET_MS = 120_000;
+/** Above serve.mjs's own backstop (its drain grace plus the stores' close budget). */
+const STOP_BUDGET_MS = 60_000;
