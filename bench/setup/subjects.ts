@@ -160,7 +160,16 @@ async function inProcessSubjects(ctx: BuildContext, pgUp: boolean): Promise<Subj
       }),
     );
   }
-  // #21 item 3: the same store with its commits on a writer thread, beside the inline cells.
+  const label = "Idemgate in-process · Postgres";
+  if (!pgUp) {
+    subjects.push(skippedSubject("inprocess.postgres", "inprocess", label, NO_POSTGRES, pairWorkloads(CLIENTS.withEight, CLIENTS.standard), "floor.postgres"));
+  } else {
+    const { store } = benchApp(await databases.postgres("inprocess")).gate;
+    const created = await createProjectWithKey(store, "bench in-process");
+    subjects.push(inProcessSubject({ id: "inprocess.postgres", label, floorId: "floor.postgres", store, projectId: created!.projectId, replayPool: ctx.options.replayPool }));
+  }
+  // #21 item 3: the same store with its commits on a writer thread. Last, so the cells before it run
+  // in the order and company they had before it was added (#15's before/after compares them).
   const { store: workerStore } = benchApp(await databases.sqlite(`inprocess_${sync}_worker`), sync, { IDEMGATE_SQLITE_WRITER: "worker" }).gate;
   const workerProject = await createProjectWithKey(workerStore, "bench in-process");
   subjects.push(
@@ -173,14 +182,6 @@ async function inProcessSubjects(ctx: BuildContext, pgUp: boolean): Promise<Subj
       replayPool: ctx.options.replayPool,
     }),
   );
-  const label = "Idemgate in-process · Postgres";
-  if (!pgUp) {
-    subjects.push(skippedSubject("inprocess.postgres", "inprocess", label, NO_POSTGRES, pairWorkloads(CLIENTS.withEight, CLIENTS.standard), "floor.postgres"));
-  } else {
-    const { store } = benchApp(await databases.postgres("inprocess")).gate;
-    const created = await createProjectWithKey(store, "bench in-process");
-    subjects.push(inProcessSubject({ id: "inprocess.postgres", label, floorId: "floor.postgres", store, projectId: created!.projectId, replayPool: ctx.options.replayPool }));
-  }
   return subjects;
 }
 
