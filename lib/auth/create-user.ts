@@ -16,6 +16,12 @@ export function userCreator(auth: Auth): CreateUser {
       if (!isAPIError(error)) throw error;
       const body = (error as { body?: { code?: string; message?: string } }).body;
       if (body?.code?.includes("ALREADY_EXISTS")) throw new AppError("already_exists", `an account for ${email} exists`);
+      // better-auth answers FAILED_TO_CREATE_USER when its database write threw (a lock or statement
+      // timeout, a pool with no free connection), and keeps the cause to its log: that is a store
+      // failure, so the retryable 503, not a 400 that tells the admin their input was wrong.
+      if (body?.code === "FAILED_TO_CREATE_USER") {
+        throw new AppError("store_unavailable", "the account could not be stored; retry the same request", { retryAfterSeconds: 1 });
+      }
       throw new AppError("invalid_input", body?.message ?? "the account cannot be created");
     }
   };

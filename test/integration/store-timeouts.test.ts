@@ -7,6 +7,8 @@ import { createTestProject } from "../helpers/fixtures";
 import { expectDecision, uniqueRun } from "../helpers/policy-fixtures";
 import { type TestServer, startServer } from "../helpers/server";
 import { waitFor } from "../helpers/storm-scenario";
+import { OPERATOR_ENV, OperatorClient, ROOT } from "../helpers/operator-client";
+import { sql } from "../helpers/sql";
 
 /**
  * A stalled store must answer the retryable 503 while the stall lasts, not after it. Every request
@@ -31,11 +33,16 @@ async function answered(client: TestClient, method: string, path: string, body?:
 const unavailable = { status: 503, code: "store_unavailable", retryable: true };
 
 /** A second session holding ACCESS EXCLUSIVE on call_records inside an open transaction. */
-async function lockRecords(url: string): Promise<{ release(): Promise<void>; waiting(): Promise<number> }> {
+function lockRecords(url: string): Promise<{ release(): Promise<void>; waiting(): Promise<number> }> {
+  return lockTable(url, "call_records", "ACCESS EXCLUSIVE");
+}
+
+/** A second session holding `mode` on `table` inside an open transaction. */
+async function lockTable(url: string, table: string, mode: "ACCESS EXCLUSIVE" | "EXCLUSIVE"): Promise<{ release(): Promise<void>; waiting(): Promise<number> }> {
   const locker = new pg.Client({ connectionString: url });
   await locker.connect();
   await locker.query("BEGIN");
-  await locker.query("LOCK TABLE call_records IN ACCESS EXCLUSIVE MODE");
+  await locker.query(`LOCK TABLE ${table} IN ${mode} MODE`);
   return {
     release: async () => {
       await locker.query("ROLLBACK");
@@ -99,6 +106,41 @@ describe.skipIf(!PROVIDERS.includes("postgres"))("postgres: a held lock or an ex
     }
     expect(await pinned).toMatchObject({ decision: "execute" });
     expectDecision(await client.begin({ tool: "charge", runId, stepId: "next", args: { step: "next" } }), "execute");
+  });
+});
+
+describe.skipIf(!PROVIDERS.includes("postgres"))("postgres: an account the store cannot write answers 503, not a 400 about the input", () => {
+  let db: TestDatabase | undefined;
+  let server: TestServer | undefined;
+
+  afterEach(async () => {
+    await server?.stop();
+    await db?.drop();
+  });
+
+  it("an admin adds a member while the accounts table takes no writes: 503 store_unavailable and no account; the retry adds it", async () => {
+    db = await createTestDatabase("postgres");
+    const project = await createTestProject(db.url);
+    server = await startServer(db.url, OPERATOR_ENV);
+    const root = await OperatorClient.signIn(server.baseUrl, ROOT.email, ROOT.password);
+    const member = { email: `locked-${uniqueRun("m")}@idemgate.test`.toLowerCase(), role: "viewer", password: "pw-locked-member-0001", name: "locked" };
+    const path = `/api/v1/operator/projects/${project.projectId}/members`;
+    // EXCLUSIVE lets reads through (the session check, the email lookup) and holds the account's
+    // INSERT until the operators' lock timeout: better-auth then answers "Failed to create user".
+    const lock = await lockTable(db.url, "users", "EXCLUSIVE");
+    let answer: { status: number; code?: string; retryable?: boolean };
+    try {
+      const res = await root.raw("POST", path, member);
+      const json = (await res.json()) as { error?: { code: string; retryable: boolean } };
+      answer = { status: res.status, code: json.error?.code, retryable: json.error?.retryable };
+    } finally {
+      await lock.release();
+    }
+    expect(answer).toMatchObject(unavailable);
+    expect((await sql<{ n: number }>(db.url, "SELECT count(*)::int AS n FROM users WHERE email = $1", [member.email]))[0]!.n).toBe(0);
+
+    expect((await root.addMember(project.projectId, member as { email: string; role: "viewer"; password: string; name: string })).email).toBe(member.email);
+    await OperatorClient.signIn(server.baseUrl, member.email, member.password);
   });
 });
 
