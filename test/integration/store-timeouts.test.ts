@@ -17,10 +17,16 @@ import { sql } from "../helpers/sql";
  */
 const ANSWER_BUDGET_MS = 30_000;
 
-async function answered(client: TestClient, method: string, path: string, body?: unknown): Promise<{ status: number; code?: string; retryable?: boolean }> {
-  const res = await fetch(`${client.baseUrl}${path}`, {
+/** An agent (its API key) or a signed-in operator (its session cookie and this site's Origin). */
+function credentials(caller: TestClient | OperatorClient): Record<string, string> {
+  if (caller instanceof OperatorClient) return { origin: caller.baseUrl, ...(caller.cookie ? { cookie: caller.cookie } : {}) };
+  return { authorization: `Bearer ${caller.apiKey}` };
+}
+
+async function answered(caller: TestClient | OperatorClient, method: string, path: string, body?: unknown): Promise<{ status: number; code?: string; retryable?: boolean }> {
+  const res = await fetch(`${caller.baseUrl}${path}`, {
     method,
-    headers: { authorization: `Bearer ${client.apiKey}`, ...(body ? { "content-type": "application/json" } : {}) },
+    headers: { ...credentials(caller), ...(body ? { "content-type": "application/json" } : {}) },
     body: body ? JSON.stringify(body) : undefined,
     signal: AbortSignal.timeout(ANSWER_BUDGET_MS),
   }).catch((error: unknown) => {
@@ -123,23 +129,18 @@ describe.skipIf(!PROVIDERS.includes("postgres"))("postgres: an account the store
     const project = await createTestProject(db.url);
     server = await startServer(db.url, OPERATOR_ENV);
     const root = await OperatorClient.signIn(server.baseUrl, ROOT.email, ROOT.password);
-    const member = { email: `locked-${uniqueRun("m")}@idemgate.test`.toLowerCase(), role: "viewer", password: "pw-locked-member-0001", name: "locked" };
-    const path = `/api/v1/operator/projects/${project.projectId}/members`;
+    const member = { email: `locked-${uniqueRun("m")}@idemgate.test`.toLowerCase(), role: "viewer" as const, password: "pw-locked-member-0001", name: "locked" };
     // EXCLUSIVE lets reads through (the session check, the email lookup) and holds the account's
     // INSERT until the operators' lock timeout: better-auth then answers "Failed to create user".
     const lock = await lockTable(db.url, "users", "EXCLUSIVE");
-    let answer: { status: number; code?: string; retryable?: boolean };
     try {
-      const res = await root.raw("POST", path, member);
-      const json = (await res.json()) as { error?: { code: string; retryable: boolean } };
-      answer = { status: res.status, code: json.error?.code, retryable: json.error?.retryable };
+      expect(await answered(root, "POST", `/api/v1/operator/projects/${project.projectId}/members`, member)).toMatchObject(unavailable);
     } finally {
       await lock.release();
     }
-    expect(answer).toMatchObject(unavailable);
     expect((await sql<{ n: number }>(db.url, "SELECT count(*)::int AS n FROM users WHERE email = $1", [member.email]))[0]!.n).toBe(0);
 
-    expect((await root.addMember(project.projectId, member as { email: string; role: "viewer"; password: string; name: string })).email).toBe(member.email);
+    expect((await root.addMember(project.projectId, member)).email).toBe(member.email);
     await OperatorClient.signIn(server.baseUrl, member.email, member.password);
   });
 });
