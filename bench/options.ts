@@ -33,6 +33,11 @@ export interface BenchOptions {
   templates?: Templates;
   /** No progress lines on stderr. */
   quiet: boolean;
+  /**
+   * Another checkout of Idemgate (a worktree of an older commit, with node_modules and generated
+   * clients): its in-process cells run in this run beside ours, interleaved, for a before/after.
+   */
+  baselineDir?: string;
 }
 
 export function defaultOptions(sqliteSynchronous: "full" | "normal"): BenchOptions {
@@ -82,7 +87,9 @@ const USAGE = `npm run bench -- [options]
   --stats-ops N       queries per stats cell repetition (default 30)
   --sqlite-sync full|normal   the gate's SQLite setting (default: IDEMGATE_SQLITE_SYNCHRONOUS or the gate's default)
   --smoke             every cell with tiny counts (the harness check npm test runs)
-  --out FILE          write the JSON here (default bench/results/<YYYY-MM-DD>.json)`;
+  --out FILE          write the JSON here (default bench/results/<YYYY-MM-DD>.json)
+  --baseline DIR      also run the in-process cells of the checkout in DIR (e.g. a worktree of an
+                      older commit), each beside ours, interleaved: a before/after from one run`;
 
 export function parseArgs(argv: string[], defaults: BenchOptions): BenchOptions {
   let options = { ...defaults };
@@ -142,6 +149,12 @@ export function parseArgs(argv: string[], defaults: BenchOptions): BenchOptions 
       case "--out":
         options.outFile = value();
         break;
+      case "--baseline": {
+        const dir = value();
+        if (!dir) throw new Error(`--baseline needs a directory\n\n${USAGE}`);
+        options.baselineDir = dir;
+        break;
+      }
       case "--help":
       case "-h":
         console.log(USAGE);

@@ -9,6 +9,7 @@ import type { BenchOptions } from "./options";
 import { BenchDatabases } from "./setup/databases";
 import { BenchServers, benchServerEnv } from "./setup/servers";
 import { buildSubjects } from "./setup/subjects";
+import { type Baseline, openBaseline } from "./setup/baseline";
 import { type RepResult, type Summary, summarizeReps, summarizeRun } from "./stats";
 
 export interface CellResult {
@@ -50,6 +51,8 @@ export interface BenchResult {
     growthRecords: { small: number; large: number };
     statsOps: number;
     sqliteSynchronous: "full" | "normal";
+    /** `--baseline`: the checkout whose in-process cells ran beside ours (group "before"). */
+    baseline?: string;
   };
   machine: MachineInfo;
   cells: CellResult[];
@@ -202,8 +205,14 @@ export async function runBench(options: BenchOptions): Promise<BenchResult> {
   const databases = new BenchDatabases(tmpRoot, options.templates);
   const servers = new BenchServers(tmpRoot, benchServerEnv(options.sqliteSynchronous));
   let subjects: SubjectOrSkip[] = [];
+  let baseline: Baseline | undefined;
   try {
-    const built = await buildSubjects({ options, databases, servers, now: started, runTag, log });
+    if (options.baselineDir) {
+      const pgUp = await databases.postgresAvailable();
+      baseline = await openBaseline({ dir: options.baselineDir, tmpRoot, pgUp, servers, replayPool: options.replayPool, sqliteSynchronous: options.sqliteSynchronous });
+      log(`baseline: the in-process and HTTP cells of ${path.resolve(options.baselineDir)} run beside ours`);
+    }
+    const built = await buildSubjects({ options, databases, servers, now: started, runTag, log, baseline });
     subjects = built.subjects;
     const { planned, all } = plan(subjects, options);
     const counters = new SequenceCounters();
@@ -234,6 +243,7 @@ export async function runBench(options: BenchOptions): Promise<BenchResult> {
         growthRecords: options.growthRecords,
         statsOps: options.statsOps,
         sqliteSynchronous: options.sqliteSynchronous,
+        ...(options.baselineDir ? { baseline: path.resolve(options.baselineDir) } : {}),
       },
       machine,
       cells: all,
@@ -248,6 +258,7 @@ export async function runBench(options: BenchOptions): Promise<BenchResult> {
     for (const subject of subjects) if (!isSkipped(subject)) await subject.close().catch(() => undefined);
     await servers.stopAll();
     await databases.dropAll();
+    await baseline?.dropAll();
     rmSync(tmpRoot, { recursive: true, force: true });
   }
 }

@@ -4,6 +4,7 @@ import type { BenchResult, CellResult } from "./run";
 const SECTION_TITLES: [Group, string][] = [
   ["floor", "Floors"],
   ["inprocess", "Idemgate in-process (SDK in-process mode)"],
+  ["before", "Before and after (--baseline): the baseline checkout's in-process and HTTP cells, each run beside ours"],
   ["peer", "The peer"],
   ["http", "Idemgate over HTTP (next start, production build)"],
   ["scaleout", "Scale-out (Postgres, instances behind round-robin clients)"],
@@ -56,6 +57,24 @@ function peerComparison(result: BenchResult): string | null {
   return markdownTable(["peer", "workload", "clients", "peer ops/s", ...labels.map((l) => `${l} ops/s (÷ peer)`)], rows, [false, false, true, true, ...labels.map(() => true)]);
 }
 
+/**
+ * `--baseline`: each before cell beside ours, as ratios (ours ÷ before): above 1 for ops/s and
+ * below 1 for p50 means we got faster.
+ */
+function beforeAfter(result: BenchResult): string {
+  const before = result.cells.filter((c) => c.group === "before");
+  const byId = new Map(result.cells.map((c) => [c.id, c]));
+  const rows = before.map((b) => {
+    const ours = byId.get(`${b.floorId}/${b.workload}/c${b.clients}`);
+    const x = b.median;
+    const y = ours?.median;
+    const workload = `${b.workload} (${b.unit})`;
+    if (!x || !y) return [ours?.label ?? String(b.floorId), workload, String(b.clients), "—", "—", "—", "—", "—", "—"];
+    return [ours!.label, workload, String(b.clients), rate(x.opsPerSecond), rate(y.opsPerSecond), times(y.opsPerSecond / x.opsPerSecond), ms(x.p50Ms), ms(y.p50Ms), times(y.p50Ms / x.p50Ms)];
+  });
+  return markdownTable(["cell", "workload", "clients", "before ops/s", "ops/s", "ops/s ÷ before", "before p50 ms", "p50 ms", "p50 ÷ before"], rows, [false, false, true, true, true, true, true, true, true]);
+}
+
 /** Each gated HTTP-tools cell over its floor, in milliseconds: what the middleware or the gateway adds. */
 function addedLatency(cells: CellResult[]): string[] {
   const lines: string[] = [];
@@ -88,6 +107,11 @@ export function renderReport(result: BenchResult): string {
   for (const [group, title] of SECTION_TITLES) {
     const cells = result.cells.filter((c) => c.group === group);
     if (cells.length === 0) continue;
+    if (group === "before") {
+      // Not against a floor: each before cell is read beside ours.
+      out.push(`## ${title}`, "", `Ours beside the baseline (${result.options.baseline}):`, "", beforeAfter(result)!, "");
+      continue;
+    }
     out.push(`## ${title}`, "", markdownTable(HEADER, cells.map(cellRow), RIGHT), "");
     if (group === "httptools" || group === "mcp") out.push(...addedLatency(cells), "");
     if (group === "peer") {

@@ -4,7 +4,7 @@
  * pairs, replays, a stats query); a cell is subject × workload × concurrent clients, run `reps`
  * times interleaved with every other cell.
  */
-export type Group = "floor" | "inprocess" | "http" | "peer" | "growth" | "stats" | "scaleout" | "httptools" | "mcp";
+export type Group = "floor" | "inprocess" | "before" | "http" | "peer" | "growth" | "stats" | "scaleout" | "httptools" | "mcp";
 
 export type WorkloadName = "fresh" | "replay" | "begin-fresh" | "begin-replay" | string;
 

@@ -26,9 +26,14 @@ export class BenchDatabases {
   private postgresTemplateReady: Promise<string> | undefined;
   private pgUp: boolean | undefined;
 
+  /**
+   * @param checkout the Idemgate checkout whose migrations shape the databases: this one, or a
+   * `--baseline` worktree of an older commit (its schema as it was then).
+   */
   constructor(
     private readonly tmpRoot: string,
     templates: Templates = {},
+    private readonly checkout = process.cwd(),
   ) {
     this.sqliteTemplate = templates.sqlite;
     this.postgresTemplate = templates.postgres;
@@ -51,7 +56,7 @@ export class BenchDatabases {
     if (this.sqliteTemplate) return Promise.resolve(this.sqliteTemplate);
     this.sqliteTemplateReady ??= (async () => {
       const file = path.join(this.tmpRoot, "template.db");
-      await migrateDeploy(`file:${file}`);
+      await migrateDeploy(`file:${file}`, this.checkout);
       return file;
     })();
     return this.sqliteTemplateReady;
@@ -77,7 +82,7 @@ export class BenchDatabases {
       if (!(await this.postgresAvailable())) throw new Error("no Postgres");
       this.ownTemplate = `idemgate_bench_tmpl_${this.suffix}`;
       await adminQuery(`CREATE DATABASE ${this.ownTemplate}`);
-      await migrateDeploy(postgresUrlFor(this.ownTemplate));
+      await migrateDeploy(postgresUrlFor(this.ownTemplate), this.checkout);
       return this.ownTemplate;
     })();
     return this.postgresTemplateReady;
@@ -105,10 +110,11 @@ export class BenchDatabases {
   }
 }
 
-/** lib/store/migrate.ts's `prisma migrate deploy`, without blocking the event loop. */
-function migrateDeploy(url: string): Promise<void> {
+/** lib/store/migrate.ts's `prisma migrate deploy` of `checkout`'s schema, without blocking the event loop. */
+function migrateDeploy(url: string, checkout: string): Promise<void> {
   return new Promise((resolve, reject) => {
     const child = spawn(process.execPath, [path.join("node_modules", "prisma", "build", "index.js"), "migrate", "deploy"], {
+      cwd: checkout,
       env: { ...process.env, DATABASE_URL: url, CHECKPOINT_DISABLE: "1", PRISMA_HIDE_UPDATE_MESSAGE: "1" },
       stdio: ["ignore", "pipe", "pipe"],
     });

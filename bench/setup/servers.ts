@@ -25,8 +25,9 @@ export class BenchServers {
     private readonly env: Record<string, string>,
   ) {}
 
-  async launch(databaseUrl: string): Promise<TestServer> {
-    const server = await launchServer(databaseUrl, this.tmpRoot, this.env);
+  /** `checkout`: another Idemgate tree and how it serves (the `--baseline` worktree), else this one. */
+  async launch(databaseUrl: string, checkout?: { dir: string; server: "serve" | "next" }): Promise<TestServer> {
+    const server = await launchServer(databaseUrl, this.tmpRoot, this.env, checkout?.server, checkout?.dir);
     this.started.push(server);
     return server;
   }

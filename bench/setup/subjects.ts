@@ -24,6 +24,7 @@ import { growthAndStats } from "./growth-stores";
 import type { BenchServers, TestServer } from "./servers";
 import { startBareHttpServer } from "./bare-http";
 import { startDurableRedis } from "./durable-redis";
+import { BASELINED, type Baseline } from "./baseline";
 // @ts-expect-error plain .mjs helper without types
 import { buildIfNeeded } from "../../scripts/lib/build-if-needed.mjs";
 
@@ -35,6 +36,8 @@ export interface BuildContext {
   now: number;
   runTag: string;
   log(message: string): void;
+  /** `--baseline`: each in-process subject of ours gets the baseline's beside it. */
+  baseline?: Baseline;
 }
 
 export interface Built {
@@ -185,6 +188,17 @@ async function inProcessSubjects(ctx: BuildContext, pgUp: boolean): Promise<Subj
   return subjects;
 }
 
+/** `--baseline`: each of our subjects it has one of followed by the baseline's, so the two alternate in every repetition. */
+async function withBaseline(ctx: BuildContext, ours: SubjectOrSkip[]): Promise<SubjectOrSkip[]> {
+  if (!ctx.baseline) return ours;
+  const both: SubjectOrSkip[] = [];
+  for (const subject of ours) {
+    both.push(subject);
+    if (BASELINED.test(subject.id)) both.push(await ctx.baseline.subjectFor(subject.id));
+  }
+  return both;
+}
+
 async function httpSubjects(ctx: BuildContext, want: Wants, sqlite: HttpTarget | undefined, pg: HttpTarget | undefined, pgUp: boolean) {
   const sync = ctx.options.sqliteSynchronous;
   const floors: SubjectOrSkip[] = [];
@@ -264,7 +278,7 @@ export async function buildSubjects(ctx: BuildContext): Promise<Built> {
     peer.push(await durablePeerSubject(ctx, log));
   }
 
-  const inprocess = want.inprocess ? await inProcessSubjects(ctx, pgUp) : [];
+  const inprocess = want.inprocess ? await withBaseline(ctx, await inProcessSubjects(ctx, pgUp)) : [];
 
   let pgTarget: HttpTarget | undefined;
   if (needPgServer) {
@@ -279,7 +293,8 @@ export async function buildSubjects(ctx: BuildContext): Promise<Built> {
     mcpUpstream && sqliteTarget
       ? await mcpSubjects({ upstreamUrl: mcpUpstream.url, gatewayUrl: `${(await sqliteTarget.servers)[0]!.baseUrl}/mcp/${MCP_UPSTREAM}`, apiKey: sqliteTarget.db.apiKey, replayPool: options.replayPool, stopUpstream: () => mcpUpstream.stop() })
       : [];
-  return { subjects: [...floors, ...web.floors, ...inprocess, ...peer, ...web.http, ...web.scaleout, ...growth, ...stats, ...httptools, ...mcp], redisVersion };
+  const http = await withBaseline(ctx, web.http);
+  return { subjects: [...floors, ...web.floors, ...inprocess, ...peer, ...http, ...web.scaleout, ...growth, ...stats, ...httptools, ...mcp], redisVersion };
 }
 
 /** Issue #19's cells: Express tool servers (gate in process, gate over the SQLite server) and the server's /gw. */

@@ -37,18 +37,21 @@ export const SHARED_KEYS_ENV = {
  * A real production server (scripts/serve.mjs, what `npm start` runs: the lean agent path in front
  * of Next.js) of the production build on its own port and database. Used by the tests (through
  * server.ts) and by the benchmarks, so it must not depend on vitest. `server: "next"` starts a bare
- * `next start` instead (the serving-path comparison in bench/serving-paths.ts).
+ * `next start` instead (the serving-path comparison in bench/serving-paths.ts). `checkout` is the
+ * Idemgate tree to serve (its own build): this one, or the bench's `--baseline` worktree.
  */
 export async function launchServer(
   databaseUrl: string,
   tmpRoot: string,
   extraEnv: Record<string, string> = {},
   server: "serve" | "next" = "serve",
+  checkout = process.cwd(),
 ): Promise<TestServer> {
   const port = await freePort();
   const dataDir = mkdtempSync(path.join(tmpRoot, "data-"));
   const entry = server === "serve" ? ["scripts/serve.mjs"] : ["node_modules/next/dist/bin/next", "start"];
   const child = spawn(process.execPath, [...entry, "-p", String(port), "-H", "127.0.0.1"], {
+    cwd: checkout,
     env: {
       // Like a real cluster, every server of a run shares its keys, so one started again on the same
       // database (a restart, a second instance) passes boot's shared-key check (lib/server/shared-keys.ts).

@@ -1,4 +1,6 @@
 import Database from "better-sqlite3";
+import { spawnSync } from "node:child_process";
+import path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { DEFAULT_EFFECTIVE_POLICY, type EffectivePolicy } from "../../../lib/core/policy";
 import type { BeginDecision } from "../../../lib/core/record";
@@ -42,6 +44,14 @@ describe("SQLite gate store, writes on a writer thread", () => {
     const gate = new GateService(store, policies, { leaseTokens: new LeaseTokens("writer-thread-test-secret") });
     return { file: path, store, projectId, gate };
   }
+
+  it("close() holds the process until the writer has closed: code after it runs even when nothing else keeps the process up", async () => {
+    const file = await migratedSqliteFile("writer_close");
+    const child = spawnSync(process.execPath, ["--import", "tsx", path.join(import.meta.dirname, "writer-close-child.ts"), file], { encoding: "utf8", timeout: 120_000 });
+    expect(child.stderr).toBe("");
+    expect(child.status).toBe(0);
+    expect(child.stdout.trim()).toBe("closed");
+  });
 
   it("claims, completes and replays as inline; what it answered is read back on the request thread and after a reopen", async () => {
     const { file, store, projectId, gate } = await workerStore();

@@ -251,9 +251,15 @@ export class SqliteWriterThread {
     const worker = this.worker;
     if (!worker) return;
     this.worker = null;
+    // An idle writer is unref'd: were it still, a process with nothing else left to do would exit
+    // under this close, silently and with code 0, before anything after it ran (found by the bench,
+    // whose report is written after its stores close). Closing holds the process, for 2 s at most.
+    worker.ref();
     const exited = new Promise<void>((resolve) => worker.once("exit", () => resolve()));
     worker.postMessage({ close: true });
-    await Promise.race([exited, new Promise<void>((resolve) => setTimeout(resolve, 2_000).unref())]);
+    let backstop: NodeJS.Timeout | undefined;
+    await Promise.race([exited, new Promise<void>((resolve) => (backstop = setTimeout(resolve, 2_000)))]);
+    clearTimeout(backstop);
     await worker.terminate();
   }
 }
