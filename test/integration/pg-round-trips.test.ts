@@ -6,7 +6,7 @@ import { LeaseTokens } from "../../lib/server/lease-tokens";
 import { StorePolicySource } from "../../lib/server/policy-source";
 import { createProjectWithKey } from "../../lib/server/projects";
 import { parseDatabaseUrl } from "../../lib/store/connection/database-url";
-import { createPgPool } from "../../lib/store/connection/pg-pool";
+import { createPgPool, createRelaxedPgPool } from "../../lib/store/connection/pg-pool";
 import { PostgresGateStore } from "../../lib/store/hot/postgres/gate-store";
 import { PROVIDERS, type TestDatabase, createTestDatabase } from "../helpers/databases";
 
@@ -21,22 +21,29 @@ describe.runIf(PROVIDERS.includes("postgres"))("postgres: round trips per decisi
   let store: PostgresGateStore;
   let gate: GateService;
   let projectId: string;
-  const sent: string[] = [];
+  /** Every statement, and which of the store's pools sent it. */
+  const sent: { pool: "durable" | "relaxed"; text: string }[] = [];
+  let durable: pg.Pool;
+  let relaxed: pg.Pool;
 
   beforeAll(async () => {
     db = await createTestDatabase("postgres");
     const target = parseDatabaseUrl(db.url);
     if (target.provider !== "postgres") throw new Error("expected a Postgres URL");
-    const pool = createPgPool(target);
-    pool.on("connect", (client: pg.PoolClient) => {
-      const query = client.query.bind(client) as (...args: unknown[]) => unknown;
-      (client as { query: unknown }).query = (...args: unknown[]) => {
-        const config = args[0] as string | { text: string };
-        sent.push(typeof config === "string" ? config : config.text);
-        return query(...args);
-      };
-    });
-    store = new PostgresGateStore(pool);
+    // The two pools openStore gives a Postgres gate store (createRelaxedPgPool).
+    durable = createPgPool(target);
+    relaxed = createRelaxedPgPool(target, 2);
+    for (const [pool, name] of [[durable, "durable"], [relaxed, "relaxed"]] as const) {
+      pool.on("connect", (client: pg.PoolClient) => {
+        const query = client.query.bind(client) as (...args: unknown[]) => unknown;
+        (client as { query: unknown }).query = (...args: unknown[]) => {
+          const config = args[0] as string | { text: string };
+          sent.push({ pool: name, text: typeof config === "string" ? config : config.text });
+          return query(...args);
+        };
+      });
+    }
+    store = new PostgresGateStore(durable, { relaxed });
     gate = new GateService(store, new StorePolicySource(store), { leaseTokens: new LeaseTokens("round-trips-test") });
     projectId = (await createProjectWithKey(store, "round trips"))!.projectId;
   });
@@ -48,14 +55,14 @@ describe.runIf(PROVIDERS.includes("postgres"))("postgres: round trips per decisi
 
   const call = (runId: string, stepId: string) => ({ tool: "send_email", runId, stepId, scope: null, toolCallId: null, agentId: null, args: { stepId } });
 
-  /** The statements `work` sent, the ledger's batches apart. */
-  async function statements<T>(work: () => Promise<T>): Promise<{ result: T; own: number; ledger: number }> {
+  /** The statements `work` sent, the ledger's batches apart, and those sent on the relaxed pool. */
+  async function statements<T>(work: () => Promise<T>): Promise<{ result: T; own: number; ledger: number; relaxed: string[] }> {
     await store.settleLedger();
     sent.length = 0;
     const result = await work();
     await store.settleLedger();
-    const ledger = sent.filter((text) => text.includes("unnest(")).length;
-    return { result, own: sent.length - ledger, ledger };
+    const ledger = sent.filter(({ text }) => text.includes("unnest(")).length;
+    return { result, own: sent.length - ledger, ledger, relaxed: sent.filter(({ pool }) => pool === "relaxed").map(({ text }) => text) };
   }
 
   function lease(decision: BeginDecision): { callId: string; leaseToken: string } {
@@ -100,6 +107,31 @@ describe.runIf(PROVIDERS.includes("postgres"))("postgres: round trips per decisi
     // What was claimed and completed in one statement each is stored with its events.
     const events = await store.listEventsForCall(projectId, callId);
     expect(events.map((event) => `${event.type}:${event.decision}`)).toEqual(["begin:execute", "begin:in_progress", "heartbeat:extended", "complete:succeeded", "begin:replay"]);
+  });
+
+  it("a replay and the decision-only lines commit on connections that do not wait for the disk; claims, heartbeats and completions on ones that do", async () => {
+    const setting = async (pool: pg.Pool) => (await pool.query("SHOW synchronous_commit")).rows[0].synchronous_commit as string;
+    expect(await setting(relaxed)).toBe("off");
+    expect(await setting(durable)).toBe("on");
+
+    const fresh = await statements(() => gate.begin(projectId, call("run_d", "s1")));
+    const { callId, leaseToken } = lease(fresh.result);
+    expect(fresh.relaxed).toEqual([]);
+    const held = await statements(() => gate.begin(projectId, call("run_d", "s1")));
+    expect(held.result.decision).toBe("in_progress");
+    // The read decides on the durable pool; only the batch with its ledger line is relaxed.
+    expect(held.relaxed).toHaveLength(1);
+    expect(held.relaxed[0]).toContain("unnest(");
+    expect((await statements(() => gate.heartbeat(projectId, callId, leaseToken, 60))).relaxed).toEqual([]);
+    expect((await statements(() => gate.complete(projectId, callId, leaseToken, { outcome: "succeeded", result: {} }))).relaxed).toEqual([]);
+
+    const replay = await statements(() => gate.begin(projectId, call("run_d", "s1")));
+    expect(replay.result).toMatchObject({ decision: "replay", callId, replays: 1 });
+    expect(replay.relaxed).toHaveLength(1);
+    expect(replay.relaxed[0]).toContain("replays = replays + 1");
+    // Counted, and on the ledger, like the durable lines.
+    expect((await store.findRecordById(projectId, callId))!.replays).toBe(1);
+    expect((await store.listEventsForCall(projectId, callId)).map((event) => event.decision)).toEqual(["execute", "in_progress", "extended", "succeeded", "replay"]);
   });
 
   it("a policy changed by an operator decides the very next begin and complete, at one more statement each", async () => {

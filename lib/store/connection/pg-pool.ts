@@ -34,9 +34,13 @@ export function preparePostgresTls(target: DatabaseTarget): Promise<void> {
  * A pool for our own hot-path SQL: int8 (our epoch-ms columns) parsed as numbers, since every
  * value we store fits in 2^53.
  */
-export function createPgPool(target: PostgresTarget, max = 10, timeouts?: Partial<PgTimeouts>): pg.Pool {
+export function createPgPool(target: PostgresTarget, max = 10, timeouts?: Partial<PgTimeouts>, settings: Record<string, string> = {}): pg.Pool {
+  const config = pgClientConfig(target);
+  // Session settings go with the URL's own `options` (libpq's `-c name=value` list).
+  const options = [config.options, ...Object.entries(settings).map(([name, value]) => `-c ${name}=${value}`)].filter(Boolean).join(" ");
   const pool = new pg.Pool({
-    ...pgClientConfig(target),
+    ...config,
+    ...(options ? { options } : {}),
     max,
     allowExitOnIdle: true,
     ...pgTimeoutSettings(timeouts),
@@ -49,6 +53,21 @@ export function createPgPool(target: PostgresTarget, max = 10, timeouts?: Partia
   // pool drops it and the next request opens a new one, or answers 503 if it cannot.
   pool.on("error", (error) => console.warn(`[idemgate] postgres connection lost: ${error.message}`));
   return pool;
+}
+
+/**
+ * A pool for the writes a crash of the database server may lose, and nothing else: the replay
+ * counter with its ledger line, and the write-behind batches of decision-only events (in_progress,
+ * refused, blocked…). Their commits return once Postgres has them in its WAL buffers, without
+ * waiting for the flush to disk (`synchronous_commit = off`): one fsync fewer on every replay. What
+ * can be lost is bounded by Postgres (the last ~3 × wal_writer_delay, 600 ms by default, and only
+ * when the database server itself goes down: our process dying loses none of it), never torn or
+ * out of order. Claims and completions never go through it: they commit on createPgPool's
+ * connections and are on disk when answered. The SQLite store makes the same split (write-ops.ts:
+ * relaxed writes commit at NORMAL).
+ */
+export function createRelaxedPgPool(target: PostgresTarget, max: number, timeouts?: Partial<PgTimeouts>): pg.Pool {
+  return createPgPool(target, max, timeouts, { synchronous_commit: "off" });
 }
 
 /**

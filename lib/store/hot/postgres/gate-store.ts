@@ -52,26 +52,30 @@ function nameOf(text: string): string {
 export class PostgresGateStore implements GateStore {
   readonly provider = "postgres" as const;
   private readonly ledger: LedgerWriteBehind;
+  /** Connections whose commits do not wait for the disk (createRelaxedPgPool): replays and decision-only lines. */
+  private readonly relaxed: pg.Pool;
 
+  /** `relaxed`: see createRelaxedPgPool; without it those writes commit durably on `pool`. */
   constructor(
     private readonly pool: pg.Pool,
-    options: { ledger?: WriteBehindOptions } = {},
+    options: { ledger?: WriteBehindOptions; relaxed?: pg.Pool } = {},
   ) {
+    this.relaxed = options.relaxed ?? pool;
     // A batch of decision-only events is one INSERT … SELECT FROM unnest(…): one round trip and one
-    // commit (one WAL flush) for the batch, one pooled connection.
+    // commit for the batch, one pooled connection.
     this.ledger = new LedgerWriteBehind(async (events) => {
-      await this.rows(PG_SQL.insertEvents, eventColumns(events));
+      await this.rows(PG_SQL.insertEvents, eventColumns(events), this.relaxed);
     }, options.ledger);
   }
 
-  private async rows(text: string, values: unknown[]): Promise<Record<string, unknown>[]> {
-    return this.withClient(async (client) => (await client.query({ name: nameOf(text), text, values })).rows);
+  private async rows(text: string, values: unknown[], pool = this.pool): Promise<Record<string, unknown>[]> {
+    return this.withClient(async (client) => (await client.query({ name: nameOf(text), text, values })).rows, pool);
   }
 
-  private async withClient<T>(work: (client: pg.PoolClient) => Promise<T>): Promise<T> {
+  private async withClient<T>(work: (client: pg.PoolClient) => Promise<T>, pool = this.pool): Promise<T> {
     let client: pg.PoolClient;
     try {
-      client = await this.pool.connect();
+      client = await pool.connect();
     } catch (error) {
       // Whatever stops us from getting a connection, the request itself was fine: retryable.
       throw new StoreUnavailableError(error);
@@ -179,13 +183,16 @@ export class PostgresGateStore implements GateStore {
     return { written: Number(row!.written) === 1, layers: (row!.layers as unknown[][]).map(tupleToPolicy) };
   }
 
-  /** The counter is committed with the answer (exact across instances); its event too, in the same statement, unless it is written behind. */
+  /**
+   * The counter is committed with the answer (exact across instances); its event too, in the same
+   * statement, unless it is written behind. A replay changes no decision: its commit is a relaxed one.
+   */
   async recordReplay(record: CallRecord, expectedVersion: number, event: GateEvent, writeBehind = false): Promise<number | null> {
     if (!writeBehind) {
-      const [row] = await this.rows(PG_SQL.recordReplayWithEvent, [record.projectId, record.key, expectedVersion, ...eventValues(event)]);
+      const [row] = await this.rows(PG_SQL.recordReplayWithEvent, [record.projectId, record.key, expectedVersion, ...eventValues(event)], this.relaxed);
       return row ? Number(row.replays) : null;
     }
-    const [row] = await this.rows(SQL.recordReplay, [record.projectId, record.key, expectedVersion]);
+    const [row] = await this.rows(SQL.recordReplay, [record.projectId, record.key, expectedVersion], this.relaxed);
     if (!row) return null;
     await this.ledger.add(event);
     return Number(row.replays);
@@ -289,6 +296,7 @@ export class PostgresGateStore implements GateStore {
     await this.ledger.flush().catch((error: unknown) => console.error("[idemgate] ledger: queued decision events not written at close", error));
     this.ledger.stop();
     await this.pool.end();
+    if (this.relaxed !== this.pool) await this.relaxed.end();
   }
 }
 
