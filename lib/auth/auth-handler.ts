@@ -22,11 +22,33 @@ export async function handleAuth(req: Request): Promise<Response> {
   const operators = services().operators;
   const https = arrivedOverHttps(req.headers);
   if (path === "/change-password" && req.method === "POST") req = await revokingOtherSessions(req);
-  const res =
-    path === "/sign-in/email" && req.method === "POST"
-      ? await signInWithBackoff(req, operators.auth.handler, new SignInFailures(services().db))
-      : await operators.auth.handler(req);
+  let res: Response;
+  try {
+    res =
+      path === "/sign-in/email" && req.method === "POST"
+        ? await signInWithBackoff(req, operators.auth.handler, new SignInFailures(services().db))
+        : await operators.auth.handler(req);
+  } catch (error) {
+    // Past the body parsing (guarded), what can throw here is a database call of the backoff's.
+    console.error(`[idemgate] auth ${path}: the account store failed`, error);
+    return storeUnavailable();
+  }
+  if (res.status >= 500) {
+    // better-auth answers 500 when its database threw (a lock or statement timeout, a pool with no
+    // free connection: say a session it could not insert), and logs the cause. That is the store's
+    // failure: the retryable 503 the rest of the API gives, and a sign-in that is not counted as a
+    // wrong password.
+    console.error(`[idemgate] auth ${path}: better-auth answered ${res.status}; answering 503 store_unavailable`);
+    return storeUnavailable();
+  }
   return https ? withSecureCookies(res) : res;
+}
+
+function storeUnavailable(): Response {
+  return Response.json(
+    { error: { code: "store_unavailable", message: "the account store did not answer; retry the same request", retryable: true } },
+    { status: 503, headers: { "retry-after": "1", "cache-control": "no-store" } },
+  );
 }
 
 /** A changed password ends every other session of the user, whatever the client asked for. */

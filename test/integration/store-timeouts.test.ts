@@ -145,6 +145,50 @@ describe.skipIf(!PROVIDERS.includes("postgres"))("postgres: an account the store
   });
 });
 
+describe.skipIf(!PROVIDERS.includes("postgres"))("postgres: a sign-in whose session the store cannot write answers 503, not a 500 or a wrong password", () => {
+  let db: TestDatabase | undefined;
+  let server: TestServer | undefined;
+
+  afterEach(async () => {
+    await server?.stop();
+    await db?.drop();
+  });
+
+  it("while the sessions table takes no writes: 503 store_unavailable, no session and no failure counted; the same sign-in then succeeds", async () => {
+    db = await createTestDatabase("postgres");
+    server = await startServer(db.url, OPERATOR_ENV);
+    await OperatorClient.signIn(server.baseUrl, ROOT.email, ROOT.password);
+    const sessions = async () => (await sql<{ n: number }>(db!.url, "SELECT count(*)::int AS n FROM sessions"))[0]!.n;
+    const before = await sessions();
+    // The password check reads the account; the session INSERT waits for the operators' lock timeout.
+    const lock = await lockTable(db.url, "sessions", "EXCLUSIVE");
+    const signIn = () =>
+      fetch(`${server!.baseUrl}/api/auth/sign-in/email`, {
+        method: "POST",
+        headers: { "content-type": "application/json", origin: server!.baseUrl },
+        body: JSON.stringify({ email: ROOT.email, password: ROOT.password }),
+        signal: AbortSignal.timeout(ANSWER_BUDGET_MS),
+      });
+    try {
+      for (let i = 0; i < 3; i++) {
+        const res = await signIn();
+        expect(res.status).toBe(503);
+        expect(res.headers.get("retry-after")).toBe("1");
+        expect(res.headers.getSetCookie()).toEqual([]);
+        expect(((await res.json()) as { error: unknown }).error).toMatchObject({ code: "store_unavailable", retryable: true });
+      }
+    } finally {
+      await lock.release();
+    }
+    expect(await sessions()).toBe(before);
+    // Three failed tries were the store's, not wrong passwords: no backoff.
+    expect((await sql<{ n: number }>(db.url, "SELECT count(*)::int AS n FROM sign_in_failures"))[0]!.n).toBe(0);
+    const res = await signIn();
+    expect(res.status).toBe(200);
+    expect(await sessions()).toBe(before + 1);
+  });
+});
+
 describe("sqlite: another process holding the write lock answers 503 after the busy timeout, and reads go on", () => {
   let db: TestDatabase | undefined;
   let server: TestServer | undefined;
