@@ -126,7 +126,9 @@ export function buildServices(config: Env): Services {
   const pgTimeouts = pgTimeoutsFrom(config);
   const store = once(() => openStore({ databaseUrl: config.DATABASE_URL, pgPoolSize: config.IDEMGATE_PG_POOL_SIZE, pgTimeouts, ...sqlite }));
   const policySource = once(() => new StorePolicySource(store()));
-  const db = once(() => openDb({ databaseUrl: config.DATABASE_URL, sqliteBusyTimeoutMs: config.IDEMGATE_SQLITE_BUSY_TIMEOUT_MS, pgTimeouts }));
+  const db = once(() =>
+    openDb({ databaseUrl: config.DATABASE_URL, sqliteBusyTimeoutMs: config.IDEMGATE_SQLITE_BUSY_TIMEOUT_MS, sqliteSynchronous: config.IDEMGATE_SQLITE_SYNCHRONOUS, pgTimeouts }),
+  );
   const policyRepository = once(() => new PolicyRepository(db()));
   const apiKeyAuth = once(() => new ApiKeyAuthenticator(store()));
   const authSecret = once(() => resolveAuthSecret(config.BETTER_AUTH_SECRET, config.IDEMGATE_DATA_DIR));

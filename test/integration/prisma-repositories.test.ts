@@ -50,6 +50,17 @@ describe.each(PROVIDERS)("%s: Prisma repositories", (provider) => {
     await db?.drop();
   });
 
+  it.runIf(provider === "sqlite")("commits as durably as the gate: its SQLite connection is synchronous=FULL, or what the install sets", async () => {
+    const setting = async (client: Db) => Number(((await client.$queryRawUnsafe("PRAGMA synchronous")) as { synchronous: bigint }[])[0]!.synchronous);
+    expect(await setting(prisma)).toBe(2);
+    const relaxed = openDb({ databaseUrl: db.url, sqliteSynchronous: "normal" });
+    try {
+      expect(await setting(relaxed)).toBe(1);
+    } finally {
+      await relaxed.$disconnect();
+    }
+  });
+
   it("reads policy layers and revisions written by the hot store's compare-and-set", async () => {
     const write = { projectId, tool: "send_email", at: T0 + 5, author: "ops@x", reason: "first", before: null, restoredFrom: null };
     const v1 = await gate.writePolicy({ ...write, overrides: `{"ttlSeconds":60}`, expectedVersion: 0, revisionId: "rev_1" });

@@ -62,6 +62,8 @@ export function queryRows(db: Db, sql: string, values: unknown[]): Promise<Recor
 export interface OpenDbOptions {
   databaseUrl?: string;
   sqliteBusyTimeoutMs?: number;
+  /** SQLite: when a commit returns (default full, as the gate's own durable writes). */
+  sqliteSynchronous?: "full" | "normal";
   /** Operators, policies and audit reads: a small pool beside the hot path's own. */
   pgPoolSize?: number;
   pgTimeouts?: Partial<PgTimeouts>;
@@ -78,9 +80,31 @@ export function openDb(options: OpenDbOptions = {}): Db {
   const db =
     target.provider === "postgres"
       ? openPostgres(target, options.pgPoolSize ?? 3, options.pgTimeouts)
-      : new SqlitePrismaClient({ adapter: new PrismaBetterSQLite3({ url: target.file, timeout: options.sqliteBusyTimeoutMs ?? 5_000 }) });
+      : new SqlitePrismaClient({ adapter: new SqliteAdapter({ url: target.file, timeout: options.sqliteBusyTimeoutMs ?? 5_000 }, options.sqliteSynchronous ?? "full") });
   providers.set(db, target.provider);
   return db;
+}
+
+/**
+ * Prisma's SQLite adapter opens its connection as SQLite leaves it in WAL mode, synchronous=NORMAL
+ * (better-sqlite3 is built with SQLITE_DEFAULT_WAL_SYNCHRONOUS=1): a commit returns before it is
+ * on disk, so an operator's approval, a policy, a member or an API key written through it could be
+ * lost with the machine's power while the gate's own claims survive. Every connection it opens is
+ * set like the gate's (found by bench/orm-vs-raw.ts, which measured the ORM at NORMAL).
+ */
+class SqliteAdapter extends PrismaBetterSQLite3 {
+  constructor(
+    config: ConstructorParameters<typeof PrismaBetterSQLite3>[0],
+    private readonly synchronous: "full" | "normal",
+  ) {
+    super(config);
+  }
+
+  override async connect() {
+    const adapter = await super.connect();
+    await adapter.executeScript(`PRAGMA synchronous = ${this.synchronous === "full" ? "FULL" : "NORMAL"}`);
+    return adapter;
+  }
 }
 
 function openPostgres(target: Extract<DatabaseTarget, { provider: "postgres" }>, max: number, timeouts?: Partial<PgTimeouts>): Db {

@@ -45,9 +45,9 @@ describe("SQLite gate store, writes on a writer thread", () => {
     return { file: path, store, projectId, gate };
   }
 
-  it("close() holds the process until the writer has closed: code after it runs even when nothing else keeps the process up", async () => {
-    const file = await migratedSqliteFile("writer_close");
-    const child = spawnSync(process.execPath, ["--import", "tsx", path.join(import.meta.dirname, "writer-close-child.ts"), file], { encoding: "utf8", timeout: 120_000 });
+  it.each(["writer", "checkpoints"])("close() holds the process until its %s thread has stopped: code after it runs even when nothing else keeps the process up", async (mode) => {
+    const file = await migratedSqliteFile(`close_${mode}`);
+    const child = spawnSync(process.execPath, ["--import", "tsx", path.join(import.meta.dirname, "writer-close-child.ts"), file, mode], { encoding: "utf8", timeout: 120_000 });
     expect(child.stderr).toBe("");
     expect(child.status).toBe(0);
     expect(child.stdout.trim()).toBe("closed");

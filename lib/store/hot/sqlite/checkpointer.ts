@@ -2,6 +2,7 @@ import { createRequire } from "node:module";
 import path from "node:path";
 import { Worker } from "node:worker_threads";
 import { failureBackoffMs } from "../../../core/failure-backoff";
+import { stopWorker } from "./stop-worker";
 
 /**
  * Moves SQLite's WAL checkpoints off the thread that serves decisions, and keeps the WAL bounded.
@@ -200,10 +201,7 @@ export class SqliteCheckpointer {
     const worker = this.worker;
     if (!worker) return;
     this.worker = null;
-    const exited = new Promise<void>((resolve) => worker.once("exit", () => resolve()));
-    worker.postMessage("stop");
-    await Promise.race([exited, new Promise<void>((resolve) => setTimeout(resolve, 1_000).unref())]);
-    await worker.terminate();
+    await stopWorker(worker, "stop", 1_000);
     this.handBack();
   }
 

@@ -5,6 +5,7 @@ import { StoreUnavailableError } from "../../ports/gate-store";
 import { toSqliteParams } from "../shared/statements";
 import type { Durability } from "./group-commit";
 import { WRITE_SQL, type WriteOp, applyWriteOp } from "./write-ops";
+import { stopWorker } from "./stop-worker";
 
 /**
  * The group commit of group-commit.ts, run by a worker thread on a connection of its own, so that
@@ -251,16 +252,7 @@ export class SqliteWriterThread {
     const worker = this.worker;
     if (!worker) return;
     this.worker = null;
-    // An idle writer is unref'd: were it still, a process with nothing else left to do would exit
-    // under this close, silently and with code 0, before anything after it ran (found by the bench,
-    // whose report is written after its stores close). Closing holds the process, for 2 s at most.
-    worker.ref();
-    const exited = new Promise<void>((resolve) => worker.once("exit", () => resolve()));
-    worker.postMessage({ close: true });
-    let backstop: NodeJS.Timeout | undefined;
-    await Promise.race([exited, new Promise<void>((resolve) => (backstop = setTimeout(resolve, 2_000)))]);
-    clearTimeout(backstop);
-    await worker.terminate();
+    await stopWorker(worker, { close: true }, 2_000);
   }
 }
 
