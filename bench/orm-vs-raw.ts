@@ -30,15 +30,14 @@ import { mkdtempSync, rmSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { randomBytes } from "node:crypto";
-import type { CallRecord, RecordState } from "../lib/core/record";
-import type { KeyStrategy } from "../lib/core/policy";
+import type { CallRecord } from "../lib/core/record";
 import { InProcessTransport } from "../lib/sdk";
 import { newId } from "../lib/server/ids";
 import { createProjectWithKey } from "../lib/server/projects";
 import { parseDatabaseUrl } from "../lib/store/connection/database-url";
 import { ensureMigrated } from "../lib/store/connection/migrate";
-import type { Prisma, CallRecord as PrismaCallRecord } from "../lib/store/generated/sqlite/client";
 import type { Db } from "../lib/store/prisma/client";
+import { fromStoredRecord, recordChanges, toStoredEvent } from "../lib/store/prisma/stored-rows";
 import type { GateEvent, GateStore } from "../lib/store/ports/gate-store";
 import { adminQuery, postgresAvailable, postgresUrlFor } from "../test/helpers/postgres";
 import { benchPolicies } from "./cells/bench-policy";
@@ -55,98 +54,6 @@ const OPS = opsAt >= 0 ? Number(args[opsAt + 1]) : 500;
 if (!Number.isInteger(OPS) || OPS < 1) throw new Error(`--ops: a positive integer, not ${args[opsAt + 1]}`);
 /** Untimed operations of each kind per side first: the JIT, the statement caches, Prisma's query plans. */
 const WARMUP = 100;
-
-// ---------------------------------------------------------------------------------------------
-// Domain ↔ Prisma, field by field as lib/store/hot/shared/columns.ts maps them to columns.
-
-function recordData(r: CallRecord): Prisma.CallRecordUncheckedCreateInput {
-  return {
-    id: r.id,
-    projectId: r.projectId,
-    key: r.key,
-    tool: r.tool,
-    runId: r.runId,
-    stepId: r.stepId,
-    scope: r.scope,
-    agentId: r.agentId,
-    toolCallId: r.toolCallId,
-    strategy: r.strategy,
-    argsFingerprint: r.argsFingerprint,
-    args: r.args,
-    state: r.state,
-    attempt: r.attempt,
-    leaseToken: r.leaseToken,
-    leaseExpiresAt: r.leaseExpiresAt,
-    result: r.result,
-    error: r.error,
-    replays: r.replays,
-    firstSeenAt: r.firstSeenAt,
-    completedAt: r.completedAt,
-    expiresAt: r.expiresAt,
-    updatedAt: r.updatedAt,
-    version: r.version,
-    policyVersion: r.policyVersion,
-    generation: r.generation,
-    compensation: r.compensation,
-  };
-}
-
-function eventData(e: GateEvent): Prisma.EventUncheckedCreateInput {
-  return {
-    id: e.id,
-    projectId: e.projectId,
-    callId: e.callId,
-    key: e.key,
-    tool: e.tool,
-    runId: e.runId,
-    agentId: e.agentId,
-    toolCallId: e.toolCallId,
-    type: e.type,
-    decision: e.decision,
-    attempt: e.attempt,
-    argsMismatch: e.argsMismatch ? 1 : 0,
-    latencyUs: e.latencyUs,
-    at: e.at,
-    policyVersion: e.policyVersion,
-    detail: e.detail,
-    argsFingerprint: e.argsFingerprint,
-    loopStep: e.loopStep ? 1 : 0,
-    shadowDecision: e.shadowDecision ?? null,
-  };
-}
-
-/** rowToRecord's work on the ORM side: BigInt columns back to epoch-ms numbers. */
-function fromPrisma(row: PrismaCallRecord): CallRecord {
-  return {
-    id: row.id,
-    projectId: row.projectId,
-    key: row.key,
-    tool: row.tool,
-    runId: row.runId,
-    stepId: row.stepId,
-    scope: row.scope,
-    agentId: row.agentId,
-    toolCallId: row.toolCallId,
-    strategy: row.strategy as KeyStrategy,
-    argsFingerprint: row.argsFingerprint,
-    args: row.args,
-    state: row.state as RecordState,
-    attempt: row.attempt,
-    leaseToken: row.leaseToken,
-    leaseExpiresAt: row.leaseExpiresAt === null ? null : Number(row.leaseExpiresAt),
-    result: row.result,
-    error: row.error,
-    replays: row.replays,
-    firstSeenAt: Number(row.firstSeenAt),
-    completedAt: row.completedAt === null ? null : Number(row.completedAt),
-    expiresAt: Number(row.expiresAt),
-    updatedAt: Number(row.updatedAt),
-    version: row.version,
-    policyVersion: row.policyVersion,
-    generation: row.generation,
-    compensation: row.compensation,
-  };
-}
 
 // ---------------------------------------------------------------------------------------------
 // The operations.
@@ -205,10 +112,6 @@ function completion(t: Templates, claim: CallRecord, fromVersion: number): { rec
   return { record, event: { ...t.complete, id: newId("evt", now), callId: claim.id, key: claim.key, at: now } };
 }
 
-function syncName(n: number): string {
-  return ["OFF", "NORMAL", "FULL", "EXTRA"][n] ?? String(n);
-}
-
 function isUniqueViolation(error: unknown): boolean {
   return typeof error === "object" && error !== null && (error as { code?: unknown }).code === "P2002";
 }
@@ -231,28 +134,28 @@ const casWhere = (r: CallRecord, expected: number) => ({ projectId: r.projectId,
 
 const orm = {
   claim: async (db: Db, c: { record: CallRecord; event: GateEvent }) => {
-    const [record, event] = await db.$transaction([db.callRecord.create({ data: recordData(c.record) }), db.event.create({ data: eventData(c.event) })]);
+    const [record, event] = await db.$transaction([db.callRecord.create({ data: c.record }), db.event.create({ data: toStoredEvent(c.event) })]);
     if (record.id !== c.record.id || event.id !== c.event.id) throw new Error(`orm claim ${c.record.key}: wrote ${record.id}/${event.id}`);
   },
   read: async (db: Db, projectId: string, key: string, id: string) => {
     const row = await db.callRecord.findUnique({ where: { projectId_key: { projectId, key } } });
-    const record = row ? fromPrisma(row) : null;
+    const record = row ? fromStoredRecord(row) : null;
     if (record?.id !== id || record.state !== "succeeded") throw new Error(`orm read ${key}: ${record?.id}/${record?.state}`);
   },
   /** Not the store's semantics: the event is inserted whatever the CAS's count. */
   completeBatch: async (db: Db, c: { record: CallRecord; event: GateEvent }, expected: number) => {
     const [updated] = await db.$transaction([
-      db.callRecord.updateMany({ where: casWhere(c.record, expected), data: recordData(c.record) }),
-      db.event.create({ data: eventData(c.event) }),
+      db.callRecord.updateMany({ where: casWhere(c.record, expected), data: recordChanges(c.record) }),
+      db.event.create({ data: toStoredEvent(c.event) }),
     ]);
     if (updated.count !== 1) throw new Error(`orm complete (batch) ${c.record.key}: CAS count ${updated.count}`);
   },
   /** The store's semantics: the event only when the CAS applied. */
   completeInteractive: async (db: Db, c: { record: CallRecord; event: GateEvent }, expected: number) => {
     const written = await db.$transaction(async (tx) => {
-      const { count } = await tx.callRecord.updateMany({ where: casWhere(c.record, expected), data: recordData(c.record) });
+      const { count } = await tx.callRecord.updateMany({ where: casWhere(c.record, expected), data: recordChanges(c.record) });
       if (count === 0) return false;
-      await tx.event.create({ data: eventData(c.event) });
+      await tx.event.create({ data: toStoredEvent(c.event) });
       return true;
     });
     if (!written) throw new Error(`orm complete (interactive) ${c.record.key}: CAS missed`);
@@ -327,7 +230,7 @@ async function runProvider(label: string, databaseUrl: string, dataDir: string):
     if (store.provider === "sqlite") {
       // Like for like: the app's Prisma connection commits as the gate's durable writes do (client.ts).
       const opened = Number((await db.$queryRawUnsafe<{ synchronous: unknown }[]>("PRAGMA synchronous"))[0]?.synchronous);
-      if (opened !== 2) throw new Error(`Prisma's connection: synchronous=${syncName(opened)}, not FULL`);
+      if (opened !== 2) throw new Error(`Prisma's connection: synchronous=${opened}, not 2 (FULL)`);
     }
 
     const n = WARMUP + OPS;
@@ -419,8 +322,8 @@ async function semantics(store: GateStore, db: Db, t: Templates, rawClaim: CallR
   if (await store.updateRecord(rawStale.record, stale, rawStale.event)) throw new Error("raw CAS on a stale version applied");
   const ormStale = completion(t, ormClaim, stale);
   const [updated] = await db.$transaction([
-    db.callRecord.updateMany({ where: casWhere(ormStale.record, stale), data: recordData(ormStale.record) }),
-    db.event.create({ data: eventData(ormStale.event) }),
+    db.callRecord.updateMany({ where: casWhere(ormStale.record, stale), data: recordChanges(ormStale.record) }),
+    db.event.create({ data: toStoredEvent(ormStale.event) }),
   ]);
   if (updated.count !== 0) throw new Error("orm CAS on a stale version applied");
   const rawOrphans = await db.event.count({ where: { id: rawStale.event.id } });
@@ -428,9 +331,9 @@ async function semantics(store: GateStore, db: Db, t: Templates, rawClaim: CallR
   if (rawOrphans !== 0) throw new Error("raw lost CAS wrote its event");
   const interactive = completion(t, ormClaim, stale);
   const wrote = await db.$transaction(async (tx) => {
-    const { count } = await tx.callRecord.updateMany({ where: casWhere(interactive.record, stale), data: recordData(interactive.record) });
+    const { count } = await tx.callRecord.updateMany({ where: casWhere(interactive.record, stale), data: recordChanges(interactive.record) });
     if (count === 0) return false;
-    await tx.event.create({ data: eventData(interactive.event) });
+    await tx.event.create({ data: toStoredEvent(interactive.event) });
     return true;
   });
   if (wrote || (await db.event.count({ where: { id: interactive.event.id } })) !== 0) throw new Error("interactive lost CAS wrote");

@@ -34,7 +34,10 @@ export function preparePostgresTls(target: DatabaseTarget): Promise<void> {
  * A pool for our own hot-path SQL: int8 (our epoch-ms columns) parsed as numbers, since every
  * value we store fits in 2^53.
  */
-export function createPgPool(target: PostgresTarget, max = 10, timeouts?: Partial<PgTimeouts>, settings: Record<string, string> = {}): pg.Pool {
+/** The hot path's pool size when none is configured (IDEMGATE_PG_POOL_SIZE's default). */
+export const DEFAULT_PG_POOL_SIZE = 10;
+
+export function createPgPool(target: PostgresTarget, max = DEFAULT_PG_POOL_SIZE, timeouts?: Partial<PgTimeouts>, settings: Record<string, string> = {}): pg.Pool {
   const config = pgClientConfig(target);
   // Session settings go with the URL's own `options` (libpq's `-c name=value` list).
   const options = [config.options, ...Object.entries(settings).map(([name, value]) => `-c ${name}=${value}`)].filter(Boolean).join(" ");

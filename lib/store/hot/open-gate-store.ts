@@ -1,5 +1,5 @@
 import { parseDatabaseUrl } from "../connection/database-url";
-import { createPgPool, createRelaxedPgPool } from "../connection/pg-pool";
+import { DEFAULT_PG_POOL_SIZE, createPgPool, createRelaxedPgPool } from "../connection/pg-pool";
 import type { PgTimeouts } from "../connection/pg-timeouts";
 import { PostgresGateStore } from "./postgres/gate-store";
 import { type SqliteSynchronous, type SqliteWriter, SqliteGateStore } from "./sqlite/gate-store";
@@ -18,12 +18,10 @@ export interface OpenStoreOptions {
   ledger?: WriteBehindOptions;
 }
 
-const DEFAULT_PG_POOL = 10;
-
 export function openStore(options: OpenStoreOptions = {}): GateStore {
   const target = parseDatabaseUrl(options.databaseUrl);
   if (target.provider === "postgres") {
-    const size = options.pgPoolSize ?? DEFAULT_PG_POOL;
+    const size = options.pgPoolSize ?? DEFAULT_PG_POOL_SIZE;
     return new PostgresGateStore(createPgPool(target, size, options.pgTimeouts), {
       ledger: options.ledger,
       relaxed: createRelaxedPgPool(target, Math.max(2, Math.ceil(size / 2)), options.pgTimeouts),
