@@ -51,7 +51,7 @@ export interface BenchResult {
     growthRecords: { small: number; large: number };
     statsOps: number;
     sqliteSynchronous: "full" | "normal";
-    /** `--baseline`: the checkout whose in-process cells ran beside ours (group "before"). */
+    /** `--baseline`: the checkout whose in-process and HTTP cells ran beside ours (group "before"). */
     baseline?: string;
   };
   machine: MachineInfo;

@@ -36,7 +36,7 @@ export interface BuildContext {
   now: number;
   runTag: string;
   log(message: string): void;
-  /** `--baseline`: each in-process subject of ours gets the baseline's beside it. */
+  /** `--baseline`: each of our in-process and HTTP subjects gets the baseline's beside it. */
   baseline?: Baseline;
 }
 
