@@ -34,6 +34,13 @@ const nextConfig = {
   // `npm test` type-checks the whole tree (tsc --noEmit) before its build, which skips Next's second
   // pass over the same files; `npm start` and a plain `next build` still check.
   typescript: { ignoreBuildErrors: process.env.IDEMGATE_BUILD_SKIP_TYPECHECK === "1" },
+  experimental: {
+    // Next.js loads every page and route module right after it starts listening: ~1.7 s of one
+    // core per boot here, spent on the dashboard's modules while the agent API (served beside
+    // Next.js by scripts/serve.mjs) needs none of them. Each is loaded when first asked for instead;
+    // IDEMGATE_PRELOAD_PAGES=true brings the preload back (read when the server starts).
+    preloadEntriesOnStart: process.env.IDEMGATE_PRELOAD_PAGES === "true",
+  },
   async headers() {
     return [{ source: "/:path*", headers: SECURITY_HEADERS }];
   },
