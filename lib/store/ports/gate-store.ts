@@ -111,13 +111,9 @@ export interface GateStore extends PolicyStore {
   /** False when the stored version is no longer `expectedVersion`. */
   updateRecord(record: CallRecord, expectedVersion: number, event: GateEvent): Promise<boolean>;
   /**
-   * Counts one replay of the record at `expectedVersion` and records its event; resolves with the
-   * replay's number, or null when the record changed meanwhile (plan again).
-   * - Postgres commits the counter before it resolves (exact across instances); the event with it,
-   *   or with `writeBehind` queued for the write-behind ledger as by `appendDecision`.
-   * - SQLite with `writeBehind` writes both behind (a replay is then a read): the stored counter
-   *   counts each replay once its line is written, numbers are exact within the process, and a hard
-   *   crash loses the last few as it loses their lines. Without it, both commit before it resolves.
+   * Counts one replay of the record at `expectedVersion` (committed before it resolves, so the
+   * counts stay exact across instances); null when it changed meanwhile. Its event is committed
+   * with the count, or with `writeBehind` queued for the write-behind ledger as by `appendDecision`.
    */
   recordReplay(record: CallRecord, expectedVersion: number, event: GateEvent, writeBehind?: boolean): Promise<number | null>;
   /**

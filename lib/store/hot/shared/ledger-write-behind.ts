@@ -1,5 +1,4 @@
 import type { CallSignature } from "../../../core/loop-detector";
-import type { CallRecord } from "../../../core/record";
 import type { GateEvent } from "../../ports/gate-store";
 
 export interface WriteBehindOptions {
@@ -19,9 +18,6 @@ export interface WriteBehindOptions {
  */
 export const WRITE_BEHIND_DEFAULTS: Required<WriteBehindOptions> = { maxDelayMs: 5, batchSize: 64, capacity: 1_024 };
 
-/** Records whose replays this process numbered lately: far more than a full queue can hold. */
-const NUMBERED_RECORDS = 16_384;
-
 /** After a failed write, the queued events are tried again this long after, then twice as long, up to the cap. */
 const RETRY_MIN_MS = 50;
 const RETRY_MAX_MS = 2_000;
@@ -39,20 +35,15 @@ const RETRY_MAX_MS = 2_000;
  * `capacity` events, in practice the last few milliseconds' worth. Claims, completions and every
  * other record change never come here.
  *
- * Readers in this process see every queued event: `pendingLoopSteps` for the loop detector,
- * `withReplays` for a record's count of replays written behind (`addReplay`), and `flush` (read
- * your own writes) before the ledger is read.
+ * Readers in this process see every queued event: `pendingLoopSteps` for the loop detector, and
+ * `flush` (read your own writes) before the ledger is read.
  */
 export class LedgerWriteBehind {
   private queue: GateEvent[] = [];
   /** The batch being written: still pending for readers until its commit is known. */
   private writing: GateEvent[] = [];
-  /** Ids of the queued (or being written) events that each count one replay of their call. */
-  private readonly counting = new Set<string>();
   /** The held (queued or being written) loop steps, per project and run: the loop detector reads them on every begin. */
   private readonly heldSteps = new Map<string, GateEvent[]>();
-  /** The last replay number this process answered, per record (project and key), newest last. */
-  private readonly numbered = new Map<string, number>();
   private inFlight: Promise<void> | null = null;
   private timer: NodeJS.Timeout | null = null;
   private retryMs = RETRY_MIN_MS;
@@ -65,8 +56,7 @@ export class LedgerWriteBehind {
   readonly counts = { batches: 0, events: 0 };
 
   constructor(
-    /** Writes a batch; `counting` holds the ids of its events whose insert also counts a replay of their call. */
-    private readonly write: (events: readonly GateEvent[], counting: ReadonlySet<string>) => Promise<void>,
+    private readonly write: (events: readonly GateEvent[]) => Promise<void>,
     options: WriteBehindOptions = {},
   ) {
     this.options = { ...WRITE_BEHIND_DEFAULTS, ...options };
@@ -79,53 +69,8 @@ export class LedgerWriteBehind {
 
   /** Queues the event; waits only when `capacity` events are already held (backpressure). */
   async add(event: GateEvent): Promise<void> {
-    await this.room();
-    this.enqueue(event);
-  }
-
-  /**
-   * A replay written behind: its event, and one more on the record's counter when the event is
-   * inserted (in the same transaction, so a batch written twice counts once). Answers the replay's
-   * number: one past the larger of the stored count and the last number this process answered for
-   * the record, taken synchronously, so concurrent replays in one process are numbered 1, 2, 3 …
-   * without a gap or a repeat. Another process numbers its own the same way: the stored counter
-   * adds up every replay once written, but two processes may answer the same number meanwhile.
-   */
-  async addReplay(record: CallRecord, event: GateEvent): Promise<number> {
-    await this.room();
-    const replays = this.noteReplay(record, record.replays + 1);
-    this.counting.add(event.id);
-    this.enqueue(event);
-    return replays;
-  }
-
-  /**
-   * A replay whose count is `replays` as far as the store knows (its read, plus one; or the counter
-   * committed with the answer): answered as that, or one past the last number this process
-   * answered for the record if that is more.
-   */
-  noteReplay(record: Pick<CallRecord, "projectId" | "key">, replays: number): number {
-    const key = numberedKey(record);
-    const last = this.numbered.get(key);
-    const answered = last === undefined ? replays : Math.max(replays, last + 1);
-    this.numbered.delete(key);
-    if (this.numbered.size >= NUMBERED_RECORDS) this.numbered.delete(this.numbered.keys().next().value!);
-    this.numbered.set(key, answered);
-    return answered;
-  }
-
-  /** The record as read, with the replays this process answered that the read cannot see yet. */
-  withReplays(record: CallRecord): CallRecord {
-    const answered = this.numbered.get(numberedKey(record));
-    return answered !== undefined && answered > record.replays ? { ...record, replays: answered } : record;
-  }
-
-  private async room(): Promise<void> {
     if (this.stopped) throw new Error("the gate store is closed: no decision can be recorded");
     while (this.pending >= this.options.capacity) await this.flush();
-  }
-
-  private enqueue(event: GateEvent): void {
     this.queue.push(event);
     if (isLoopStep(event)) {
       const run = runKey(event.projectId, event.runId);
@@ -175,9 +120,8 @@ export class LedgerWriteBehind {
     const batch = this.queue;
     this.queue = [];
     this.writing = batch;
-    const written = this.write(batch, this.counting).then(
+    const written = this.write(batch).then(
       () => {
-        for (const event of batch) this.counting.delete(event.id);
         this.forgetSteps(batch);
         this.counts.batches++;
         this.counts.events += batch.length;
@@ -243,10 +187,6 @@ function isLoopStep(event: GateEvent): boolean {
 
 function runKey(projectId: string, runId: string): string {
   return `${projectId}\u0000${runId}`;
-}
-
-function numberedKey(record: Pick<CallRecord, "projectId" | "key">): string {
-  return `${record.projectId}\u0000${record.key}`;
 }
 
 /**

@@ -21,8 +21,6 @@ export const SQL = {
   /** CAS on (project, key, version); params: the record's columns, then expected version. */
   updateRecord: `UPDATE call_records SET ${assignments(RECORD_COLUMNS, 1)} WHERE project_id = $2 AND key = $3 AND version = $${R + 1}`,
   recordReplay: `UPDATE call_records SET replays = replays + 1 WHERE project_id = $1 AND key = $2 AND version = $3 RETURNING replays`,
-  /** A replay written behind (ledger-write-behind.ts), counted with its event's insert. */
-  countReplay: `UPDATE call_records SET replays = replays + 1 WHERE project_id = $1 AND id = $2`,
   insertEvent: `INSERT INTO events (${EVENT_COLUMN_LIST}) VALUES (${placeholders(EVENT_COLUMNS, 1, false)})`,
   /** The write-behind ledger's insert: a batch whose commit was in doubt is written again, harmlessly. */
   insertEventOnce: `INSERT INTO events (${EVENT_COLUMN_LIST}) VALUES (${placeholders(EVENT_COLUMNS, 1, false)}) ON CONFLICT (id) DO NOTHING`,

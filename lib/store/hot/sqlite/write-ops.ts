@@ -10,7 +10,6 @@ export const WRITE_SQL = {
   insertRecord: SQL.insertRecord,
   updateRecord: SQL.updateRecord,
   recordReplay: SQL.recordReplay,
-  countReplay: SQL.countReplay,
   insertEvent: SQL.insertEvent,
   insertEventOnce: SQL.insertEventOnce,
   insertProject: SQL.insertProject,
@@ -41,8 +40,7 @@ export type WriteOp =
   | { kind: "charged"; sql: "insertRecord" | "updateRecord"; record: unknown[]; event: unknown[]; charge: unknown[]; enforce: { spend: unknown[]; charge: BudgetCharge } | null }
   /** A replay's counter and its event; the new count, or null when the record changed. */
   | { kind: "replay"; params: unknown[]; event: unknown[] }
-  /** `counting[i]`: the i-th event, once inserted, counts one replay of its call (write-behind replays). */
-  | { kind: "events"; sql: "insertEvent" | "insertEventOnce"; events: unknown[][]; counting?: boolean[] }
+  | { kind: "events"; sql: "insertEvent" | "insertEventOnce"; events: unknown[][] }
   /** One statement; its count of changed rows. */
   | { kind: "run"; sql: WriteSqlName; params: unknown[] }
   /** Stores the candidate unless the name has a value; the stored value. */
@@ -94,10 +92,7 @@ export function applyWriteOp(s: WriteRunner, op: WriteOp, budgetExceeded: (spent
       return Number(row.replays);
     }
     case "events":
-      op.events.forEach((event, i) => {
-        // An event already there (a batch written again) was counted with it: event[1] is its project, event[2] its call.
-        if (s.run(op.sql, event).changes === 1 && op.counting?.[i]) s.run("countReplay", [event[1], event[2]]);
-      });
+      for (const event of op.events) s.run(op.sql, event);
       return null;
     case "run":
       return s.run(op.sql, op.params).changes;
