@@ -161,15 +161,19 @@ export class LedgerWriteBehind {
       .sort((a, b) => (a.id < b.id ? 1 : a.id > b.id ? -1 : 0));
   }
 
-  /** A committed batch's loop steps are the database's now. */
+  /** A committed batch's loop steps are the database's now: only its own runs are touched. */
   private forgetSteps(batch: readonly GateEvent[]): void {
     const written = new Set<string>();
-    for (const event of batch) if (isLoopStep(event)) written.add(event.id);
-    if (written.size === 0) return;
-    for (const [run, steps] of this.heldSteps) {
-      const left = steps.filter((event) => !written.has(event.id));
+    const runs = new Set<string>();
+    for (const event of batch) {
+      if (!isLoopStep(event)) continue;
+      written.add(event.id);
+      runs.add(runKey(event.projectId, event.runId));
+    }
+    for (const run of runs) {
+      const left = (this.heldSteps.get(run) ?? []).filter((event) => !written.has(event.id));
       if (left.length === 0) this.heldSteps.delete(run);
-      else if (left.length < steps.length) this.heldSteps.set(run, left);
+      else this.heldSteps.set(run, left);
     }
   }
 
