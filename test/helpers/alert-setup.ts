@@ -1,5 +1,10 @@
 import { AlertRuleSchema, CreatedAlertChannelSchema } from "../../lib/contract/alerts";
 import { OutboundAllowlistEntrySchema } from "../../lib/contract/outbound";
+import { AlertDispatcher } from "../../lib/server/alerts/alert-dispatcher";
+import { createOutbound } from "../../lib/server/outbound/outbound-context";
+import { SecretBox } from "../../lib/server/upstreams/secret-box";
+import { PrismaAlertRepository } from "../../lib/store/prisma/alert-repository";
+import type { openDb } from "../../lib/store/prisma/client";
 import { OperatorClient, ROOT, createOperator } from "./operator-client";
 
 /** Server env for tests that receive alerts: the delivery worker runs every 200 ms. */
@@ -19,4 +24,23 @@ export async function subscribeStormWebhook(baseUrl: string, projectId: string, 
     await admin.call(AlertRuleSchema, "POST", admin.p(projectId, "/alerts/rules"), { condition, channelIds: [channel.id] });
   }
   return channel.signingSecret!;
+}
+
+/**
+ * Another alert delivery worker on the database, beside a server's, with the timings the alerts
+ * test gives its server; `clock` may run ahead of the server's (timed rules).
+ */
+export function alertWorkerOn(prisma: ReturnType<typeof openDb>, secretsKey: string, clock?: () => number): AlertDispatcher {
+  return new AlertDispatcher({
+    store: new PrismaAlertRepository(prisma),
+    box: new SecretBox(Buffer.from(secretsKey, "base64")),
+    fetch: (project, url, init) => createOutbound(prisma).guard.fetch(project, url, init),
+    storm: async () => null,
+    baseUrl: "",
+    backoff: { baseMs: 200, maxMs: 1_000, maxAttempts: 5 },
+    timeoutMs: 5_000,
+    leaseMs: 6_000,
+    retentionMs: 86_400_000,
+    ...(clock ? { clock } : {}),
+  });
 }

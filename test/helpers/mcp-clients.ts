@@ -2,8 +2,11 @@ import { type ChildProcess, spawn } from "node:child_process";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { OutboundAllowlistEntrySchema } from "../../lib/contract/outbound";
+import { PolicyChangeResponseSchema } from "../../lib/contract/admin-policies";
 import { UpstreamSchema } from "../../lib/contract/upstreams";
 import type { OperatorClient } from "./operator-client";
+import { waitFor } from "./storm-scenario";
+import type { TwoProjects } from "./two-projects";
 
 /** A real SDK client (v1, the session-based 2025 revisions most clients speak) on the gateway. */
 export async function gatewayClient(baseUrl: string, upstream: string, apiKey: string, options: { sessionId?: string; headers?: Record<string, string> } = {}): Promise<Client> {
@@ -56,4 +59,46 @@ export function spawnAgent(args: Record<string, string>): { child: ChildProcess;
     }
   };
   return { child, lines, waitFor };
+}
+
+/** A tools/call result as the gateway answers it. */
+export type Result = { content: unknown; isError?: boolean; structuredContent?: unknown; _meta?: Record<string, unknown> };
+
+/** Calls again while the gate answers in_progress (an abandoned attempt's lease is live), until it answers something else. */
+export async function retryUntilSettled(client: Client, params: { name: string; arguments: Record<string, unknown> }): Promise<Result> {
+  let answered: Result | null = null;
+  await waitFor(
+    async () => {
+      const again = (await client.callTool(params)) as Result;
+      if (decisionOf(again) === "in_progress") return false;
+      answered = again;
+      return true;
+    },
+    90_000,
+    "the retry to be answered",
+  );
+  return answered!;
+}
+
+/** A restarted agent process, run again while the gate says the first attempt is still in progress. */
+export async function restartUntilSettled(spawn: () => { waitFor(event: string): Promise<unknown> }): Promise<Result> {
+  return waitFor(
+    async () => {
+      const { result } = (await spawn().waitFor("result")) as { result: Result };
+      return decisionOf(result) === "in_progress" ? null : result;
+    },
+    180_000,
+    "a restarted agent to get the call's outcome",
+  );
+}
+
+/** Runs `work` with shop__refund_order's own policy layer turning the loop detector off, then clears the layer. */
+export async function withoutLoopDetection<T>(world: TwoProjects, work: () => Promise<T>): Promise<T> {
+  const path = `/api/v1/admin/projects/${world.projectA}/policies/shop__refund_order`;
+  await world.root.call(PolicyChangeResponseSchema, "PUT", path, { policy: { loop: { enabled: false } }, reason: "test: concurrent duplicates" });
+  try {
+    return await work();
+  } finally {
+    await world.root.call(PolicyChangeResponseSchema, "PUT", path, { policy: {}, reason: "test: back to the defaults" });
+  }
 }

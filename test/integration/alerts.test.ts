@@ -3,6 +3,8 @@ import { AlertDeliveriesSchema, AlertDeliverySchema, AlertRuleSchema, AlertsSche
 import { OutboundAllowlistEntrySchema, OutboundAllowlistSchema } from "../../lib/contract/outbound";
 import { AdminClient, TEST_ADMIN_TOKEN } from "../helpers/admin-client";
 import { startAlertReceivers } from "../helpers/alert-receivers";
+import { FAST_ALERTS_ENV, alertWorkerOn } from "../helpers/alert-setup";
+import { PrismaAlertRepository } from "../../lib/store/prisma/alert-repository";
 import { TestClient } from "../helpers/client";
 import { PROVIDERS, type TestDatabase, createTestDatabase } from "../helpers/databases";
 import { createTestProject } from "../helpers/fixtures";
@@ -13,11 +15,7 @@ import { RunBudgetSchema } from "../../lib/contract/budgets";
 import { RunCompensationSchema } from "../../lib/contract/sagas";
 import { ToolError, createGate } from "../../lib/sdk";
 import { testAlert } from "../../lib/core/alerts";
-import { AlertDispatcher } from "../../lib/server/alerts/alert-dispatcher";
 import { pendingDelivery } from "../../lib/server/alerts/pending-delivery";
-import { createOutbound } from "../../lib/server/outbound/outbound-context";
-import { SecretBox } from "../../lib/server/upstreams/secret-box";
-import { PrismaAlertRepository } from "../../lib/store/prisma/alert-repository";
 import { openDb } from "../../lib/store/prisma/client";
 import { type TestServer, startServer } from "../helpers/server";
 import { burstReplays, pacedReplays, prepareStormTool, waitFor } from "../helpers/storm-scenario";
@@ -46,9 +44,8 @@ describe.each(PROVIDERS)("%s: alerts", (provider) => {
     ...OPERATOR_ENV,
     IDEMGATE_ADMIN_TOKEN: TEST_ADMIN_TOKEN,
     IDEMGATE_SECRETS_KEY: SECRETS_KEY,
+    ...FAST_ALERTS_ENV,
     IDEMGATE_STORM_INTERVAL_MS: "200",
-    IDEMGATE_ALERT_INTERVAL_MS: "200",
-    IDEMGATE_ALERT_BACKOFF_MS: "200",
     IDEMGATE_ALERT_MAX_BACKOFF_MS: "1000",
     IDEMGATE_ALERT_TIMEOUT_MS: "5000",
     IDEMGATE_ALERT_LEASE_MS: "6000",
@@ -70,20 +67,7 @@ describe.each(PROVIDERS)("%s: alerts", (provider) => {
   const addRule = (condition: string, names: string[], extra: Record<string, unknown> = {}) =>
     ops.call(AlertRuleSchema, "POST", alerts("/rules"), { condition, channelIds: names.map((n) => channels[n]), ...extra });
 
-  /** Another worker on the database, beside the server's (its clock may run ahead: timed rules). */
-  const dispatcherOn = (prisma: ReturnType<typeof openDb>, clock?: () => number, key = SECRETS_KEY) =>
-    new AlertDispatcher({
-      store: new PrismaAlertRepository(prisma),
-      box: new SecretBox(Buffer.from(key, "base64")),
-      fetch: (project, url, init) => createOutbound(prisma).guard.fetch(project, url, init),
-      storm: async () => null,
-      baseUrl: "",
-      backoff: { baseMs: 200, maxMs: 1_000, maxAttempts: 5 },
-      timeoutMs: 5_000,
-      leaseMs: 6_000,
-      retentionMs: 86_400_000,
-      ...(clock ? { clock } : {}),
-    });
+  const dispatcherOn = (prisma: ReturnType<typeof openDb>, clock?: () => number, key = SECRETS_KEY) => alertWorkerOn(prisma, key, clock);
 
   beforeAll(async () => {
     db = await createTestDatabase(provider);
@@ -347,7 +331,6 @@ describe.each(PROVIDERS)("%s: alerts", (provider) => {
       const due = Date.now() + 1_500;
       const ids = Array.from({ length: 20 }, (_, i) => `alr_race_${provider}_${i}`);
       for (const id of ids) {
-        const alert = testAlert(`sig_test_${id}`, projectId, "", due);
         await store.insertDelivery(pendingDelivery(projectId, testAlert(`sig_test_${id}`, projectId, "", due), burst.id, null, due, id));
       }
       const [a, b] = [worker(), worker()];
