@@ -2,7 +2,7 @@
 // any others in test/vitest.config.mts) against real databases and real `next start` servers.
 // Ends with one plain "N passed, N failed" line for CI.
 import { spawn, spawnSync } from "node:child_process";
-import { createWriteStream, existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 
@@ -41,20 +41,6 @@ if ((await typeCheck) !== 0) {
 const report = path.join(mkdtempSync(path.join(os.tmpdir(), "idemgate-report-")), "vitest.json");
 const extra = process.argv.slice(2);
 
-// The dashboard in a real browser: Debian's Chromium, never Playwright's own download. It runs beside
-// vitest, not after it (one after the other they took 22 minutes on a slow day). Its output is held
-// in a file and printed after vitest's, so neither report is interleaved with the other.
-const chromium = process.env.CHROMIUM_PATH ?? "/usr/bin/chromium";
-const e2eReport = "test-results/e2e-results.json";
-let e2e = null;
-// A filtered vitest run (npm test -- <filter>) skips the browser suite.
-if (extra.length === 0 && existsSync(chromium)) {
-  rmSync(e2eReport, { force: true });
-  const logFile = path.join(path.dirname(report), "playwright.log");
-  e2e = { logFile, done: runAsync(["node_modules/@playwright/test/cli.js", "test", "-c", "test/e2e/playwright.config.ts"], logFile) };
-  console.log(`\n▶ playwright (dashboard e2e), beside vitest; its report follows vitest's`);
-}
-
 const status = run("vitest", [
   "node_modules/vitest/vitest.mjs",
   "run",
@@ -77,10 +63,16 @@ try {
 }
 if (status !== 0 && failed === 0) failed = 1;
 
-if (e2e) {
-  const e2eStatus = await e2e.done;
-  console.log("\n▶ playwright (dashboard e2e)");
-  process.stdout.write(readFileSync(e2e.logFile, "utf8"));
+// The dashboard in a real browser (Debian's Chromium, never Playwright's own download), after
+// vitest rather than beside it: on 2 cores the two together took 20 minutes, one after the other
+// 13 (vitest alone 9.1, the browser suite alone 2.9): Chromium's software rendering and the
+// integration suites' servers starve each other, and every wait on a condition stretches.
+// A filtered vitest run (npm test -- <filter>) skips the browser suite.
+const chromium = process.env.CHROMIUM_PATH ?? "/usr/bin/chromium";
+const e2eReport = "test-results/e2e-results.json";
+if (extra.length === 0 && existsSync(chromium)) {
+  rmSync(e2eReport, { force: true });
+  const e2eStatus = run("playwright (dashboard e2e)", ["node_modules/@playwright/test/cli.js", "test", "-c", "test/e2e/playwright.config.ts"]);
   let e2eFailed = 0;
   try {
     const stats = JSON.parse(readFileSync(e2eReport, "utf8")).stats;
@@ -100,14 +92,6 @@ if (e2e) {
   console.warn(`\n[idemgate tests] no Chromium at ${chromium}: dashboard e2e SKIPPED (apt-get install chromium)\n`);
 }
 finish(passed, failed);
-
-function runAsync(args, logFile) {
-  const log = createWriteStream(logFile);
-  const child = spawn(process.execPath, args, { stdio: ["ignore", "pipe", "pipe"] });
-  child.stdout.pipe(log, { end: false });
-  child.stderr.pipe(log, { end: false });
-  return new Promise((resolve) => child.on("close", (code) => log.end(() => resolve(code ?? 1))));
-}
 
 function finish(p, f) {
   console.log(`\ntest wall time: ${((Date.now() - started) / 1000).toFixed(1)} s`);

@@ -80,8 +80,11 @@ export async function launchServer(
   for (;;) {
     if (child.exitCode !== null) throw new Error(`server exited early (${child.exitCode}):\n${log}`);
     try {
-      // The openapi route needs the instrumentation hook (migrate/seed) to have finished.
-      const res = await fetch(`${baseUrl}/api/v1/openapi.json`, { signal: AbortSignal.timeout(5_000) });
+      // Next.js answers no request, this one included, before the boot hook (migrate, seed, the
+      // lean path) has finished. The body is read to its end: an answer left unread keeps its
+      // connection busy, and the server's graceful stop would wait for it (seconds, on every restart).
+      const res = await fetch(`${baseUrl}/api/livez`, { signal: AbortSignal.timeout(5_000) });
+      await res.arrayBuffer();
       if (res.ok) break;
     } catch {
       // not listening yet, or still booting
