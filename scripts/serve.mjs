@@ -39,12 +39,6 @@ function nextResponseHeaders() {
   return [...configured, ["vary", "rsc, next-router-state-tree, next-router-prefetch, next-router-segment-prefetch"]];
 }
 
-const app = next({ dev: false, dir: root, hostname: hostname ?? "localhost", port });
-await app.prepare();
-const handle = app.getRequestHandler();
-const upgrade = app.getUpgradeHandler();
-const commonHeaders = nextResponseHeaders();
-
 /**
  * The boot hook (instrumentation.ts, run by Next.js on its first request or soon after prepare)
  * migrates and seeds, then installs the lean path: until then Next.js serves every request (and
@@ -53,7 +47,16 @@ const commonHeaders = nextResponseHeaders();
  */
 const agentApi = () => globalThis.__idemgateAgentApi;
 
-const server = http.createServer((req, res) => {
+// The port is bound before Next.js is prepared, so that `-p 0` works: the system picks a free port
+// and the line below names it (the tests start servers so; a port found free and then bound by this
+// process could be taken by another in between). Next.js is told the port it really has. Requests
+// that arrive before it is prepared wait for it.
+/** @type {{ handle: (req: any, res: any) => unknown, upgrade: (req: any, socket: any, head: any) => unknown, commonHeaders: ReadonlyArray<readonly [string, string]> } | null} */
+let app = null;
+let appReady;
+const prepared = new Promise((resolve) => (appReady = resolve));
+
+function serveRequest({ handle, commonHeaders }, req, res) {
   const lean = agentApi();
   const match = lean?.match(req.method, req.url);
   if (match) {
@@ -65,12 +68,28 @@ const server = http.createServer((req, res) => {
   } else {
     handle(req, res);
   }
+}
+
+const server = http.createServer((req, res) => {
+  if (app) serveRequest(app, req, res);
+  else prepared.then((ready) => serveRequest(ready, req, res));
 });
-server.on("upgrade", (req, socket, head) => upgrade(req, socket, head));
+server.on("upgrade", (req, socket, head) => {
+  if (app) app.upgrade(req, socket, head);
+  else prepared.then((ready) => ready.upgrade(req, socket, head));
+});
 if (keepAliveTimeout) server.keepAliveTimeout = Number(keepAliveTimeout);
-server.listen(port, hostname, () => {
-  console.log(`[idemgate] serving on http://${hostname ?? "localhost"}:${port}`);
+await new Promise((resolve, reject) => {
+  server.once("error", reject);
+  server.listen(port, hostname, resolve);
 });
+const boundPort = server.address().port;
+
+const nextApp = next({ dev: false, dir: root, hostname: hostname ?? "localhost", port: boundPort });
+await nextApp.prepare();
+app = { handle: nextApp.getRequestHandler(), upgrade: nextApp.getUpgradeHandler(), commonHeaders: nextResponseHeaders() };
+appReady(app);
+console.log(`[idemgate] serving on http://${hostname ?? "localhost"}:${boundPort}`);
 
 const DRAIN_GRACE_MS = 10_000;
 const SHUTDOWN_BUDGET_MS = 30_000;
@@ -89,7 +108,7 @@ for (const [signal, code] of [["SIGINT", 130], ["SIGTERM", 143]]) {
       stage = "closing the stores";
       await agentApi()?.close().catch((error) => console.error(error));
       stage = "closing Next.js";
-      await app.close().catch(() => undefined);
+      await nextApp.close().catch(() => undefined);
       process.exit(code);
     };
     setTimeout(() => {

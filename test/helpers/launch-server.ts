@@ -47,10 +47,15 @@ export async function launchServer(
   server: "serve" | "next" = "serve",
   checkout = process.cwd(),
 ): Promise<TestServer> {
-  const port = await freePort();
+  // serve.mjs binds a port the system picks and names it: a port found free here could be taken by
+  // another suite's server before this one binds it, and then this one's readiness probe would be
+  // answered by that server. `next start` (and an older checkout's serve.mjs) cannot say which port
+  // it got, so they get one found free.
+  const ownPort = server === "serve" && path.resolve(checkout) === process.cwd();
+  const requestedPort = ownPort ? 0 : await freePort();
   const dataDir = mkdtempSync(path.join(tmpRoot, "data-"));
   const entry = server === "serve" ? ["scripts/serve.mjs"] : ["node_modules/next/dist/bin/next", "start"];
-  const child = spawn(process.execPath, [...entry, "-p", String(port), "-H", "127.0.0.1"], {
+  const child = spawn(process.execPath, [...entry, "-p", String(requestedPort), "-H", "127.0.0.1"], {
     cwd: checkout,
     env: {
       // Like a real cluster, every server of a run shares its keys, so one started again on the same
@@ -71,30 +76,23 @@ export async function launchServer(
   child.stdout!.on("data", (chunk) => (log += chunk));
   child.stderr!.on("data", (chunk) => (log += chunk));
   const exited = new Promise<void>((resolve) => child.once("exit", () => resolve()));
-  const baseUrl = `http://127.0.0.1:${port}`;
 
   // Budgets for a starved CI box (two suites and two busy loops on two cores): a boot there took
   // tens of seconds. Each readiness request has its own timeout: Next.js holds a request until boot
   // is done, so one request without a bound could outwait the deadline (undici's own is 300 s).
   const deadline = Date.now() + READY_BUDGET_MS;
+  let port = requestedPort;
   for (;;) {
     if (child.exitCode !== null) throw new Error(`server exited early (${child.exitCode}):\n${log}`);
-    try {
-      // Next.js answers no request, this one included, before the boot hook (migrate, seed, the
-      // lean path) has finished. The body is read to its end: an answer left unread keeps its
-      // connection busy, and the server's graceful stop would wait for it (seconds, on every restart).
-      const res = await fetch(`${baseUrl}/api/livez`, { signal: AbortSignal.timeout(5_000) });
-      await res.arrayBuffer();
-      if (res.ok) break;
-    } catch {
-      // not listening yet, or still booting
-    }
+    if (port === 0) port = Number(/serving on http:\/\/[^\s:]+:(\d+)/.exec(log)?.[1] ?? 0);
+    if (port !== 0 && (await answersLivez(port))) break;
     if (Date.now() > deadline) {
       child.kill("SIGKILL");
       throw new Error(`server did not become ready within ${READY_BUDGET_MS / 1000} s:\n${log}`);
     }
     await new Promise((r) => setTimeout(r, 100));
   }
+  const baseUrl = `http://127.0.0.1:${port}`;
 
   const signal = async (sig: NodeJS.Signals) => {
     if (child.exitCode === null && child.signalCode === null) child.kill(sig);
@@ -111,6 +109,21 @@ export async function launchServer(
     }
   };
   return { baseUrl, process: child, stop: () => signal("SIGTERM"), kill: () => signal("SIGKILL"), output: () => log };
+}
+
+/**
+ * Next.js answers no request, this one included, before the boot hook (migrate, seed, the lean
+ * path) has finished. The body is read to its end: an answer left unread keeps its connection busy,
+ * and the server's graceful stop would wait for it (seconds, on every restart).
+ */
+async function answersLivez(port: number): Promise<boolean> {
+  try {
+    const res = await fetch(`http://127.0.0.1:${port}/api/livez`, { signal: AbortSignal.timeout(5_000) });
+    await res.arrayBuffer();
+    return res.ok;
+  } catch {
+    return false; // not listening yet, or still booting
+  }
 }
 
 const READY_BUDGET_MS = 120_000;
