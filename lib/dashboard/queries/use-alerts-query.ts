@@ -10,6 +10,7 @@ import {
   CreatedAlertChannelSchema,
 } from "@/lib/contract/alerts";
 import { fetchJson, postJson, projectApi } from "../fetch-json";
+import { refetchAfterChange } from "./refetch-after-change";
 
 const alertsUrl = (projectId: string) => `${projectApi(projectId).operator}/alerts`;
 const KEY = "alerts";
@@ -30,7 +31,7 @@ export function useAlertDeliveriesQuery(projectId: string) {
 
 function useAlertsMutation<I, O>(mutationFn: (input: I) => Promise<O>) {
   const client = useQueryClient();
-  return useMutation({ mutationFn, onSettled: () => client.invalidateQueries({ queryKey: [KEY] }) });
+  return useMutation({ mutationFn, onSettled: () => refetchAfterChange(client, [KEY]) });
 }
 
 export function useAddAlertChannelMutation(projectId: string) {

@@ -2,6 +2,7 @@ import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { ApiKeyListSchema, ApiKeySchema, CreatedApiKeySchema } from "@/lib/contract/operator";
 import { fetchJson, postJson, projectApi } from "../fetch-json";
 import { queryKeys } from "./keys";
+import { refetchAfterChange } from "./refetch-after-change";
 
 const keysUrl = (projectId: string) => `${projectApi(projectId).operator}/api-keys`;
 
@@ -18,7 +19,7 @@ export function useCreateApiKeyMutation(projectId: string) {
   const client = useQueryClient();
   return useMutation({
     mutationFn: (name: string) => postJson(keysUrl(projectId), CreatedApiKeySchema, { name }),
-    onSettled: () => client.invalidateQueries({ queryKey: ["api-keys"] }),
+    onSettled: () => refetchAfterChange(client, ["api-keys"]),
   });
 }
 
@@ -26,6 +27,6 @@ export function useRevokeApiKeyMutation(projectId: string) {
   const client = useQueryClient();
   return useMutation({
     mutationFn: (keyId: string) => postJson(`${keysUrl(projectId)}/${encodeURIComponent(keyId)}/revoke`, ApiKeySchema, {}),
-    onSettled: () => client.invalidateQueries({ queryKey: ["api-keys"] }),
+    onSettled: () => refetchAfterChange(client, ["api-keys"]),
   });
 }

@@ -5,6 +5,7 @@ import { OperatorResendRequestSchema, type ResolveSchema } from "@/lib/contract/
 import { CallStatusSchema } from "@/lib/contract/v1";
 import { fetchJson, postJson, projectApi } from "../fetch-json";
 import { queryKeys } from "./keys";
+import { refetchAfterChange } from "./refetch-after-change";
 
 const callUrl = (projectId: string, callId: string) => `${projectApi(projectId).operator}/calls/${encodeURIComponent(callId)}`;
 
@@ -20,12 +21,7 @@ export function useCallEventsQuery(projectId: string, callId: string) {
 export function useRefreshCall(projectId: string, callId: string) {
   const client = useQueryClient();
   return () =>
-    Promise.all([
-      client.invalidateQueries({ queryKey: queryKeys.call(projectId, callId) }),
-      client.invalidateQueries({ queryKey: queryKeys.callEvents(projectId, callId) }),
-      client.invalidateQueries({ queryKey: ["calls"] }),
-      client.invalidateQueries({ queryKey: ["run"] }),
-    ]);
+    refetchAfterChange(client, queryKeys.call(projectId, callId), queryKeys.callEvents(projectId, callId), ["calls"], ["run"]);
 }
 
 /** Record the outcome found downstream for a verify or lease-lost case (operator role). */
@@ -42,6 +38,6 @@ export function useRequestResendMutation(projectId: string, callId: string) {
   const client = useQueryClient();
   return useMutation({
     mutationFn: (reason: string) => postJson(`${projectApi(projectId).operator}/resend-requests`, OperatorResendRequestSchema, { callId, reason }),
-    onSuccess: () => client.invalidateQueries({ queryKey: ["resend-requests"] }),
+    onSuccess: () => refetchAfterChange(client, ["resend-requests"]),
   });
 }

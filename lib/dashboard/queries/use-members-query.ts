@@ -4,6 +4,7 @@ import { type AddMemberSchema, MemberListSchema, MemberSchema } from "@/lib/cont
 import type { MemberRole } from "@/lib/store/ports/operator-store";
 import { fetchJson, postJson, projectApi } from "../fetch-json";
 import { queryKeys } from "./keys";
+import { refetchAfterChange } from "./refetch-after-change";
 
 const membersUrl = (projectId: string) => `${projectApi(projectId).operator}/members`;
 const memberUrl = (projectId: string, userId: string) => `${membersUrl(projectId)}/${encodeURIComponent(userId)}`;
@@ -16,7 +17,7 @@ export function useMembersQuery(projectId: string, enabled = true) {
 /** Add, re-role or remove a member (admin role); the list is refetched after each. */
 export function useMemberMutations(projectId: string) {
   const client = useQueryClient();
-  const onSettled = () => client.invalidateQueries({ queryKey: ["members"] });
+  const onSettled = () => refetchAfterChange(client, ["members"]);
   return {
     add: useMutation({ mutationFn: (body: z.output<typeof AddMemberSchema>) => postJson(membersUrl(projectId), MemberSchema, body), onSettled }),
     setRole: useMutation({

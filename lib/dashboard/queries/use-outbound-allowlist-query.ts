@@ -1,6 +1,7 @@
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { OutboundAllowlistEntrySchema, OutboundAllowlistSchema } from "@/lib/contract/outbound";
 import { fetchJson, postJson, projectApi } from "../fetch-json";
+import { refetchAfterChange } from "./refetch-after-change";
 
 const allowlistUrl = (projectId: string) => `${projectApi(projectId).operator}/outbound-allowlist`;
 const queryKey = (projectId: string) => ["outbound-allowlist", { projectId }] as const;
@@ -14,7 +15,7 @@ export function useAddAllowlistEntryMutation(projectId: string) {
   const client = useQueryClient();
   return useMutation({
     mutationFn: (input: { pattern: string; note?: string }) => postJson(allowlistUrl(projectId), OutboundAllowlistEntrySchema, input),
-    onSettled: () => client.invalidateQueries({ queryKey: ["outbound-allowlist"] }),
+    onSettled: () => refetchAfterChange(client, ["outbound-allowlist"]),
   });
 }
 
@@ -22,6 +23,6 @@ export function useRemoveAllowlistEntryMutation(projectId: string) {
   const client = useQueryClient();
   return useMutation({
     mutationFn: (entryId: string) => fetchJson(`${allowlistUrl(projectId)}/${encodeURIComponent(entryId)}`, OutboundAllowlistEntrySchema, { method: "DELETE" }),
-    onSettled: () => client.invalidateQueries({ queryKey: ["outbound-allowlist"] }),
+    onSettled: () => refetchAfterChange(client, ["outbound-allowlist"]),
   });
 }

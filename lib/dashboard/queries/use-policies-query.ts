@@ -11,6 +11,7 @@ import type { z } from "zod";
 import type { PolicyOverrides } from "@/lib/core/policy";
 import { fetchJson, postJson, projectApi } from "../fetch-json";
 import { queryKeys } from "./keys";
+import { refetchAfterChange } from "./refetch-after-change";
 
 const toolUrl = (projectId: string, tool: string) => `${projectApi(projectId).admin}/policies/${encodeURIComponent(tool)}`;
 
@@ -45,11 +46,7 @@ export function useSavePolicyMutation(projectId: string, tool: string) {
     mutationFn: (body: z.input<typeof PolicyUpdateRequestSchema>) => postJson(toolUrl(projectId, tool), PolicyChangeResponseSchema, body, "PUT"),
     onSuccess: (change) => client.setQueryData(queryKeys.policy(projectId, tool), change.effective),
     onSettled: () =>
-      Promise.all([
-        client.invalidateQueries({ queryKey: ["policy-history"] }),
-        client.invalidateQueries({ queryKey: ["policies"] }),
-        client.invalidateQueries({ queryKey: ["audit"] }),
-      ]),
+      refetchAfterChange(client, ["policy-history"], ["policies"], ["audit"]),
   });
 }
 
@@ -61,11 +58,7 @@ export function useRestorePolicyMutation(projectId: string, tool: string) {
       postJson(`${toolUrl(projectId, tool)}/revisions/${version}/restore`, PolicyChangeResponseSchema, { reason }),
     onSuccess: (change) => client.setQueryData(queryKeys.policy(projectId, tool), change.effective),
     onSettled: () =>
-      Promise.all([
-        client.invalidateQueries({ queryKey: ["policy-history"] }),
-        client.invalidateQueries({ queryKey: ["policies"] }),
-        client.invalidateQueries({ queryKey: ["audit"] }),
-      ]),
+      refetchAfterChange(client, ["policy-history"], ["policies"], ["audit"]),
   });
 }
 

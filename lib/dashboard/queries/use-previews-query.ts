@@ -2,6 +2,7 @@ import { keepPreviousData, useMutation, useQuery, useQueryClient } from "@tansta
 import { OperatorPreviewSchema, type PREVIEW_STATUSES, PreviewListSchema } from "@/lib/contract/previews";
 import { fetchJson, postJson, projectApi } from "../fetch-json";
 import { POLL_MS, queryKeys } from "./keys";
+import { refetchAfterChange } from "./refetch-after-change";
 
 /** The project's previews (any role), optionally one status only: the approvals inbox's first executions. */
 export function usePreviewsQuery(projectId: string, status?: (typeof PREVIEW_STATUSES)[number]) {
@@ -20,6 +21,6 @@ export function useDecidePreviewMutation(projectId: string) {
   return useMutation({
     mutationFn: ({ previewId, decision, note }: { previewId: string; decision: "approve" | "deny"; note: string }) =>
       postJson(`${projectApi(projectId).operator}/previews/${encodeURIComponent(previewId)}/${decision}`, OperatorPreviewSchema, { note }),
-    onSettled: () => client.invalidateQueries({ queryKey: ["previews"] }),
+    onSettled: () => refetchAfterChange(client, ["previews"]),
   });
 }

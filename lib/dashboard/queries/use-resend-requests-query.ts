@@ -2,6 +2,7 @@ import { keepPreviousData, useMutation, useQuery, useQueryClient } from "@tansta
 import { OperatorResendRequestSchema, ResendListSchema } from "@/lib/contract/operator";
 import { fetchJson, postJson, projectApi } from "../fetch-json";
 import { POLL_MS, queryKeys } from "./keys";
+import { refetchAfterChange } from "./refetch-after-change";
 
 /** The project's resend requests (any role), optionally one status only. */
 export function useResendRequestsQuery(projectId: string, status?: "pending" | "approved" | "denied") {
@@ -20,6 +21,6 @@ export function useDecideResendMutation(projectId: string) {
   return useMutation({
     mutationFn: ({ requestId, decision, note }: { requestId: string; decision: "approve" | "deny"; note: string }) =>
       postJson(`${projectApi(projectId).operator}/resend-requests/${encodeURIComponent(requestId)}/${decision}`, OperatorResendRequestSchema, { note }),
-    onSettled: () => client.invalidateQueries({ queryKey: ["resend-requests"] }),
+    onSettled: () => refetchAfterChange(client, ["resend-requests"]),
   });
 }

@@ -2,6 +2,7 @@ import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { RunCompensationSchema } from "@/lib/contract/sagas";
 import { fetchJson, postJson, projectApi } from "../fetch-json";
 import { POLL_MS, queryKeys } from "./keys";
+import { refetchAfterChange } from "./refetch-after-change";
 
 /** A run's saga state and compensation plan (any role); polled while runners work on it. */
 export function useSagaQuery(projectId: string, runId: string) {
@@ -34,11 +35,7 @@ export function useSagaActionMutation(projectId: string, runId: string) {
     },
     onSuccess: (plan) => client.setQueryData(queryKeys.saga(projectId, runId), plan),
     onSettled: () => {
-      void client.invalidateQueries({ queryKey: ["saga"] });
-      void client.invalidateQueries({ queryKey: ["run"] });
-      void client.invalidateQueries({ queryKey: ["runs"] });
-      void client.invalidateQueries({ queryKey: ["operator-queue"] });
-      void client.invalidateQueries({ queryKey: ["audit"] });
+      void refetchAfterChange(client, ["saga"], ["run"], ["runs"], ["operator-queue"], ["audit"]);
     },
   });
 }

@@ -1,6 +1,7 @@
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { type CreateUpstream, UpstreamListSchema, UpstreamSchema } from "@/lib/contract/upstreams";
 import { fetchJson, postJson, projectApi } from "../fetch-json";
+import { refetchAfterChange } from "./refetch-after-change";
 
 const upstreamsUrl = (projectId: string) => `${projectApi(projectId).operator}/upstreams`;
 const queryKey = (projectId: string) => ["upstreams", { projectId }] as const;
@@ -14,7 +15,7 @@ export function useCreateUpstreamMutation(projectId: string) {
   const client = useQueryClient();
   return useMutation({
     mutationFn: (input: CreateUpstream) => postJson(upstreamsUrl(projectId), UpstreamSchema, input),
-    onSettled: () => client.invalidateQueries({ queryKey: ["upstreams"] }),
+    onSettled: () => refetchAfterChange(client, ["upstreams"]),
   });
 }
 
@@ -22,6 +23,6 @@ export function useDeleteUpstreamMutation(projectId: string) {
   const client = useQueryClient();
   return useMutation({
     mutationFn: (upstreamId: string) => fetchJson(`${upstreamsUrl(projectId)}/${encodeURIComponent(upstreamId)}`, UpstreamSchema, { method: "DELETE" }),
-    onSettled: () => client.invalidateQueries({ queryKey: ["upstreams"] }),
+    onSettled: () => refetchAfterChange(client, ["upstreams"]),
   });
 }
