@@ -1,8 +1,9 @@
 // The production server (`npm start`, the tests, the benchmarks): one process, one port. The agent
 // API (/api/v1/calls/…, /api/v1/resend-requests/…) is served by the lean agent path
 // (lib/http/agent-api.ts) without Next.js's router; everything else goes to Next.js's request
-// handler, as `next start` would serve it. Options as `next start`: -p/--port (or PORT),
-// -H/--hostname (or HOSTNAME), --keepAliveTimeout <ms>.
+// handler, as `next start` would serve it. Options as `next start`: -p/--port (or PORT; 0 lets the
+// system pick a free port, which the "serving on" line names), -H/--hostname (or HOSTNAME),
+// --keepAliveTimeout <ms>.
 import { readFileSync } from "node:fs";
 import http from "node:http";
 import path from "node:path";
