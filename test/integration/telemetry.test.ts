@@ -124,7 +124,6 @@ describe("OpenTelemetry: spans exported over OTLP, metrics scraped by Prometheus
   it.skipIf(!existsSync(PROMETHEUS) && process.env.CI !== "true")("a real Prometheus scrapes /api/metrics and answers the decision counter", async () => {
     expect(existsSync(PROMETHEUS), "CI must install Debian's prometheus").toBe(true);
     const dir = mkdtempSync(path.join(os.tmpdir(), "idemgate-prom-"));
-    const port = await freePort();
     const target = new URL(server.baseUrl).host;
     writeFileSync(
       path.join(dir, "prometheus.yml"),
@@ -137,16 +136,24 @@ describe("OpenTelemetry: spans exported over OTLP, metrics scraped by Prometheus
         `    static_configs: [{ targets: ["${target}"] }]`,
       ].join("\n"),
     );
-    const prom = spawn(PROMETHEUS, [`--config.file=${dir}/prometheus.yml`, `--storage.tsdb.path=${dir}/data`, `--web.listen-address=127.0.0.1:${port}`], {
-      stdio: "ignore",
-    });
+    // A port found free can be taken by another suite's server before Prometheus binds it; then
+    // Prometheus exits, and it is started again on another port.
+    const startPrometheus = async () => {
+      const port = await freePort();
+      const child = spawn(PROMETHEUS, [`--config.file=${dir}/prometheus.yml`, `--storage.tsdb.path=${dir}/data`, `--web.listen-address=127.0.0.1:${port}`], {
+        stdio: "ignore",
+      });
+      return { port, child };
+    };
+    let prom = await startPrometheus();
     try {
-      const query = `http://127.0.0.1:${port}/api/v1/query?query=${encodeURIComponent('idemgate_decisions_total{tool="charge_card"}')}`;
-      const deadline = Date.now() + 30_000;
+      const query = encodeURIComponent('idemgate_decisions_total{tool="charge_card"}');
+      const deadline = Date.now() + 60_000;
       let series: { metric: Record<string, string>; value: [number, string] }[] = [];
       while (Date.now() < deadline) {
+        if (prom.child.exitCode !== null || prom.child.signalCode !== null) prom = await startPrometheus();
         try {
-          const body = await (await fetch(query)).json();
+          const body = await (await fetch(`http://127.0.0.1:${prom.port}/api/v1/query?query=${query}`)).json();
           series = body.data?.result ?? [];
           if (series.some((s) => s.metric.decision === "replay")) break;
         } catch {
@@ -157,7 +164,7 @@ describe("OpenTelemetry: spans exported over OTLP, metrics scraped by Prometheus
       const byDecision = Object.fromEntries(series.map((s) => [s.metric.decision, Number(s.value[1])]));
       expect(byDecision).toMatchObject({ execute: 1, replay: 1 });
     } finally {
-      prom.kill("SIGTERM");
+      prom.child.kill("SIGTERM");
     }
   });
 });
