@@ -10,7 +10,7 @@ import {
   CreatedAlertChannelSchema,
 } from "@/lib/contract/alerts";
 import { fetchJson, postJson, projectApi } from "../fetch-json";
-import { refetchAfterChange } from "./refetch-after-change";
+import { refetchAfterChange } from "./after-change";
 
 const alertsUrl = (projectId: string) => `${projectApi(projectId).operator}/alerts`;
 const KEY = "alerts";

@@ -2,7 +2,7 @@ import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { ApiKeyListSchema, ApiKeySchema, CreatedApiKeySchema } from "@/lib/contract/operator";
 import { fetchJson, postJson, projectApi } from "../fetch-json";
 import { queryKeys } from "./keys";
-import { refetchAfterChange } from "./refetch-after-change";
+import { refetchAfterChange } from "./after-change";
 
 const keysUrl = (projectId: string) => `${projectApi(projectId).operator}/api-keys`;
 

@@ -5,7 +5,7 @@ import { OperatorResendRequestSchema, type ResolveSchema } from "@/lib/contract/
 import { CallStatusSchema } from "@/lib/contract/v1";
 import { fetchJson, postJson, projectApi } from "../fetch-json";
 import { queryKeys } from "./keys";
-import { refetchAfterChange } from "./refetch-after-change";
+import { refetchAfterChange } from "./after-change";
 
 const callUrl = (projectId: string, callId: string) => `${projectApi(projectId).operator}/calls/${encodeURIComponent(callId)}`;
 

@@ -2,6 +2,7 @@ import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { CallStatusSchema } from "@/lib/contract/v1";
 import { fetchJson, postJson, projectApi } from "../fetch-json";
 import { queryKeys } from "./keys";
+import { showAfterChange } from "./after-change";
 
 const callUrl = (projectId: string, callId: string) => `${projectApi(projectId).operator}/calls/${encodeURIComponent(callId)}`;
 
@@ -15,6 +16,6 @@ export function useEvictCallMutation(projectId: string, callId: string) {
   const client = useQueryClient();
   return useMutation({
     mutationFn: (reason: string) => postJson(`${callUrl(projectId, callId)}/evict`, CallStatusSchema, { reason }),
-    onSuccess: (call) => client.setQueryData(queryKeys.call(projectId, callId), call),
+    onSuccess: (call) => showAfterChange(client, queryKeys.call(projectId, callId), call),
   });
 }

@@ -4,7 +4,7 @@ import { type AddMemberSchema, MemberListSchema, MemberSchema } from "@/lib/cont
 import type { MemberRole } from "@/lib/store/ports/operator-store";
 import { fetchJson, postJson, projectApi } from "../fetch-json";
 import { queryKeys } from "./keys";
-import { refetchAfterChange } from "./refetch-after-change";
+import { refetchAfterChange } from "./after-change";
 
 const membersUrl = (projectId: string) => `${projectApi(projectId).operator}/members`;
 const memberUrl = (projectId: string, userId: string) => `${membersUrl(projectId)}/${encodeURIComponent(userId)}`;

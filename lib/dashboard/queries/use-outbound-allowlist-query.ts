@@ -1,7 +1,7 @@
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { OutboundAllowlistEntrySchema, OutboundAllowlistSchema } from "@/lib/contract/outbound";
 import { fetchJson, postJson, projectApi } from "../fetch-json";
-import { refetchAfterChange } from "./refetch-after-change";
+import { refetchAfterChange } from "./after-change";
 
 const allowlistUrl = (projectId: string) => `${projectApi(projectId).operator}/outbound-allowlist`;
 const queryKey = (projectId: string) => ["outbound-allowlist", { projectId }] as const;

@@ -11,7 +11,7 @@ import type { z } from "zod";
 import type { PolicyOverrides } from "@/lib/core/policy";
 import { fetchJson, postJson, projectApi } from "../fetch-json";
 import { queryKeys } from "./keys";
-import { refetchAfterChange } from "./refetch-after-change";
+import { refetchAfterChange, showAfterChange } from "./after-change";
 
 const toolUrl = (projectId: string, tool: string) => `${projectApi(projectId).admin}/policies/${encodeURIComponent(tool)}`;
 
@@ -44,7 +44,7 @@ export function useSavePolicyMutation(projectId: string, tool: string) {
   const client = useQueryClient();
   return useMutation({
     mutationFn: (body: z.input<typeof PolicyUpdateRequestSchema>) => postJson(toolUrl(projectId, tool), PolicyChangeResponseSchema, body, "PUT"),
-    onSuccess: (change) => client.setQueryData(queryKeys.policy(projectId, tool), change.effective),
+    onSuccess: (change) => showAfterChange(client, queryKeys.policy(projectId, tool), change.effective),
     onSettled: () =>
       refetchAfterChange(client, ["policy-history"], ["policies"], ["audit"]),
   });
@@ -56,7 +56,7 @@ export function useRestorePolicyMutation(projectId: string, tool: string) {
   return useMutation({
     mutationFn: ({ version, reason }: { version: number; reason: string }) =>
       postJson(`${toolUrl(projectId, tool)}/revisions/${version}/restore`, PolicyChangeResponseSchema, { reason }),
-    onSuccess: (change) => client.setQueryData(queryKeys.policy(projectId, tool), change.effective),
+    onSuccess: (change) => showAfterChange(client, queryKeys.policy(projectId, tool), change.effective),
     onSettled: () =>
       refetchAfterChange(client, ["policy-history"], ["policies"], ["audit"]),
   });

@@ -2,7 +2,7 @@ import { keepPreviousData, useMutation, useQuery, useQueryClient } from "@tansta
 import { OperatorPreviewSchema, type PREVIEW_STATUSES, PreviewListSchema } from "@/lib/contract/previews";
 import { fetchJson, postJson, projectApi } from "../fetch-json";
 import { POLL_MS, queryKeys } from "./keys";
-import { refetchAfterChange } from "./refetch-after-change";
+import { refetchAfterChange } from "./after-change";
 
 /** The project's previews (any role), optionally one status only: the approvals inbox's first executions. */
 export function usePreviewsQuery(projectId: string, status?: (typeof PREVIEW_STATUSES)[number]) {

@@ -2,7 +2,7 @@ import { keepPreviousData, useMutation, useQuery, useQueryClient } from "@tansta
 import { OperatorResendRequestSchema, ResendListSchema } from "@/lib/contract/operator";
 import { fetchJson, postJson, projectApi } from "../fetch-json";
 import { POLL_MS, queryKeys } from "./keys";
-import { refetchAfterChange } from "./refetch-after-change";
+import { refetchAfterChange } from "./after-change";
 
 /** The project's resend requests (any role), optionally one status only. */
 export function useResendRequestsQuery(projectId: string, status?: "pending" | "approved" | "denied") {

@@ -2,6 +2,7 @@ import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { type RaiseRunBudgetRequest, RunBudgetSchema } from "@/lib/contract/budgets";
 import { fetchJson, postJson, projectApi } from "../fetch-json";
 import { queryKeys } from "./keys";
+import { showAfterChange } from "./after-change";
 
 const budgetUrl = (projectId: string, runId: string) => `${projectApi(projectId).operator}/runs/${encodeURIComponent(runId)}/budget`;
 
@@ -15,6 +16,6 @@ export function useRaiseRunBudgetMutation(projectId: string, runId: string) {
   const client = useQueryClient();
   return useMutation({
     mutationFn: (request: RaiseRunBudgetRequest) => postJson(budgetUrl(projectId, runId), RunBudgetSchema, request),
-    onSuccess: (budget) => client.setQueryData(queryKeys.runBudget(projectId, runId), budget),
+    onSuccess: (budget) => showAfterChange(client, queryKeys.runBudget(projectId, runId), budget),
   });
 }

@@ -2,7 +2,7 @@ import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { RunCompensationSchema } from "@/lib/contract/sagas";
 import { fetchJson, postJson, projectApi } from "../fetch-json";
 import { POLL_MS, queryKeys } from "./keys";
-import { refetchAfterChange } from "./refetch-after-change";
+import { refetchAfterChange, showAfterChange } from "./after-change";
 
 /** A run's saga state and compensation plan (any role); polled while runners work on it. */
 export function useSagaQuery(projectId: string, runId: string) {
@@ -33,7 +33,7 @@ export function useSagaActionMutation(projectId: string, runId: string) {
           return postJson(`${base}/compensations/${encodeURIComponent(input.callId)}/resolve`, RunCompensationSchema, { note: input.note });
       }
     },
-    onSuccess: (plan) => client.setQueryData(queryKeys.saga(projectId, runId), plan),
+    onSuccess: (plan) => showAfterChange(client, queryKeys.saga(projectId, runId), plan),
     onSettled: () => {
       void refetchAfterChange(client, ["saga"], ["run"], ["runs"], ["operator-queue"], ["audit"]);
     },

@@ -1,7 +1,7 @@
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { type CreateUpstream, UpstreamListSchema, UpstreamSchema } from "@/lib/contract/upstreams";
 import { fetchJson, postJson, projectApi } from "../fetch-json";
-import { refetchAfterChange } from "./refetch-after-change";
+import { refetchAfterChange } from "./after-change";
 
 const upstreamsUrl = (projectId: string) => `${projectApi(projectId).operator}/upstreams`;
 const queryKey = (projectId: string) => ["upstreams", { projectId }] as const;

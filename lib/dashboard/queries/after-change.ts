@@ -13,3 +13,13 @@ export async function refetchAfterChange(client: QueryClient, ...queryKeys: Quer
   await Promise.all(queryKeys.map((queryKey) => client.cancelQueries({ queryKey, ...firstLoad })));
   await Promise.all(queryKeys.map((queryKey) => client.invalidateQueries({ queryKey })));
 }
+
+/**
+ * After a change whose answer is the new state of one query: show that answer. A fetch of the same
+ * query still in flight was asked before the change, so it is cancelled first; arriving later, its
+ * older answer would replace the new one.
+ */
+export async function showAfterChange<T>(client: QueryClient, queryKey: QueryKey, data: T): Promise<void> {
+  await client.cancelQueries({ queryKey, exact: true });
+  client.setQueryData(queryKey, data);
+}
