@@ -1,20 +1,20 @@
-import type { ArgsFingerprinter } from "../core/fingerprint";
 import { MAX_ID_LENGTH, badIdField, normalizeCallIds } from "../core/identity";
-import { KeyDerivationError } from "../core/keys";
-import { type CallSignature, type LoopMatch, blocksOnStep, detectLoop, isLoopStep, loopHistorySize } from "../core/loop-detector";
+import { blocksOnStep } from "../core/loop-detector";
 import { type BeginPlan, planBegin, alwaysExecutes } from "../core/plan-begin";
 import { type BudgetCharge, type BudgetStatus, budgetBlocked, budgetRefusal, executionCharge } from "../core/budget";
 import { shadowDetail, shadowName } from "../core/shadow";
 import type { CompleteOutcome } from "../core/plan-complete";
-import { type BeginCall, type PreparedCall, prepareCall } from "../core/prepare-call";
+import type { BeginCall, PreparedCall } from "../core/prepare-call";
 import type { BeginDecision, CallRecord, LoopWarning } from "../core/record";
-import { type EffectivePolicy, type LoopPolicy, type ToolPolicy, hasBudget } from "../core/policy";
+import { type EffectivePolicy, hasBudget } from "../core/policy";
 import type { GateEvent, GateStore } from "../store/ports/gate-store";
 import { AppError } from "./app-error";
+import { type BeginContext, beginFields } from "./begin-context";
+import { BeginReader } from "./begin-reads";
 import { BoundedGuesses } from "./bounded-guesses";
 import { type AfterComplete, CallUpdates, MAX_WRITE_RACES, waitKey } from "./call-updates";
 import { assertWithinJsonBounds } from "./json-bounds";
-import { type EventFields, beginEvent } from "./gate-events";
+import { beginEvent } from "./gate-events";
 import { newId } from "./ids";
 import { InstallFingerprinter } from "./install-fingerprinter";
 import { LeaseTokens } from "./lease-tokens";
@@ -50,34 +50,6 @@ export interface GateServiceOptions {
   previews?: PreviewGate;
 }
 
-/** Reads a begin already made under a guessed policy that still hold under the policy in force. */
-interface HeldReads {
-  history?: CallSignature[];
-  record?: CallRecord | null;
-}
-
-/** What a begin reads before it plans. */
-interface BeginReads {
-  policy: PolicyLookup;
-  call: PreparedCall;
-  loop: LoopMatch | null;
-  firstRead: CallRecord | null;
-}
-
-/** What every event of one begin shares. */
-interface BeginContext {
-  call: PreparedCall;
-  policy: EffectivePolicy;
-  startedAt: number;
-  /** The begin waited on a live attempt: its outcome is a concurrent duplicate's, not a new step. */
-  latched: boolean;
-  warning: LoopWarning | undefined;
-  /** The begin carried a resend's token, or asked for one: kept on its event for the policy simulator. */
-  bypass: "token" | "ask" | null;
-  /** The tool's policy is in shadow mode: decide, record `would_…`, answer execute. */
-  shadow: boolean;
-}
-
 /**
  * Composes the pure engine with the store: read the policy and the record, plan, apply the plan
  * conditionally, and re-plan when another writer got there first. Knows nothing of HTTP.
@@ -109,6 +81,14 @@ export class GateService {
     this.leases = options.leaseTokens ?? new LeaseTokens();
     this.previews = options.previews ?? null;
     this.fingerprints = new InstallFingerprinter(store, this.clock);
+    this.reader = new BeginReader({
+      store,
+      policies,
+      clock: this.clock,
+      leases: this.leases,
+      lastPolicy: this.lastPolicy,
+      leased: (record, decision) => this.leased(record, decision),
+    });
     this.updates = new CallUpdates({
       store,
       policies,
@@ -123,6 +103,9 @@ export class GateService {
 
   private readonly previews: PreviewGate | null;
 
+  /** Everything a begin reads before it plans (begin-reads.ts). */
+  private readonly reader: BeginReader;
+
   /** Complete, heartbeat, checks and status: everything after the begin, by call id. */
   private readonly updates: CallUpdates;
 
@@ -134,7 +117,7 @@ export class GateService {
     // HTTP bodies were checked whole when read; in-process callers hand their args over directly.
     assertWithinJsonBounds(input.args, "args", ["args"]);
     const fingerprint = this.fingerprints.current() ?? (await this.fingerprints.load());
-    const reads = await this.readForBegin(projectId, input, fingerprint, startedAt);
+    const reads = await this.reader.read(projectId, input, fingerprint, startedAt);
     if ("claimed" in reads) return reads.claimed;
     const { policy, call, loop, firstRead } = reads;
     const unkeyed = alwaysExecutes(policy.policy);
@@ -206,153 +189,6 @@ export class GateService {
   }
 
   /**
-   * The policy, the run's loop history and the record, read together. The key and the loop window
-   * depend on the policy, so they are first guessed from the policy this process last saw for the
-   * tool; what the guess got wrong is read again. The decision always uses the policy read now.
-   * On Postgres that is one round trip instead of two before the write.
-   */
-  private async readForBegin(projectId: string, input: BeginInput, fingerprint: ArgsFingerprinter, startedAt: number): Promise<BeginReads | { claimed: BeginDecision }> {
-    const toolKey = `${projectId}\u0000${input.tool}`;
-    const combined = this.store.beginStatement !== undefined;
-    // A source that is not the store's layers answers before the statement: a claim made there is
-    // then made under the policy in force, not a guess.
-    const asked = combined && !this.policies.fromLayers ? await this.policies.forTool(projectId, input.tool) : null;
-    const guess = asked ?? this.lastPolicy.get(toolKey);
-    const guessed = guess ? this.tryPrepare({ ...input, projectId }, guess, fingerprint) : null;
-    let policy: PolicyLookup;
-    let guessedReads: { history: CallSignature[] | null; record: CallRecord | null } | null;
-    if (combined && guessed !== null) {
-      const read = await this.readOrClaim(guessed, guess!, input, startedAt, asked);
-      if ("claimed" in read) return read;
-      ({ policy, reads: guessedReads } = read);
-    } else {
-      [policy, guessedReads] = await Promise.all([asked ?? this.policies.forTool(projectId, input.tool), guessed ? this.beginReads(guessed, guess!.policy) : null]);
-    }
-    this.lastPolicy.set(toolKey, policy);
-    // Preparing a call is a pure function of the call and the policy, and the policy sources hand out
-    // one object per content: when the guess is the very policy in force, its canonical args, hashes
-    // and key are what a second preparation would compute. (A source that builds a new object each
-    // time only loses this shortcut.)
-    const call = guessed !== null && guess!.policy === policy.policy ? guessed : this.prepare({ ...input, projectId }, policy, fingerprint);
-    const loopWindow = (p: EffectivePolicy) => (p.policy.loop.enabled ? loopHistorySize(p.policy.loop) : -1);
-    const historyHolds = guessed !== null && loopWindow(guess!) === loopWindow(policy) && guessed.runId === call.runId;
-    // A tool that never dedupes gets a row of its own each time: there is no record to read.
-    const unkeyed = alwaysExecutes(policy.policy);
-    const recordHolds = guessed !== null && !alwaysExecutes(guess!.policy) && guessed.key === call.key;
-    const held: HeldReads = {
-      history: historyHolds && guessedReads?.history ? guessedReads.history : undefined,
-      record: recordHolds ? guessedReads!.record : undefined,
-    };
-    const [{ history, record: keyedRead }] = await Promise.all([
-      this.beginReads(call, policy.policy, held),
-      policy.known === false ? this.store.discoverTool(projectId, call.tool, this.clock()) : null,
-    ]);
-    const current: CallSignature = { tool: call.tool, argsFingerprint: call.argsFingerprint };
-    const loop = history ? detectLoop([...history, current], policy.policy.loop) : null;
-    const { call: keyed, record: firstRead } = unkeyed ? { call, record: null } : await this.underLegacyKey(call, keyedRead);
-    return { policy, call: keyed, loop, firstRead };
-  }
-
-  /**
-   * Postgres: the guessed call's reads (record, loop history) and the policy layers in one
-   * statement, and, when under the guessed policy the begin is a first execution, its claim in the
-   * same statement, guarded by the database (GateStore.beginStatement): a fresh begin is one round
-   * trip. A guard that fails writes nothing; the begin then plans on what the statement read.
-   * `asked`: the policy already read from a source that is not the store's layers.
-   */
-  private async readOrClaim(
-    call: PreparedCall,
-    guess: PolicyLookup,
-    input: BeginInput,
-    startedAt: number,
-    asked: PolicyLookup | null,
-  ): Promise<{ claimed: BeginDecision } | { policy: PolicyLookup; reads: { history: CallSignature[] | null; record: CallRecord | null } }> {
-    const loopOn = guess.policy.loop.enabled;
-    const historyLimit = loopOn ? loopHistorySize(guess.policy.loop) : 0;
-    const claim = this.firstExecution(call, guess, input, startedAt, asked !== null);
-    const read = await this.store.beginStatement!({
-      projectId: call.projectId,
-      tool: call.tool,
-      key: call.key,
-      runId: call.runId,
-      historyLimit,
-      claim: claim && { record: claim.record, event: claim.event, argsFingerprint: call.argsFingerprint, legacyKey: call.legacyKey, policyStamp: asked ? null : guess.stamp! },
-    });
-    if (claim && read.claimed) return { claimed: this.leased(claim.record, claim.decision) };
-    const policy = asked ?? this.policies.fromLayers!(call.projectId, call.tool, read.layers);
-    return { policy, reads: { history: loopOn ? read.history.reverse() : null, record: alwaysExecutes(guess.policy) ? null : read.record } };
-  }
-
-  /**
-   * The claim of a begin that, under `policy`, executes whatever the database holds once its
-   * guards pass (no record, no loop): null when anything else could decide it — a resend, shadow
-   * mode, a preview, a budget, a tool that never dedupes, a policy not known to be in force.
-   */
-  private firstExecution(call: PreparedCall, policy: PolicyLookup, input: BeginInput, startedAt: number, inForce: boolean): { record: CallRecord; event: GateEvent; decision: BeginDecision } | null {
-    const p = policy.policy;
-    if (input.bypass !== undefined || p.mode === "shadow" || p.preview !== "none" || hasBudget(p) || alwaysExecutes(p)) return null;
-    // A tool not yet known is discovered on its first begin; repeats of 1 would make any step a loop.
-    if (policy.known === false || (p.loop.enabled && p.loop.repeats < 2)) return null;
-    if (!inForce && policy.stamp === undefined) return null;
-    const now = this.clock();
-    const plan = planBegin(null, call, {
-      now,
-      policy,
-      newCallId: () => newId("call", now),
-      newLeaseToken: (id, attempt) => this.leases.issue(id, attempt),
-    });
-    if (plan.op !== "insert" || plan.decision.decision !== "execute") return null;
-    const ctx: BeginContext = { call, policy, startedAt, latched: false, warning: undefined, bypass: null, shadow: false };
-    return { record: plan.record, event: beginEvent(plan.record, call, this.beginFields(ctx, plan.decision)), decision: plan.decision };
-  }
-
-  /**
-   * A key that is a digest of the args is keyed since #16; a record an older version stored under
-   * the unkeyed key keeps deciding its calls: when nothing is stored under the keyed key, the call
-   * plans on the older record, under its key. New records are only ever stored under keyed keys.
-   */
-  private async underLegacyKey(call: PreparedCall, keyedRead: CallRecord | null): Promise<{ call: PreparedCall; record: CallRecord | null }> {
-    if (keyedRead || call.legacyKey === null) return { call, record: keyedRead };
-    const legacy = await this.store.findRecordByKey(call.projectId, call.legacyKey);
-    return legacy ? { call: { ...call, key: call.legacyKey }, record: legacy } : { call, record: null };
-  }
-
-  /**
-   * What a begin plans on under `policy`: the run's loop history (oldest first; null when loops are
-   * off) and the key's record (null for a tool that never dedupes), except what `held` already has.
-   * Both from the database in one call, so a Postgres begin reads in one round trip.
-   */
-  private async beginReads(call: PreparedCall, policy: ToolPolicy, held: HeldReads = {}): Promise<{ history: CallSignature[] | null; record: CallRecord | null }> {
-    const historyNeeded = policy.loop.enabled;
-    const recordNeeded = !alwaysExecutes(policy);
-    const readHistory = historyNeeded && held.history === undefined;
-    const readRecord = recordNeeded && held.record === undefined;
-    if (readHistory && readRecord) {
-      const read = await this.store.findRecordWithHistory(call.projectId, call.key, call.runId, loopHistorySize(policy.loop));
-      return { history: read.history.reverse(), record: read.record };
-    }
-    const [history, record] = await Promise.all([
-      readHistory ? this.readLoopHistory(call, policy.loop) : historyNeeded ? held.history! : null,
-      readRecord ? this.store.findRecordByKey(call.projectId, call.key) : recordNeeded ? held.record! : null,
-    ]);
-    return { history, record };
-  }
-
-  /** The run's latest loop steps from the database (so every gate process sees them), oldest first. */
-  private async readLoopHistory(call: PreparedCall, loop: LoopPolicy): Promise<CallSignature[]> {
-    return (await this.store.loopHistory(call.projectId, call.runId, loopHistorySize(loop))).reverse();
-  }
-
-  /** A guess that cannot even derive a key is no guess. */
-  private tryPrepare(call: BeginCall, policy: EffectivePolicy, fingerprint: ArgsFingerprinter): PreparedCall | null {
-    try {
-      return prepareCall(call, policy.policy, fingerprint);
-    } catch {
-      return null;
-    }
-  }
-
-  /**
    * Shadow mode: what the gate would have answered instead of this plan's execute, or null when it
    * would have executed too. A first execution would also need a preview's token and a budget.
    */
@@ -380,7 +216,7 @@ export class GateService {
     if (plan.op !== "insert" || plan.decision.decision !== "execute") throw new Error("an unkeyed plan always inserts");
     const shadowDecision = shadowName(would);
     const detail = { ...shadowDetail(would), ...(ctx.warning ? { loopWarning: ctx.warning } : {}) };
-    const fields = { ...this.beginFields(ctx, plan.decision, detail), shadowDecision };
+    const fields = { ...beginFields(ctx, plan.decision, this.clock(), detail), shadowDecision };
     const event = beginEvent(plan.record, ctx.call, fields);
     const charge = this.chargeFor(plan, ctx);
     const written = charge ? (await this.store.writeCharged({ op: "insert" }, plan.record, event, charge)).written : await this.store.insertRecord(plan.record, event);
@@ -403,7 +239,7 @@ export class GateService {
   /** A begin refused by its run's budget: its ledger event is `blocked` with reason `budget_exceeded` and the spend. */
   private async blockForBudget(ctx: BeginContext, status: BudgetStatus, record: CallRecord | null): Promise<BeginDecision> {
     const decision = budgetBlocked(status);
-    const fields = this.beginFields(ctx, decision, { reason: "budget_exceeded", budget: status });
+    const fields = beginFields(ctx, decision, this.clock(), { reason: "budget_exceeded", budget: status });
     // The run is not repeating itself: a refused step is no loop step.
     await this.recordDecision(ctx, beginEvent(record, ctx.call, { ...fields, loopStep: false }));
     return decision;
@@ -411,7 +247,7 @@ export class GateService {
 
   private async askForPreview(ctx: BeginContext, record: CallRecord | null, mode: "required" | "approve", call: PreparedCall): Promise<BeginDecision> {
     const decision: BeginDecision = { decision: "preview_required", key: call.key, mode, argsFingerprint: call.argsFingerprint };
-    await this.recordDecision(ctx, beginEvent(record, ctx.call, this.beginFields(ctx, decision)));
+    await this.recordDecision(ctx, beginEvent(record, ctx.call, beginFields(ctx, decision, this.clock())));
     return decision;
   }
 
@@ -421,7 +257,7 @@ export class GateService {
    */
   private async block(ctx: BeginContext, found: LoopWarning, record: CallRecord | null): Promise<BeginDecision> {
     const decision: BeginDecision = { decision: "blocked", ...found };
-    await this.recordDecision(ctx, beginEvent(record, ctx.call, this.beginFields(ctx, decision, { loop: found })));
+    await this.recordDecision(ctx, beginEvent(record, ctx.call, beginFields(ctx, decision, this.clock(), { loop: found })));
     return decision;
   }
 
@@ -431,23 +267,10 @@ export class GateService {
     assertVisibleIds(input);
     const fingerprint = this.fingerprints.current() ?? (await this.fingerprints.load());
     const policy = await this.policies.forTool(projectId, input.tool);
-    const call = this.prepare({ ...input, projectId }, policy, fingerprint);
+    const call = this.reader.prepare({ ...input, projectId }, policy, fingerprint);
     if (alwaysExecutes(policy.policy) || call.legacyKey === null) return { policy, call };
     // The key the begin will plan on: an older version's record may hold the unkeyed one.
-    return { policy, call: (await this.underLegacyKey(call, await this.store.findRecordByKey(projectId, call.key))).call };
-  }
-
-  private prepare(call: BeginCall, policy: EffectivePolicy, fingerprint: ArgsFingerprinter): PreparedCall {
-    try {
-      return prepareCall(call, policy.policy, fingerprint);
-    } catch (error) {
-      if (error instanceof KeyDerivationError) {
-        throw new AppError("invalid_input", error.message, {
-          issues: [{ path: [error.field], message: error.message, code: "missing_for_key_strategy" }],
-        });
-      }
-      throw error;
-    }
+    return { policy, call: (await this.reader.underLegacyKey(call, await this.store.findRecordByKey(projectId, call.key))).call };
   }
 
   /** Null when a concurrent writer changed the record first: plan again from a fresh read. */
@@ -457,7 +280,7 @@ export class GateService {
     const resent = (record: CallRecord) =>
       (plan.op === "replay" || plan.op === "none") && record.toolCallId !== null && record.toolCallId === ctx.call.toolCallId;
     const event = (record: CallRecord, argsMismatch: boolean) => {
-      const fields = this.beginFields(ctx, plan.decision, undefined, resent(record));
+      const fields = beginFields(ctx, plan.decision, this.clock(), undefined, resent(record));
       // Same key, other args: keep what this call sent (redacted like the record's), so an operator
       // can set both argument sets side by side. Only mismatches pay for it.
       if (argsMismatch && ctx.call.argsText !== null) fields.detail = { ...fields.detail, args: JSON.parse(ctx.call.argsText) as unknown };
@@ -508,19 +331,6 @@ export class GateService {
     return decision;
   }
 
-  private beginFields(ctx: BeginContext, decision: BeginDecision, detail?: Record<string, unknown>, resent = false): EventFields {
-    return {
-      ...(ctx.shadow && decision.decision === "execute" ? { shadowDecision: "would_execute" } : {}),
-      type: "begin",
-      decision: decision.decision,
-      startedAt: ctx.startedAt,
-      at: this.clock(),
-      policyVersion: ctx.policy.version,
-      loopStep: isLoopStep(decision, ctx.latched || resent),
-      detail: withBypass(detail ?? (ctx.warning ? { loopWarning: ctx.warning } : null), ctx.bypass),
-    };
-  }
-
   /** `leaseToken` null: a final outcome that names the accepted operation it finishes instead. */
   complete(projectId: string, callId: string, leaseToken: string | null, outcome: CompleteOutcome): Promise<CallRecord> {
     return this.updates.complete(projectId, callId, leaseToken, outcome);
@@ -538,10 +348,6 @@ export class GateService {
   getRecordOrThrow(projectId: string, callId: string): Promise<CallRecord> {
     return this.updates.getRecordOrThrow(projectId, callId);
   }
-}
-
-function withBypass(detail: Record<string, unknown> | null, bypass: BeginContext["bypass"]): Record<string, unknown> | null {
-  return bypass === null ? detail : { ...detail, bypass };
 }
 
 /**
