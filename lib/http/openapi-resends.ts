@@ -5,7 +5,6 @@ import {
   ApiKeyListSchema,
   ApiKeySchema,
   ApproveSchema,
-  AuditListSchema,
   CreateApiKeySchema,
   CreatedApiKeySchema,
   DenySchema,

@@ -10,7 +10,7 @@ import type { ResendService } from "../server/resend-service";
 import { type PolicySource, defaultPolicies } from "../server/policy-source";
 import { type GateStore, StoreUnavailableError } from "../store/ports/gate-store";
 import { GateError } from "./errors";
-import type { BeginRequest, CheckReportRequest, CompleteRequest, GateTransport, HeartbeatRequest, HeartbeatResponse } from "./types";
+import type { BeginRequest, CheckReportRequest, CompleteRequest, GateTransport, HeartbeatRequest } from "./types";
 
 export interface InProcessOptions {
   projectId: string;

@@ -3,7 +3,6 @@ import { RunListSchema } from "../../lib/contract/calls";
 import { OperatorQueueSchema } from "../../lib/contract/operator-queue";
 import { RunCompensationSchema } from "../../lib/contract/sagas";
 import { ToolError, createGate } from "../../lib/sdk";
-import { TestClient } from "../helpers/client";
 import { PROVIDERS, type TestDatabase, createTestDatabase } from "../helpers/databases";
 import { createTestProject } from "../helpers/fixtures";
 import { OPERATOR_ENV, OperatorClient, ROOT, createOperator } from "../helpers/operator-client";
