@@ -47,6 +47,14 @@ const EnvSchema = z.object({
   IDEMGATE_SQLITE_BUSY_TIMEOUT_MS: z.coerce.number().int().min(0).max(60_000).default(5_000),
   // Operators (lib/auth). Unset secret: one is generated into IDEMGATE_DATA_DIR (single instance only).
   BETTER_AUTH_SECRET: z.string().min(32).optional(),
+  /**
+   * More host names this server answers for (DNS rebinding defence: any other Host is refused with
+   * 403 by scripts/serve.mjs), comma-separated: `gate.example.com`, `.example.com` (the domain and
+   * its subdomains), or `*` (no check: a proxy in front validates Host). Always allowed: localhost,
+   * loopback and this machine's addresses, the -H address, and the hosts of BETTER_AUTH_URL and
+   * IDEMGATE_PUBLIC_URL.
+   */
+  IDEMGATE_ALLOWED_HOSTS: z.string().default(""),
   /** The public URL operators open; unset, it is taken from each request (fine behind no proxy). */
   BETTER_AUTH_URL: z.url().optional(),
   /** The first admin, created at start when no user has this email. */

@@ -8,6 +8,7 @@ import { readFileSync } from "node:fs";
 import http from "node:http";
 import path from "node:path";
 import next from "next";
+import { hostGuard, refusalBody } from "../lib/http/host-guard.mjs";
 
 const root = path.resolve(import.meta.dirname, "..");
 
@@ -52,12 +53,20 @@ const agentApi = () => globalThis.__idemgateAgentApi;
 // and the line below names it (the tests start servers so; a port found free and then bound by this
 // process could be taken by another in between). Next.js is told the port it really has. Requests
 // that arrive before it is prepared wait for it.
-/** @type {{ handle: (req: any, res: any) => unknown, upgrade: (req: any, socket: any, head: any) => unknown, commonHeaders: ReadonlyArray<readonly [string, string]> } | null} */
+/** @type {{ handle: (req: any, res: any) => unknown, upgrade: (req: any, socket: any, head: any) => unknown, commonHeaders: ReadonlyArray<readonly [string, string]>, hosts: ReturnType<typeof hostGuard> } | null} */
 let app = null;
 let appReady;
 const prepared = new Promise((resolve) => (appReady = resolve));
 
-function serveRequest({ handle, commonHeaders }, req, res) {
+// Every request, every route (pages, sign-in, operator and agent APIs, gateways, upgrades), is first
+// checked for a Host this server answers for (lib/http/host-guard.mjs: DNS rebinding).
+function serveRequest({ handle, commonHeaders, hosts }, req, res) {
+  if (!hosts.allows(req.headers.host)) {
+    req.resume();
+    res.writeHead(403, { "content-type": "application/json", "cache-control": "no-store", connection: "close" });
+    res.end(refusalBody(req.headers.host));
+    return;
+  }
   const lean = agentApi();
   const match = lean?.match(req.method, req.url);
   if (match) {
@@ -75,9 +84,14 @@ const server = http.createServer((req, res) => {
   if (app) serveRequest(app, req, res);
   else prepared.then((ready) => serveRequest(ready, req, res));
 });
+function serveUpgrade(ready, req, socket, head) {
+  if (ready.hosts.allows(req.headers.host)) return ready.upgrade(req, socket, head);
+  const body = refusalBody(req.headers.host);
+  socket.end(`HTTP/1.1 403 Forbidden\r\ncontent-type: application/json\r\ncontent-length: ${Buffer.byteLength(body)}\r\nconnection: close\r\n\r\n${body}`);
+}
 server.on("upgrade", (req, socket, head) => {
-  if (app) app.upgrade(req, socket, head);
-  else prepared.then((ready) => ready.upgrade(req, socket, head));
+  if (app) serveUpgrade(app, req, socket, head);
+  else prepared.then((ready) => serveUpgrade(ready, req, socket, head));
 });
 if (keepAliveTimeout) server.keepAliveTimeout = Number(keepAliveTimeout);
 await new Promise((resolve, reject) => {
@@ -88,9 +102,15 @@ const boundPort = server.address().port;
 
 const nextApp = next({ dev: false, dir: root, hostname: hostname ?? "localhost", port: boundPort });
 await nextApp.prepare();
-app = { handle: nextApp.getRequestHandler(), upgrade: nextApp.getUpgradeHandler(), commonHeaders: nextResponseHeaders() };
+// After prepare: Next.js has loaded the .env files by then.
+const hosts = hostGuard({
+  listenHost: hostname,
+  allowedHosts: process.env.IDEMGATE_ALLOWED_HOSTS,
+  publicUrls: [process.env.BETTER_AUTH_URL, process.env.IDEMGATE_PUBLIC_URL],
+});
+app = { handle: nextApp.getRequestHandler(), upgrade: nextApp.getUpgradeHandler(), commonHeaders: nextResponseHeaders(), hosts };
 appReady(app);
-console.log(`[idemgate] serving on http://${hostname ?? "localhost"}:${boundPort}`);
+console.log(`[idemgate] serving on http://${hostname ?? "localhost"}:${boundPort} (answering for hosts: ${hosts.describe().join(", ")})`);
 
 const DRAIN_GRACE_MS = 10_000;
 const SHUTDOWN_BUDGET_MS = 30_000;

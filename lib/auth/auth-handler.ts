@@ -89,7 +89,7 @@ const isSecure = (cookie: string) => /;\s*secure\s*(;|$)/i.test(cookie);
 async function signInWithBackoff(req: Request, handler: (req: Request) => Promise<Response>, failures: SignInFailures): Promise<Response> {
   const { email, password } = await credentialsOf(req);
   if (email === null) return handler(req);
-  if (password !== null && demoPasswordRefused(email, password, clientIp(req.headers))) {
+  if (password !== null && demoPasswordRefused(email, password, clientIp(req.headers), req.headers.get("host"))) {
     return Response.json({ code: "DEMO_PASSWORD_LOCAL_ONLY", message: DEMO_LOCAL_ONLY_NOTICE }, { status: 403, headers: { "cache-control": "no-store" } });
   }
   const now = Date.now();

@@ -1,4 +1,5 @@
 import proxyaddr from "proxy-addr";
+import { hostName, isLoopbackHostName } from "../http/host-guard.mjs";
 import type { OperatorStore } from "../store/ports/operator-store";
 import type { Auth } from "./auth";
 
@@ -16,10 +17,15 @@ export const DEMO_LOCAL_ONLY_NOTICE =
  * Everyone who read the README knows the demo password, so it only works from the machine the
  * gate runs on: a newcomer's laptop serving on every interface does not hand out an admin login
  * to its network. Any other password (a changed one, a real admin's) signs in from anywhere.
+ * The page must also have addressed the server by a loopback name (`Host`): a loopback client
+ * that calls it by another name is a browser a foreign page has rebound (DNS rebinding), or a
+ * proxy forwarding someone else.
  */
-export function demoPasswordRefused(email: string, password: string, clientIp: string | null): boolean {
+export function demoPasswordRefused(email: string, password: string, clientIp: string | null, host: string | null): boolean {
   if (password !== DEMO_ADMIN_PASSWORD || email.trim().toLowerCase() !== DEMO_ADMIN_EMAIL) return false;
-  return clientIp === null || !isLoopback(clientIp, 0);
+  if (clientIp === null || !isLoopback(clientIp, 0)) return true;
+  const name = hostName(host);
+  return name === null || !isLoopbackHostName(name);
 }
 
 /** Whether the demo admin still has the demo password (said in the log at every start while it does). */
