@@ -23,7 +23,7 @@ export function UpstreamsPanel({ projectId }: { projectId: string }) {
         MCP servers and HTTP APIs the gateways forward gated calls to. An MCP client points at <code>/mcp/&lt;name&gt;</code> with a project API key. Secrets
         are write-only: stored encrypted, never shown again. URLs must be on the outbound allowlist.
       </p>
-      <AddUpstreamForm projectId={projectId} />
+      <AddUpstreamForm projectId={projectId} stdioCommands={upstreams.data?.stdioCommands ?? []} />
       <QueryListStates
         query={upstreams}
         items={(data) => data.upstreams}
@@ -83,7 +83,7 @@ const DEFAULT_MAX_STORED_BYTES = 1024 * 1024;
 
 type Kind = "mcp-http" | "mcp-stdio" | "http";
 
-function AddUpstreamForm({ projectId }: { projectId: string }) {
+function AddUpstreamForm({ projectId, stdioCommands }: { projectId: string; stdioCommands: string[] }) {
   const create = useCreateUpstreamMutation(projectId);
   const [kind, setKind] = useState<Kind>("mcp-http");
   const blank = { name: "", url: "", command: "", secret: "", idempotencyHeader: "", maxStoredBytes: "" };
@@ -93,7 +93,7 @@ function AddUpstreamForm({ projectId }: { projectId: string }) {
   const given = withoutBlanks(fields);
   const input =
     kind === "mcp-stdio"
-      ? { kind: "mcp", transport: "stdio", name: given.name, command: given.command?.split(/\s+/)[0], args: given.command?.split(/\s+/).slice(1) ?? [], secret: given.secret }
+      ? { kind: "mcp", transport: "stdio", name: given.name, command: given.command, secret: given.secret }
       : kind === "mcp-http"
         ? { kind: "mcp", transport: "streamable_http", name: given.name, url: given.url, secret: given.secret }
         : {
@@ -136,8 +136,16 @@ function AddUpstreamForm({ projectId }: { projectId: string }) {
         <input id="upstream-name" value={fields.name} maxLength={63} placeholder="payments" onChange={set("name")} aria-invalid={errors.name ? true : undefined} aria-describedby={errors.name ? "upstream-name-error" : undefined} style={{ flex: "0 1 160px", minWidth: 0 }} />
         {kind === "mcp-stdio" ? (
           <>
+            {/* The server's owner lists the commands it may spawn (IDEMGATE_STDIO_COMMANDS); a project picks one. */}
             <label htmlFor="upstream-command">Command</label>
-            <input id="upstream-command" value={fields.command} placeholder="npx -y @acme/mcp-server" onChange={set("command")} aria-invalid={errors.command ? true : undefined} style={{ flex: "1 1 220px", minWidth: 0 }} />
+            <select id="upstream-command" value={fields.command} onChange={set("command")} aria-invalid={errors.command ? true : undefined} disabled={stdioCommands.length === 0}>
+              <option value="">{stdioCommands.length === 0 ? "none configured (IDEMGATE_STDIO_COMMANDS)" : "pick a configured command"}</option>
+              {stdioCommands.map((name) => (
+                <option key={name} value={name}>
+                  {name}
+                </option>
+              ))}
+            </select>
           </>
         ) : (
           <>

@@ -1,6 +1,7 @@
 import proxyaddr from "proxy-addr";
 import { z } from "zod";
 import { DEFAULT_DATABASE_URL } from "./store/connection/database-url";
+import { parseStdioCommands } from "./server/upstreams/stdio-commands";
 
 const bool = z
   .enum(["true", "false", "1", "0", ""])
@@ -86,6 +87,21 @@ const EnvSchema = z.object({
   /** Sign-in attempts per client IP and minute. */
   // Upstream secrets (lib/server/upstreams): base64 of 32 bytes, the same on every instance; unset, one is generated into IDEMGATE_DATA_DIR.
   IDEMGATE_SECRETS_KEY: z.string().regex(/^[A-Za-z0-9+/]{43}=$/, "base64 of 32 bytes").optional(),
+  /**
+   * The commands stdio MCP upstreams may run, as JSON `{ "<name>": { "command", "args", "env", "cwd" } }`
+   * (lib/server/upstreams/stdio-commands.ts): a project admin picks a name, never a command line.
+   */
+  IDEMGATE_STDIO_COMMANDS: z
+    .string()
+    .default("")
+    .refine((value) => {
+      try {
+        parseStdioCommands(value);
+        return true;
+      } catch {
+        return false;
+      }
+    }, 'a JSON object {"<name>": {"command": "…", "args": ["…"]}}; names are lowercase letters, digits, - and _'),
   IDEMGATE_SIGN_IN_RATE_LIMIT: z.coerce.number().int().min(1).max(100_000).default(10),
   // Retention and retry storms (lib/server/collector.ts, storm-monitor.ts).
   /** Raw ledger events are purged after this many days; their per-minute rollups stay. */

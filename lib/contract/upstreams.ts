@@ -33,6 +33,17 @@ const maxStoredBytes = z
   .describe("http only: responses up to this many bytes are stored and replayed; larger ones pass through, not replayable (default 1 MiB)");
 const httpSettings = { idempotencyHeader: idempotencyHeader.optional(), maxStoredBytes: maxStoredBytes.optional() };
 
+// A project admin names one of the commands the server's configuration lists (IDEMGATE_STDIO_COMMANDS);
+// the command line, its arguments and environment are the server owner's, never a project's.
+const stdioCommand = z
+  .string()
+  .regex(UPSTREAM_NAME, "the name of a command this server lists (IDEMGATE_STDIO_COMMANDS), not a command line")
+  .describe("Self-hosted only: the name of a command the server's configuration lists (`IDEMGATE_STDIO_COMMANDS`); the gateway spawns what the configuration says under that name");
+const noArgs = z
+  .array(z.string())
+  .max(0, "a stdio command's arguments are set in the server's configuration (IDEMGATE_STDIO_COMMANDS), not by a project")
+  .describe("Always empty: arguments come from the server's configuration");
+
 export const UpstreamKindSchema = z.enum(["mcp", "http"]);
 export const UpstreamTransportSchema = z.enum(["streamable_http", "stdio"]);
 
@@ -50,8 +61,8 @@ export const CreateUpstreamSchema = z
       .object({
         kind: z.literal("mcp"),
         transport: z.literal("stdio"),
-        command: z.string().min(1).max(1_000).describe("Self-hosted only: the command the gateway spawns"),
-        args: z.array(z.string().max(2_000)).max(100).default([]),
+        command: stdioCommand,
+        args: noArgs.default([]),
         ...common,
       })
       .strict(),
@@ -63,8 +74,8 @@ export const CreateUpstreamSchema = z
 export const UpdateUpstreamSchema = z
   .object({
     url: httpUrl.optional(),
-    command: z.string().min(1).max(1_000).optional(),
-    args: z.array(z.string().max(2_000)).max(100).optional(),
+    command: stdioCommand.optional(),
+    args: noArgs.optional(),
     headers: headers.optional(),
     secret: secret.nullable().optional(),
     secretHeader: headerName.nullable().optional(),
@@ -95,7 +106,12 @@ export const UpstreamSchema = z
   })
   .meta({ id: "Upstream" });
 
-export const UpstreamListSchema = z.object({ upstreams: z.array(UpstreamSchema) }).meta({ id: "UpstreamList" });
+export const UpstreamListSchema = z
+  .object({
+    upstreams: z.array(UpstreamSchema),
+    stdioCommands: z.array(z.string()).optional().describe("The stdio commands this server's configuration lists (IDEMGATE_STDIO_COMMANDS): the names a stdio upstream may pick"),
+  })
+  .meta({ id: "UpstreamList" });
 
 export type CreateUpstream = z.infer<typeof CreateUpstreamSchema>;
 export type UpdateUpstream = z.infer<typeof UpdateUpstreamSchema>;

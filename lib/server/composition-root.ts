@@ -32,6 +32,7 @@ import { PreviewService } from "./previews/preview-service";
 import { type Outbound, createOutbound } from "./outbound/outbound-context";
 import { SecretBox, resolveSecretsKey } from "./upstreams/secret-box";
 import { UpstreamService } from "./upstreams/upstream-service";
+import { StdioCommandCatalog, parseStdioCommands } from "./upstreams/stdio-commands";
 import { CallExplorer } from "./call-explorer";
 import { Collector } from "./collector";
 import type { GateService } from "./gate-service";
@@ -151,7 +152,8 @@ export function buildServices(config: Env): Services {
   const insights = once(() => buildInsights(config, store(), policySource(), policyRepository()));
   const secretsKey = once(() => resolveSecretsKey(config.IDEMGATE_SECRETS_KEY, config.IDEMGATE_DATA_DIR));
   const secretBox = once(() => new SecretBox(secretsKey()));
-  const upstreams = once(() => ({ service: new UpstreamService(new UpstreamRepository(db()), secretBox()) }));
+  const stdioCommands = once(() => new StdioCommandCatalog(parseStdioCommands(config.IDEMGATE_STDIO_COMMANDS)));
+  const upstreams = once(() => ({ service: new UpstreamService(new UpstreamRepository(db()), secretBox(), stdioCommands()) }));
   const outbound = once(() => createOutbound(db()));
   const alerts = once(() => {
     const store = new PrismaAlertRepository(db());

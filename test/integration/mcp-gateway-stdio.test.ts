@@ -83,15 +83,11 @@ describe("MCP gateway in front of a stdio upstream (a command the gate spawns)",
 
   beforeAll(async () => {
     effectsFile = path.join(mkdtempSync(path.join(inject("tmpRoot"), "mcp-stdio-up-")), "effects.jsonl");
-    world = await startTwoProjects("sqlite");
     const helper = path.resolve(import.meta.dirname, "../helpers/mcp-stdio-upstream.ts");
-    await world.root.call(UpstreamSchema, "POST", world.root.p(world.projectA, "/upstreams"), {
-      kind: "mcp",
-      transport: "stdio",
-      name: "local",
-      command: process.execPath,
-      args: ["--import", "tsx", helper, effectsFile],
-    });
+    // The server's owner lists the command; the project's admin picks it by name.
+    const commands = { "test-shop": { command: process.execPath, args: ["--import", "tsx", helper, effectsFile] } };
+    world = await startTwoProjects("sqlite", { IDEMGATE_STDIO_COMMANDS: JSON.stringify(commands) });
+    await world.root.call(UpstreamSchema, "POST", world.root.p(world.projectA, "/upstreams"), { kind: "mcp", transport: "stdio", name: "local", command: "test-shop" });
     client = await gatewayClient(world.server.baseUrl, "local", world.agentA.apiKey);
   });
   afterAll(async () => {

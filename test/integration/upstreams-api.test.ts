@@ -11,7 +11,7 @@ const SECRET = "sk_live_upstream-secret-never-shown-4242";
 describe.each(PROVIDERS)("%s: the upstream registry", (provider) => {
   let world: TwoProjects;
   beforeAll(async () => {
-    world = await startTwoProjects(provider);
+    world = await startTwoProjects(provider, { IDEMGATE_STDIO_COMMANDS: JSON.stringify({ files: { command: "node", args: ["server.js"] } }) });
   });
   afterAll(async () => {
     await world?.stop();
@@ -28,8 +28,8 @@ describe.each(PROVIDERS)("%s: the upstream registry", (provider) => {
       secret: SECRET,
     });
     expect(created).toMatchObject({ id: expect.stringMatching(/^up_/), name: "payments", kind: "mcp", hasSecret: true, version: 1, headers: { "x-tenant": "acme" } });
-    const stdio = await world.root.call(UpstreamSchema, "POST", path(), { kind: "mcp", transport: "stdio", name: "files", command: "node", args: ["server.js"] });
-    expect(stdio).toMatchObject({ transport: "stdio", command: "node", args: ["server.js"], url: null, hasSecret: false });
+    const stdio = await world.root.call(UpstreamSchema, "POST", path(), { kind: "mcp", transport: "stdio", name: "files", command: "files" });
+    expect(stdio).toMatchObject({ transport: "stdio", command: "files", args: [], url: null, hasSecret: false });
     await world.root.call(UpstreamSchema, "POST", path(), { kind: "http", name: "billing-api", url: "https://api.example.com" });
 
     const listRes = await world.root.raw("GET", path());

@@ -1,5 +1,5 @@
 import { Client, StreamableHTTPClientTransport } from "@modelcontextprotocol/client";
-import { StdioClientTransport } from "@modelcontextprotocol/client/stdio";
+import { StdioClientTransport, getDefaultEnvironment } from "@modelcontextprotocol/client/stdio";
 import type { ResolvedUpstream } from "../upstreams/upstream-service";
 import { type LogRelay, passesThreshold } from "./upstream-logs";
 
@@ -114,11 +114,15 @@ export class UpstreamConnector {
   }
 
   /** Connects a client, its tools/call wire ids watched so a cancellation can name the request. */
-  private async attach(client: Client, { row, headers }: ResolvedUpstream): Promise<void> {
+  private async attach(client: Client, { row, headers, stdio }: ResolvedUpstream): Promise<void> {
     const ids = new Map<string, string | number>();
     this.wireIds.set(client, ids);
     if (row.transport === "stdio") {
-      await client.connect(watchToolCalls(new StdioClientTransport({ command: row.command!, args: row.args, stderr: "ignore" }), ids));
+      // Only what the server's configuration lists under the row's name is spawned, never the row's own text.
+      const spawn = stdio;
+      if (!spawn) throw new Error(`the stdio command "${row.command}" is not listed in this server's IDEMGATE_STDIO_COMMANDS`);
+      const env = spawn.env ? { ...getDefaultEnvironment(), ...spawn.env } : undefined;
+      await client.connect(watchToolCalls(new StdioClientTransport({ command: spawn.command, args: spawn.args, env, cwd: spawn.cwd, stderr: "ignore" }), ids));
     } else {
       const fetch = this.fetchFor(row.projectId);
       const transport = new StreamableHTTPClientTransport(new URL(row.url!), { requestInit: { headers }, fetch });

@@ -4,12 +4,15 @@ import { AppError } from "../app-error";
 import { newId } from "../ids";
 import { type Actor, auditEntry } from "../operator-audit";
 import type { SecretBox } from "./secret-box";
+import type { StdioCommand, StdioCommandCatalog } from "./stdio-commands";
 
 /** What a gateway needs to reach an upstream: the stored row plus its headers, secret included. */
 export interface ResolvedUpstream {
   row: UpstreamRow;
   /** Every header to send, the decrypted secret among them; never log or return these. */
   headers: Record<string, string>;
+  /** A stdio upstream's command as the server's configuration lists it under the row's name; null when it does not. */
+  stdio: StdioCommand | null;
 }
 
 /**
@@ -21,6 +24,7 @@ export class UpstreamService {
   constructor(
     private readonly repository: UpstreamRepository,
     private readonly box: SecretBox,
+    private readonly stdioCommands: StdioCommandCatalog,
     private readonly clock: () => number = Date.now,
   ) {}
 
@@ -35,6 +39,7 @@ export class UpstreamService {
   }
 
   async create(projectId: string, input: CreateUpstream, actor: Actor): Promise<UpstreamRow> {
+    if ("command" in input) this.requireStdioCommand(input.command);
     const now = this.clock();
     const id = newId("up", now);
     const row: UpstreamRow = {
@@ -67,6 +72,7 @@ export class UpstreamService {
     }
     if (current.transport === "stdio" && input.url !== undefined) throw invalid("url", "a stdio upstream has a command, not a URL");
     if (current.transport !== "stdio" && (input.command !== undefined || input.args !== undefined)) throw invalid("command", "only a stdio upstream has a command");
+    if (input.command !== undefined) this.requireStdioCommand(input.command);
     if (current.kind !== "http" && input.idempotencyHeader != null) throw invalid("idempotencyHeader", "only an http upstream has an idempotency header");
     if (current.kind !== "http" && input.maxStoredBytes != null) throw invalid("maxStoredBytes", "only an http upstream has a stored-response limit");
     const now = this.clock();
@@ -96,6 +102,16 @@ export class UpstreamService {
     return current;
   }
 
+  /** The stdio commands a project admin may pick from (names only: the command lines are the server's). */
+  stdioCommandNames(): string[] {
+    return this.stdioCommands.names();
+  }
+
+  private requireStdioCommand(name: string): void {
+    const refusal = this.stdioCommands.refusal(name);
+    if (refusal) throw invalid("command", refusal);
+  }
+
   /** The gateways' view: the upstream by name with its request headers, secret decrypted. */
   async resolve(projectId: string, name: string, kind: UpstreamRow["kind"]): Promise<ResolvedUpstream> {
     const row = await this.repository.byName(projectId, name);
@@ -106,7 +122,7 @@ export class UpstreamService {
       const header = (row.secretHeader ?? "authorization").toLowerCase();
       headers[header] = header === "authorization" ? `Bearer ${secret}` : secret;
     }
-    return { row, headers };
+    return { row, headers, stdio: row.transport === "stdio" ? this.stdioCommands.get(row.command) : null };
   }
 }
 

@@ -9,7 +9,10 @@ export const GET = withOperatorRoute({
   role: "admin",
   params: ProjectParams,
   response: UpstreamListSchema,
-  handler: async ({ params }) => ({ upstreams: (await services().upstreams.service.list(params.projectId)).map(toWireUpstream) }),
+  handler: async ({ params }) => {
+    const { service } = services().upstreams;
+    return { upstreams: (await service.list(params.projectId)).map(toWireUpstream), stdioCommands: service.stdioCommandNames() };
+  },
 });
 
 export const POST = withOperatorRoute({
