@@ -118,23 +118,38 @@ export function upstreamServer(effectsFile: string, sever: () => void = () => un
 export interface RunningUpstream {
   url: string;
   effects(): Effect[];
+  /** Open TCP connections to it (pooled keep-alive sockets included). */
+  connections(): Promise<number>;
   stop(): Promise<void>;
 }
 
 /** The upstream on Streamable HTTP (stateless: a fresh server per request), in this process. */
-export async function startUpstream(effectsFile: string, port = 0): Promise<RunningUpstream> {
+export async function startUpstream(effectsFile: string, port = 0, options: { keepAliveMs?: number; dropReusedAfterIdleMs?: number } = {}): Promise<RunningUpstream> {
+  // When the client's request crosses the server's idle close, the server never reads it and the
+  // client sees its reused connection reset before any answer. Made deterministic here: a request
+  // on a connection idle at least this long is dropped unread (the connection destroyed).
+  const lastAnswered = new WeakMap<object, number>();
   const httpServer = http.createServer(async (req, res) => {
+    const idleSince = lastAnswered.get(req.socket);
+    if (options.dropReusedAfterIdleMs !== undefined && idleSince !== undefined && Date.now() - idleSince >= options.dropReusedAfterIdleMs) {
+      req.socket.destroy();
+      return;
+    }
+    res.on("finish", () => lastAnswered.set(req.socket, Date.now()));
     const server = upstreamServer(effectsFile, () => res.socket?.destroy());
     const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: false });
     res.on("close", () => void transport.close().then(() => server.close()));
     await server.connect(transport);
     await transport.handleRequest(req, res);
   });
+  // An upstream that closes idle keep-alive connections early (gunicorn's default is 2 s, Node's 5 s).
+  if (options.keepAliveMs !== undefined) httpServer.keepAliveTimeout = options.keepAliveMs;
   await new Promise<void>((resolve) => httpServer.listen(port, "127.0.0.1", resolve));
   const address = httpServer.address() as AddressInfo;
   return {
     url: `http://127.0.0.1:${address.port}/mcp`,
     effects: () => readEffects(effectsFile),
+    connections: () => new Promise<number>((resolve, reject) => httpServer.getConnections((error, count) => (error ? reject(error) : resolve(count)))),
     stop: () =>
       new Promise<void>((resolve) => {
         httpServer.closeAllConnections();

@@ -24,6 +24,8 @@ export class UpstreamConnector {
   private readonly clients = new Map<string, Promise<Connected>>();
   /** Each client's tools/call requests on the wire: their JSON-RPC id by the gate key in their `_meta`. */
   private readonly wireIds = new WeakMap<Client, Map<string, string | number>>();
+  /** Dropped clients that still carry calls: closed when the last one settles. */
+  private readonly retired = new Set<Client>();
 
   constructor(private readonly fetchFor: FetchFor) {}
 
@@ -69,9 +71,16 @@ export class UpstreamConnector {
     }, () => undefined);
   }
 
+  /**
+   * New calls get a new client at once; the old one is closed only once the calls in flight on it
+   * have settled. Closing it under them would fail every one of them ("Connection closed") for
+   * one call's broken connection, and they were sent: their outcomes would all be unknown.
+   */
   private drop(id: string, client: Client | undefined): void {
     this.clients.delete(id);
-    void client?.close().catch(() => undefined);
+    if (!client) return;
+    if ((this.wireIds.get(client)?.size ?? 0) === 0) void client.close().catch(() => undefined);
+    else this.retired.add(client);
   }
 
   /**
@@ -88,7 +97,12 @@ export class UpstreamConnector {
 
   /** The call has answered (or been given up on): its wire id is no longer needed. */
   settled(client: Client, key: string): void {
-    this.wireIds.get(client)?.delete(key);
+    const ids = this.wireIds.get(client);
+    ids?.delete(key);
+    if (this.retired.has(client) && (ids?.size ?? 0) === 0) {
+      this.retired.delete(client);
+      void client.close().catch(() => undefined);
+    }
   }
 
   /**

@@ -1,7 +1,8 @@
 import dns from "node:dns";
 import http from "node:http";
 import https from "node:https";
-import type { LookupFunction } from "node:net";
+import type { LookupFunction, Socket } from "node:net";
+import type { Duplex } from "node:stream";
 import { Readable } from "node:stream";
 import type { ReadableStream as NodeReadableStream } from "node:stream/web";
 import type { AllowPattern } from "./allow-pattern";
@@ -86,7 +87,7 @@ export class OutboundGuard {
     current?.http.destroy();
     current?.https.destroy();
     const options = { keepAlive: true, timeout: 60_000 };
-    const fresh = { signature, http: new http.Agent(options), https: new https.Agent(options) };
+    const fresh = { signature, http: shortIdle(new http.Agent(options)), https: shortIdle(new https.Agent(options)) };
     this.agents.set(projectId, fresh);
     return fresh;
   }
@@ -98,6 +99,38 @@ export class OutboundGuard {
     }
     this.agents.clear();
   }
+}
+
+/**
+ * How long a pooled connection may sit idle before we close it ourselves: less than any common
+ * server's keep-alive (gunicorn 2 s, Node 5 s, Apache 5 s, nginx 75 s), and less than a shorter
+ * `Keep-Alive: timeout=N` a server announces. A request written onto a connection just as the
+ * server closes it for idleness fails with a reset before any answer, and from here that cannot be
+ * told apart from a server that read it, acted, and then died: its outcome would be unknown. So
+ * we never reuse a connection the server may be closing, and any reset we do see is a real one.
+ */
+export const POOLED_IDLE_MS = 1_000;
+
+function shortIdle<A extends http.Agent>(agent: A): A {
+  // Node's own keepSocketAlive answers whether to keep the socket (its typing says void).
+  const keepSocketAlive = agent.keepSocketAlive.bind(agent) as unknown as (socket: Duplex) => boolean;
+  const reuseSocket = agent.reuseSocket.bind(agent);
+  Object.assign(agent, {
+    keepSocketAlive(socket: Duplex): boolean {
+      const keep = keepSocketAlive(socket);
+      const net = socket as Socket;
+      // Node has set the agent's timeout, or the server's shorter hint: never more than our own limit,
+      // and a short hint is cut by a margin so that our close comes first.
+      const hinted = net.timeout !== undefined && net.timeout > 0 && net.timeout < POOLED_IDLE_MS + 1_000 ? Math.max(1, net.timeout - 1_000) : POOLED_IDLE_MS;
+      net.setTimeout(hinted);
+      return keep;
+    },
+    reuseSocket(socket: Duplex, request: http.ClientRequest): void {
+      (socket as Socket).setTimeout(0);
+      reuseSocket(socket, request);
+    },
+  });
+  return agent;
 }
 
 function guardedLookup(allowlist: AllowPattern[], port: number): LookupFunction {
