@@ -55,6 +55,9 @@ class Recording(unittest.TextTestResult):
 
 
 def main() -> int:
+    if sys.version_info < (3, 10):
+        print(f"the idemgate SDK needs Python >= 3.10, this is {sys.version.split()[0]}", file=sys.stderr)
+        return 3
     parser = argparse.ArgumentParser()
     parser.add_argument("pattern", nargs="?", default="test*.py")
     parser.add_argument("--list", action="store_true")

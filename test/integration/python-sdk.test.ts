@@ -17,6 +17,8 @@ import { type TestServer, startServer } from "../helpers/server";
 const PYTHON = process.env.PYTHON ?? "python3";
 const PY_ROOT = path.resolve(import.meta.dirname, "../../python");
 const MODULE_BUDGET_MS = 180_000;
+/** tests/report.py's exit code under Python < 3.10. */
+const TOO_OLD = 3;
 
 interface PyTest {
   id: string;
@@ -31,11 +33,19 @@ interface PyModuleRun {
   tests: PyTest[];
 }
 
-/** The Python tests, listed without running them (no gate needed to list). */
+/**
+ * The Python tests, listed without running them (no gate needed to list). No Python ≥ 3.10 here:
+ * skipped with a message, except under CI=true (.ci/run installs Debian's python3).
+ */
 function listPythonTests(): string[] {
   const listed = spawnSync(PYTHON, ["-m", "tests.report", "--list"], { cwd: PY_ROOT, encoding: "utf8" });
-  if (listed.status !== 0) throw new Error(`${PYTHON} -m tests.report --list failed (${listed.status}): ${listed.stderr}`);
-  return JSON.parse(listed.stdout) as string[];
+  if (listed.status === 0) return JSON.parse(listed.stdout) as string[];
+  const why = listed.error ? String(listed.error) : listed.stderr;
+  if (process.env.CI === "true" || !(listed.error || listed.status === TOO_OLD)) {
+    throw new Error(`listing the Python SDK's tests with ${PYTHON} failed (${listed.status}): ${why}`);
+  }
+  console.warn(`\n[idemgate tests] no Python >= 3.10 as ${PYTHON}: the Python SDK tests are SKIPPED (${why.trim()})\n`);
+  return [];
 }
 
 const TEST_IDS = listPythonTests();
@@ -96,6 +106,7 @@ async function runProvider(provider: Provider): Promise<ProviderRun> {
 const runs = new Map<Provider, ProviderRun>();
 
 beforeAll(async () => {
+  if (TEST_IDS.length === 0) return;
   const settled = await Promise.allSettled(PROVIDERS.map(async (provider) => runs.set(provider, await runProvider(provider))));
   const failed = settled.find((s) => s.status === "rejected");
   if (failed) throw (failed as PromiseRejectedResult).reason;
@@ -108,7 +119,7 @@ afterAll(async () => {
   }
 });
 
-describe.each(PROVIDERS)("%s: the Python SDK (python/tests, unittest)", (provider) => {
+describe.skipIf(TEST_IDS.length === 0).each(PROVIDERS)("%s: the Python SDK (python/tests, unittest)", (provider) => {
   it("every Python module ran to the end and exited 0, with every listed test reported", () => {
     const run = runs.get(provider)!;
     for (const module of run.modules) expect(module.code, `${module.module}:\n${module.output}`).toBe(0);
