@@ -14,15 +14,15 @@ from idemgate import Call, LeaseLost
 
 class Heartbeats(GateTestCase):
     def test_heartbeats_keep_a_slow_tools_lease_past_its_length(self) -> None:
-        """A 1 s lease and a tool that runs past two of them: nobody else gets to execute meanwhile."""
-        gate = new_gate(lease_seconds=1)
+        """A 2 s lease and a tool that runs past two of them: nobody else gets to execute meanwhile."""
+        gate = new_gate(lease_seconds=2)
         run_id = self.run_id()
         probes: list[str] = []
 
         def slow(tool_call: idemgate.ToolCall) -> dict[str, Any]:
             started = time.monotonic()
             # Another agent asks twice, each time after more than a whole lease has gone by.
-            for at in (1.3, 2.6):
+            for at in (2.3, 4.6):
                 while time.monotonic() - started < at:
                     time.sleep(0.02)
                 probes.append(raw_begin({"tool": "slow_report", "runId": run_id, "stepId": "s"})["decision"])
