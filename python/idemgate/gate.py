@@ -14,7 +14,7 @@ from .context import ToolCall, current_run
 from .errors import ApprovalDenied, ApprovalRequired, ToolErrorInfo, to_tool_error_info
 from .preview import FIRST_POLL, MAX_POLL
 from .retry import DEFAULT_GATE_RETRY, Backoff, sleep, with_gate_retry
-from .runners import AsyncRunner, sync_runner
+from .runners import AsyncRunner, run_in_own_thread, sync_runner
 from .sagas import Compensator, run_compensation
 from .transport import HttpTransport
 from .types import _UNSET, Call, CallResult, CompensationOutcome
@@ -80,8 +80,12 @@ class Gate:
         """The async form: the gate's HTTP and heartbeats run on a worker thread, the tool on this loop.
         A lost lease cancels the tool's task (and sets ``tool_call.cancelled``)."""
         request = self._begin_request(Call.of(spec))
-        runner = AsyncRunner(asyncio.get_running_loop())
-        return await asyncio.to_thread(run_call, self._deps, request, fn, CallOptions(**options), runner, self.transport.begin)
+        loop = asyncio.get_running_loop()
+        runner = AsyncRunner(loop)
+        call = functools.partial(run_call, self._deps, request, fn, CallOptions(**options), runner, self.transport.begin)
+        # A thread of its own, not asyncio's default executor (a few threads on a small machine): a
+        # tool that awaits a gated call of its own would wait for a thread its caller holds.
+        return await run_in_own_thread(loop, call)
 
     def tool(
         self,
@@ -107,8 +111,9 @@ class Gate:
                 bound = signature.bind(*args, **kwargs)
                 bound.apply_defaults()
                 call_args: dict[str, Any] = {}
-                for param, value in bound.arguments.items():
-                    if param in ignore_args:
+                for index, (param, value) in enumerate(bound.arguments.items()):
+                    # A method's receiver is not an argument of the call.
+                    if param in ignore_args or (index == 0 and param in ("self", "cls")):
                         continue
                     if signature.parameters[param].kind is inspect.Parameter.VAR_KEYWORD:
                         call_args.update(value)

@@ -4,9 +4,12 @@ from __future__ import annotations
 
 import asyncio
 import concurrent.futures
+import contextvars
 import inspect
 import threading
-from typing import Any, Callable, Optional
+from typing import Any, Callable, Optional, TypeVar
+
+R = TypeVar("R")
 
 
 def sync_runner(fn: Callable[..., Any], *args: Any) -> Any:
@@ -52,3 +55,30 @@ class AsyncRunner:
             self._cancelled = True
             if self._current is not None:
                 self._current.cancel()
+
+
+async def run_in_own_thread(loop: asyncio.AbstractEventLoop, fn: Callable[[], R]) -> R:
+    """``fn`` on a new daemon thread, in a copy of this context; its outcome is awaited on ``loop``."""
+    future: asyncio.Future[R] = loop.create_future()
+    context = contextvars.copy_context()
+
+    def settle(error: Optional[BaseException], value: Any) -> None:
+        if future.done():  # the awaiting task was cancelled meanwhile
+            return
+        if error is not None:
+            future.set_exception(error)
+        else:
+            future.set_result(value)
+
+    def work() -> None:
+        try:
+            value, error = context.run(fn), None
+        except BaseException as raised:  # noqa: BLE001 - handed to the awaiting task as is
+            value, error = None, raised
+        try:
+            loop.call_soon_threadsafe(settle, error, value)
+        except RuntimeError:
+            pass  # the loop is closed: nobody is waiting any more
+
+    threading.Thread(target=work, name="idemgate-call", daemon=True).start()
+    return await future

@@ -82,6 +82,26 @@ class RunContext(GateTestCase):
         self.assertEqual(set(keys), {"Oslo", "Lima", "Pune"})
         self.assertIsNone(current_tool_call())
 
+    def test_async_tools_that_run_gated_subagents_do_not_starve_each_other(self) -> None:
+        """Twelve async tools at once, each awaiting a gated call of its own (a subagent's step): more
+        than asyncio's default executor has threads on a small machine, which the calls must not share."""
+
+        @self.gate.tool(scope="n")
+        async def inner(n: int) -> int:
+            await asyncio.sleep(0.05)
+            return n * 10
+
+        @self.gate.tool(scope="n")
+        async def outer(n: int) -> int:
+            with self.gate.run():
+                return await inner(n) + 1
+
+        async def main() -> list[int]:
+            with self.gate.run(run_id=self.run_id()):
+                return list(await asyncio.wait_for(asyncio.gather(*(outer(n) for n in range(12))), 60))
+
+        self.assertEqual(asyncio.run(main()), [n * 10 + 1 for n in range(12)])
+
     def test_the_tool_call_is_visible_only_inside_the_tool(self) -> None:
         with self.gate.run(run_id=self.run_id()):
             inside = self.gate.call(Call("peek", step="s"), lambda c: current_tool_call() is c)

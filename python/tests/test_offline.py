@@ -114,6 +114,20 @@ class Shape(unittest.TestCase):
         self.assertEqual(str(inspect.signature(refund)), "(order_id: 'str', line: 'int' = 1, *, reason: 'str') -> 'dict[str, Any]'")
         self.assertTrue(inspect.iscoroutinefunction(fetch))
 
+    def test_a_methods_receiver_is_left_out_of_the_args(self) -> None:
+        sent: list[Any] = []
+        gate = Gate("http://unused", "ig_test")
+        gate.transport.begin = lambda request: sent.append(request) or {"decision": "conflict", "callId": "c", "key": "k"}  # type: ignore[method-assign]
+
+        class Orders:
+            @gate.tool(scope="order_id", ignore_args=("ctx",))
+            def cancel(self, ctx: object, order_id: str) -> None: ...
+
+        with idemgate.run(run_id="r"):
+            with self.assertRaises(idemgate.Conflict):
+                Orders().cancel(object(), "A-1")
+        self.assertEqual(sent, [{"tool": "cancel", "runId": "r", "scope": "order_id:A-1", "agentId": "main", "args": {"order_id": "A-1"}, "waitMs": 5000}])
+
     def test_a_scope_that_names_no_argument_is_a_TypeError_before_anything_is_sent(self) -> None:
         @self.gate.tool(scope="orderId")
         def refund(order_id: str) -> None: ...
