@@ -180,7 +180,7 @@ class Gate:
 
         return register
 
-    def abort(self, run_id: str, reason: str, *, compensators: Optional[Mapping[str, Compensator]] = None) -> CompensationOutcome:
+    def abort(self, run_id: str, reason: str = "aborted by the agent", *, compensators: Optional[Mapping[str, Compensator]] = None) -> CompensationOutcome:
         """Aborts the run (idempotent); with compensators registered, runs its compensation plan too."""
         plan = with_gate_retry(lambda: self.transport.abort_run(run_id, reason), self._deps.gate_retry)
         executors = {**self.compensators, **(compensators or {})}

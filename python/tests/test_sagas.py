@@ -37,7 +37,7 @@ class Saga(GateTestCase):
                 lambda c: self.double.apply(c.idempotency_key, do="charge"),
                 compensate=lambda r: ("refund_charge", {"chargeId": r["effectId"]}),
             )
-            outcome = self.gate.abort(run_id, "the customer cancelled")
+            outcome = self.gate.abort(run_id)
 
         self.assertEqual((outcome.ok, outcome.state), (True, "compensated"))
         self.assertEqual([u[0] for u in undone], ["refund", "release"])
