@@ -10,7 +10,7 @@ import json
 import threading
 import time
 from dataclasses import dataclass
-from typing import Any, Callable, Mapping, Optional, Union
+from typing import Any, Callable, Mapping, Optional, Union, cast
 
 from . import context as _context
 from .context import Cost, ToolCall
@@ -195,7 +195,7 @@ def _attempt(deps: CallDeps, claim: Mapping[str, Any], fn: Callable[[ToolCall], 
     failure: Optional[BaseException] = None
     check_outcome: Optional[str] = None
     try:
-        with _context._in_tool_call(tool_call):
+        with _context.in_tool_call(tool_call):
             found: Any = None
             if claim["decision"] == "verify" and options.check is not None:
                 found = runner(options.check, tool_call, args)
@@ -205,7 +205,7 @@ def _attempt(deps: CallDeps, claim: Mapping[str, Any], fn: Callable[[ToolCall], 
             if claim["decision"] == "verify" and options.verify is not None and not isinstance(found, Found) and unknown is None:
                 found = runner(options.verify, tool_call)
             if isinstance(found, Found):
-                value, verified = found.value, True
+                value, verified = cast("Found[Any]", found).value, True
             elif unknown is None:
                 value = runner(fn, tool_call)
     except BaseException as error:  # noqa: BLE001 - recorded as the call's failure, then re-raised
@@ -235,11 +235,11 @@ def _attempt(deps: CallDeps, claim: Mapping[str, Any], fn: Callable[[ToolCall], 
     if failure is not None:
         error_info = (options.classify_error or deps.classify_error)(failure)
         body.update(outcome="failed", error=error_info.to_wire())
-        if tool_call._cost is not None:
-            body["cost"] = tool_call._cost.to_wire()
+        if tool_call.reported_cost is not None:
+            body["cost"] = tool_call.reported_cost.to_wire()
     else:
         # A value found by verify ran on an earlier attempt, whose cost is that attempt's to report.
-        cost = None if verified else _cost_of(value, options) or tool_call._cost
+        cost = None if verified else _cost_of(value, options) or tool_call.reported_cost
         if cost is not None:
             body["cost"] = cost.to_wire()
         if isinstance(value, Accepted):
@@ -311,7 +311,8 @@ def _compensation_wire(spec: Any) -> dict[str, Any]:
     if isinstance(spec, Compensation):
         tool, args = spec.tool, spec.args
     elif isinstance(spec, Mapping):
-        tool, args = spec["tool"], spec.get("args")
+        fields = cast("Mapping[str, Any]", spec)
+        tool, args = fields["tool"], fields.get("args")
     else:
         tool, args = spec
     wire: dict[str, Any] = {"tool": tool}

@@ -29,7 +29,8 @@ class RunContext:
     _children: list[int] = field(default_factory=lambda: [0], repr=False, compare=False)
     _lock: threading.Lock = field(default_factory=threading.Lock, repr=False, compare=False)
 
-    def _next_child(self) -> int:
+    def next_child(self) -> int:
+        """The number of this run's next subagent (1, 2, ...)."""
         with self._lock:
             self._children[0] += 1
             return self._children[0]
@@ -57,11 +58,12 @@ class ToolCall:
     recovered: bool
     #: Set when the lease is lost (another attempt owns the call now): stop, the outcome will not count.
     cancelled: threading.Event = field(default_factory=threading.Event)
-    _cost: Optional[Cost] = field(default=None, repr=False)
+    #: What ``report_cost`` last reported.
+    reported_cost: Optional[Cost] = field(default=None, repr=False)
 
     def report_cost(self, amount: float, currency: str) -> None:
         """Budgets: what this execution cost, sent with its complete (the last report wins)."""
-        self._cost = Cost(float(amount), currency)
+        self.reported_cost = Cost(float(amount), currency)
 
     def raise_if_cancelled(self) -> None:
         if self.cancelled.is_set():
@@ -92,7 +94,7 @@ def run(run_id: Optional[str] = None, agent_id: Optional[str] = None) -> Iterato
     if parent is not None:
         if run_id is not None and run_id != parent.run_id:
             raise ValueError(f'run_id "{run_id}" inside run "{parent.run_id}": a subagent shares its root\'s run_id; omit run_id')
-        context = RunContext(parent.run_id, agent_id or f"{parent.agent_id}/{parent._next_child()}", parent.agent_id, parent.depth + 1)
+        context = RunContext(parent.run_id, agent_id or f"{parent.agent_id}/{parent.next_child()}", parent.agent_id, parent.depth + 1)
     else:
         context = RunContext(run_id or f"run_{uuid.uuid4()}", agent_id or "main")
     token = _run.set(context)
@@ -103,7 +105,7 @@ def run(run_id: Optional[str] = None, agent_id: Optional[str] = None) -> Iterato
 
 
 @contextmanager
-def _in_tool_call(call: ToolCall) -> Iterator[ToolCall]:
+def in_tool_call(call: ToolCall) -> Iterator[ToolCall]:
     token = _tool_call.set(call)
     try:
         yield call

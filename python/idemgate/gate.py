@@ -17,7 +17,7 @@ from .retry import DEFAULT_GATE_RETRY, Backoff, sleep, with_gate_retry
 from .runners import AsyncRunner, run_in_own_thread, sync_runner
 from .sagas import Compensator, run_compensation
 from .transport import HttpTransport
-from .types import _UNSET, Call, CallResult, CompensationOutcome
+from .types import UNSET, Call, CallResult, CompensationOutcome
 
 T = TypeVar("T")
 F = TypeVar("F", bound=Callable[..., Any])
@@ -51,7 +51,7 @@ class Gate:
         timeout: float = 15.0,
         transport: Optional[HttpTransport] = None,
     ) -> None:
-        if lease_seconds is not None and (not isinstance(lease_seconds, int) or lease_seconds < 1):
+        if lease_seconds is not None and (int(lease_seconds) != lease_seconds or lease_seconds < 1):
             raise ValueError("lease_seconds must be a whole number of seconds >= 1")
         self.transport = transport or HttpTransport(base_url, api_key, timeout=timeout)
         self.compensators: dict[str, Compensator] = dict(compensators or {})
@@ -204,7 +204,7 @@ class Gate:
         for wire, value in (("stepId", spec.step), ("scope", spec.scope), ("toolCallId", spec.tool_call_id), ("agentId", agent_id), ("bypassToken", spec.bypass_token)):
             if value is not None:
                 request[wire] = value
-        if spec.args is not _UNSET:
+        if spec.args is not UNSET:
             request["args"] = as_json(spec.args, "args")
         if spec.bypass is not None:
             request["bypass"] = {"reason": spec.bypass}

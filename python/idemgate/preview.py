@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import time
-from typing import TYPE_CHECKING, Any, Mapping, Optional
+from typing import TYPE_CHECKING, Any, Mapping, Optional, cast
 
 from .errors import PreviewDenied, PreviewPending
 from .retry import sleep, with_gate_retry
@@ -21,9 +21,10 @@ def exchange_preview(deps: "CallDeps", request: Mapping[str, Any], options: "Cal
     wait until its token is released (at once under ``required``, after an operator's approval under
     ``approve``). None: the preview was already spent, begin again without one."""
     assert options.preview is not None
-    preview = options.preview(request.get("args"))
+    preview: Any = options.preview(request.get("args"))
     if isinstance(preview, Mapping):
-        preview = Preview(str(preview["summary"]), list(preview.get("affected", [])))
+        fields = cast("Mapping[str, Any]", preview)
+        preview = Preview(str(fields["summary"]), [str(a) for a in fields.get("affected", [])])
     body = {k: request[k] for k in ("tool", "runId", "stepId", "scope", "toolCallId", "agentId", "args") if k in request}
     body["preview"] = {"summary": preview.summary, "affected": list(preview.affected)}
     current = with_gate_retry(lambda: deps.transport.create_preview(body), deps.gate_retry)

@@ -35,8 +35,11 @@ def run_compensation(deps: CallDeps, run_id: str, executors: Mapping[str, Compen
         def begin(req: Mapping[str, Any], call_id: str = call_id) -> dict[str, Any]:
             return deps.transport.begin_compensation(run_id, call_id, req.get("waitMs"))
 
+        def undo(tool_call: ToolCall, executor: Compensator = executor) -> Any:
+            return executor(undo_args, tool_call)
+
         try:
-            run_call(deps, request, lambda tool_call: executor(undo_args, tool_call), CallOptions(), sync_runner, begin)
+            run_call(deps, request, undo, CallOptions(), sync_runner, begin)
         except LeaseLost:
             continue
         except Exception as error:  # noqa: BLE001 - the plan records what a permanent failure did

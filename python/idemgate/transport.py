@@ -8,7 +8,7 @@ import socket
 import urllib.error
 import urllib.parse
 import urllib.request
-from typing import Any, Mapping, Optional
+from typing import Any, Mapping, Optional, cast
 
 from .errors import GateError
 
@@ -98,22 +98,23 @@ class HttpTransport:
             # A connection reset or closed before (or while) the answer came: the same request again is safe.
             raise GateError("network", f"{what}: {type(error).__name__}: {error}", True) from error
         try:
-            parsed = json.loads(raw.decode("utf-8")) if raw else None
+            parsed: Any = json.loads(raw.decode("utf-8")) if raw else None
         except (UnicodeDecodeError, ValueError) as error:
             raise GateError("bad_response", f"{what}: HTTP {status} without a JSON body", 200 <= status < 300 or status in _TRANSIENT or status >= 500, status=status) from error
         if 200 <= status < 300:
             if not isinstance(parsed, dict):
                 raise GateError("bad_response", f"{what}: the answer is not a JSON object", False, status=status)
-            return parsed
+            return cast("dict[str, Any]", parsed)
         raise _gate_error(what, status, parsed, retry_after)
 
 
 def _gate_error(what: str, status: int, body: Any, retry_after_header: Optional[str]) -> GateError:
     transient = status in _TRANSIENT or status >= 500
-    error = body.get("error") if isinstance(body, dict) else None
+    error: Any = cast("dict[str, Any]", body).get("error") if isinstance(body, dict) else None
     if not isinstance(error, dict) or "code" not in error:
         return GateError("bad_response", f"{what}: HTTP {status}", transient, status=status)
-    seconds = error.get("retryAfterSeconds")
+    error = cast("dict[str, Any]", error)
+    seconds: Any = error.get("retryAfterSeconds")
     if seconds is None and retry_after_header:
         try:
             seconds = float(retry_after_header)

@@ -7,7 +7,7 @@ from typing import Any, Generic, Mapping, Optional, TypeVar, Union
 
 T = TypeVar("T")
 
-_UNSET: Any = object()
+UNSET: Any = object()
 
 
 @dataclass(frozen=True)
@@ -23,7 +23,7 @@ class Call:
     tool: str
     step: Optional[str] = None
     scope: Optional[str] = None
-    args: Any = _UNSET
+    args: Any = UNSET
     tool_call_id: Optional[str] = None
     run_id: Optional[str] = None
     agent_id: Optional[str] = None
