@@ -93,7 +93,13 @@ server.on("upgrade", (req, socket, head) => {
   if (app) serveUpgrade(app, req, socket, head);
   else prepared.then((ready) => serveUpgrade(ready, req, socket, head));
 });
-if (keepAliveTimeout) server.keepAliveTimeout = Number(keepAliveTimeout);
+// Clients close their idle connections first (undici/fetch after 4 s or the server's hint less a
+// margin, the SDK's transports likewise): a server that closes first races a client reusing the
+// connection, and the client's request fails with a reset ("other side closed"), more often the
+// busier the machine (its timers fire late). So the server waits longer than any of them, as load
+// balancers do (65 s), and its header timeout is longer still (Node wants it above the keep-alive).
+server.keepAliveTimeout = keepAliveTimeout ? Number(keepAliveTimeout) : 65_000;
+server.headersTimeout = Math.max(server.headersTimeout, server.keepAliveTimeout + 1_000);
 await new Promise((resolve, reject) => {
   server.once("error", reject);
   server.listen(port, hostname, resolve);

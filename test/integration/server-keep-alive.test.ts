@@ -1,0 +1,46 @@
+import http from "node:http";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { type TestDatabase, createTestDatabase } from "../helpers/databases";
+import { type TestServer, startServer } from "../helpers/server";
+
+function get(server: TestServer, agent: http.Agent): Promise<{ status: number; reused: boolean; keepAlive: string | undefined }> {
+  const { port } = new URL(server.baseUrl);
+  return new Promise((resolve, reject) => {
+    const req = http.get({ host: "127.0.0.1", port, path: "/api/livez", agent }, (res) => {
+      res.resume();
+      res.on("end", () => resolve({ status: res.statusCode ?? 0, reused: req.reusedSocket, keepAlive: res.headers["keep-alive"] }));
+    });
+    req.on("error", reject);
+  });
+}
+
+/**
+ * Issue #36 §2: the server closed idle keep-alive connections (Node's 5 s) while clients reused
+ * them, and a loaded CI run failed with "other side closed". The server now outlasts its clients.
+ */
+describe("the server's keep-alive outlasts its clients'", () => {
+  let db: TestDatabase;
+  let server: TestServer;
+  beforeAll(async () => {
+    db = await createTestDatabase("sqlite");
+    server = await startServer(db.url);
+  });
+  afterAll(async () => {
+    await server?.stop();
+    await db?.drop();
+  });
+
+  it("announces a keep-alive longer than any client's idle, and a connection idle past Node's default 5 s is still served", async () => {
+    const agent = new http.Agent({ keepAlive: true, maxSockets: 1 });
+    try {
+      const first = await get(server, agent);
+      expect(first.status).toBe(200);
+      expect(Number(/timeout=(\d+)/.exec(first.keepAlive ?? "")?.[1])).toBeGreaterThanOrEqual(60);
+      await new Promise((resolve) => setTimeout(resolve, 6_000));
+      const second = await get(server, agent);
+      expect(second).toMatchObject({ status: 200, reused: true });
+    } finally {
+      agent.destroy();
+    }
+  });
+});
