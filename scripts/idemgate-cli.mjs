@@ -25,8 +25,10 @@ if (!apiKey) usage("IDEMGATE_API_KEY is not set");
 const base = (process.env.IDEMGATE_URL ?? "http://localhost:3000").replace(/\/+$/, "");
 const runId = process.env.IDEMGATE_RUN_ID || `stdio:${randomUUID()}`;
 
-// One HTTP client for the process's lifetime; the 2026-07-28 revision when the gate offers it.
-const gate = new Client({ name: "idemgate-stdio", version: "0.1.0" }, { versionNegotiation: { mode: "auto" } });
+// One HTTP client for the process's lifetime, on the session revisions (2025-11-25): there a cancel
+// is a message of its own that the gate passes to the upstream, where a 2026-07-28 client can only
+// close its stream, which the gate cannot tell from a crash.
+const gate = new Client({ name: "idemgate-stdio", version: "0.1.0" });
 await gate.connect(
   new StreamableHTTPClientTransport(new URL(`${base}/mcp/${values.upstream}`), {
     requestInit: { headers: { authorization: `Bearer ${apiKey}`, "idemgate-run-id": runId } },
@@ -65,6 +67,9 @@ serveStdio(() => {
       {
         // The gate waits up to 10 s for a duplicate's outcome before it answers: never time out first.
         timeout: 10 * 60_000,
+        // The local client's notifications/cancelled aborts this signal: the SDK passes it on to the
+        // gate, which passes it on to the upstream (as a cancel over HTTP does).
+        signal: context.mcpReq.signal,
         resetTimeoutOnProgress: true,
         onprogress:
           progressToken === undefined ? undefined : (progress) => void context.mcpReq.notify({ method: "notifications/progress", params: { progressToken, ...progress } }),

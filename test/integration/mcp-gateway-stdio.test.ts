@@ -12,7 +12,7 @@ import { sql } from "../helpers/sql";
 import { waitFor } from "../helpers/storm-scenario";
 import { type TwoProjects, startTwoProjects } from "../helpers/two-projects";
 
-describe("MCP gateway over stdio (idemgate mcp --upstream, speaking the 2026-07-28 revision to the gate)", () => {
+describe("MCP gateway over stdio (idemgate mcp --upstream, speaking the 2025-11-25 session revision to the gate, so cancels pass)", () => {
   let world: TwoProjects;
   let upstream: RunningUpstream;
   let client: SdkClient;
@@ -53,6 +53,20 @@ describe("MCP gateway over stdio (idemgate mcp --upstream, speaking the 2026-07-
     expect(burst.filter((result) => decisionOf(result) === "replay")).toHaveLength(19);
     expect(effectsFor("s-dup")).toHaveLength(1);
     expect(effectsFor("s-burst")).toHaveLength(1);
+  });
+
+  it("a cancel sent through the stdio entrypoint reaches the upstream, as over HTTP; the retry never ships twice", async () => {
+    const cancels = () => upstream.effects().filter((effect) => effect.tool === "notifications/cancelled").length;
+    const before = cancels();
+    const args = { orderId: "s-cancel", slowMs: 2_000 };
+    const giveUp = new AbortController();
+    const first = client.callTool({ name: "ship_order", arguments: args }, undefined, { signal: giveUp.signal }).catch((error: unknown) => error);
+    await waitFor(async () => effectsFor("s-cancel").some((effect) => effect.tool === "ship_order:started"), 60_000, "the upstream to start the call");
+    giveUp.abort(new Error("timed out"));
+    expect(await first).toBeInstanceOf(Error);
+    await waitFor(async () => cancels() > before, 30_000, "the cancel to reach the upstream");
+    await waitFor(async () => effectsFor("s-cancel").some((effect) => effect.tool === "ship_order"), 30_000, "the upstream to finish");
+    expect(effectsFor("s-cancel").filter((effect) => effect.tool === "ship_order")).toHaveLength(1);
   });
 
   it("passes a client-sent idempotencyKey on to the gate, which records it as the call's toolCallId (as over HTTP)", async () => {
