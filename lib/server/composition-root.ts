@@ -151,8 +151,10 @@ export function buildServices(config: Env): Services {
   const insights = once(() => buildInsights(config, store(), policySource(), policyRepository()));
   const secretsKey = once(() => resolveSecretsKey(config.IDEMGATE_SECRETS_KEY, config.IDEMGATE_DATA_DIR));
   const secretBox = once(() => new SecretBox(secretsKey()));
-  const upstreams = once(() => ({ service: new UpstreamService(new UpstreamRepository(db()), secretBox()) }));
   const outbound = once(() => createOutbound(db()));
+  const upstreams = once(() => ({
+    service: new UpstreamService(new UpstreamRepository(db()), secretBox(), (projectId, url) => outbound().guard.assertAllowed(projectId, url)),
+  }));
   const alerts = once(() => {
     const store = new PrismaAlertRepository(db());
     const baseUrl = config.IDEMGATE_PUBLIC_URL ?? config.BETTER_AUTH_URL ?? "";
