@@ -2,6 +2,8 @@ import { mkdtempSync } from "node:fs";
 import path from "node:path";
 import { gzipSync } from "node:zlib";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
+import { createGate } from "../../lib/sdk/gate";
+import { withIdempotency } from "../../lib/sdk/http";
 import { PROVIDERS } from "../helpers/databases";
 import { type GatewayWorld, startGatewayWorld } from "../helpers/gateway-world";
 import { allowOutbound, registerMcpUpstream } from "../helpers/mcp-clients";
@@ -99,6 +101,44 @@ describe.each(PROVIDERS)("%s: body limits hold on the bytes read, on every route
       effects: (tag) => scalar(world.db.url, "SELECT COUNT(*) FROM sign_in_failures WHERE email = $1", [`${tag}@idemgate.test`]),
     },
   ];
+  describe("a body over the gate's own bounds is bad input (4xx naming the bound), never a 503 to retry forever", () => {
+    const nested = (depth: number): unknown => (depth === 0 ? 1 : { a: nested(depth - 1) });
+
+    it("/gw: a body nested deeper than 100 levels is a 400; nothing is sent upstream or recorded", async () => {
+      const before = { stored: await stored(), requests: world.upstream.requests.length };
+      const res = await world.gw("v1/charges", { key: `deep-${Date.now()}`, body: { amount: 1, deep: nested(150) } });
+      const problem = (await res.json()) as { type: string; detail: string };
+      expect(res.status, problem.detail).toBe(400);
+      expect(res.headers.get("retry-after")).toBeNull();
+      expect(problem.detail).toMatch(/100 levels deep/);
+      expect(world.upstream.requests.length).toBe(before.requests);
+      expect(await stored()).toBe(before.stored);
+    });
+
+    it("the middleware with the gate over HTTP: a body too large for a begin is a 413 naming the limit; the handler never runs", async () => {
+      let runs = 0;
+      const served = withIdempotency({ gate: createGate({ baseUrl: base(), apiKey: world.apiKey }), route: "/v1/uploads" }, async () => {
+        runs++;
+        return Response.json({ ok: true });
+      });
+      const before = await stored();
+      const res = await served(
+        new Request("http://tool.test/v1/uploads", {
+          method: "POST",
+          headers: { "idempotency-key": `big-${Date.now()}`, "content-type": "application/json" },
+          body: JSON.stringify({ blob: "x".repeat(MiB + MiB / 2) }),
+        }),
+      );
+      const problem = (await res.json()) as { type: string; detail: string };
+      expect(res.status, problem.detail).toBe(413);
+      expect(problem.type).toBe("urn:idemgate:problem:request-too-large");
+      expect(problem.detail).toMatch(/exceeds 1048576 bytes/);
+      expect(res.headers.get("retry-after")).toBeNull();
+      expect(runs).toBe(0);
+      expect(await stored()).toBe(before);
+    });
+  });
+
   const encode = (body: unknown) => Buffer.from(typeof body === "string" ? body : JSON.stringify(body));
 
   describe.each(ROUTES)("$name", (route) => {
