@@ -1,4 +1,7 @@
+import { randomUUID } from "node:crypto";
+import { readBoundedBody, withBody } from "../http/bounded-body";
 import { arrivedOverHttps, clientIp } from "../http/client-address";
+import { errorResponse } from "../http/errors";
 import { services } from "../server/composition-root";
 import { AUTH_BASE_PATH } from "./auth";
 import { DEMO_LOCAL_ONLY_NOTICE, demoPasswordRefused } from "./demo-password";
@@ -18,6 +21,14 @@ export async function handleAuth(req: Request): Promise<Response> {
       { error: { code: "not_found", message: `no auth endpoint ${path}`, retryable: false } },
       { status: 404, headers: { "cache-control": "no-store" } },
     );
+  }
+  if (req.method === "POST") {
+    // better-auth reads the body itself, unbounded: it is handed the bytes read here, within the limit.
+    try {
+      req = withBody(req, await readBoundedBody(req.headers, req.body));
+    } catch (error) {
+      return errorResponse(error, randomUUID());
+    }
   }
   const operators = services().operators;
   const https = arrivedOverHttps(req.headers);

@@ -76,9 +76,8 @@ async function serve(match: AgentRouteMatch, req: IncomingMessage, res: ServerRe
   const out: Record<string, string | number> = Object.fromEntries(headers);
   Object.assign(out, result.headers);
   out["content-length"] = Buffer.byteLength(result.body);
-  // Refused for its size before it was read to its end: close rather than drain it. (Any other
-  // unread body, a small one behind a 401 say, Node's server reads and discards.)
-  if (result.status === 413 && !req.complete) out.connection = "close";
+  // A body refused for its size is still being read and dropped (bounded-body.ts): the connection
+  // stays open for it, so a client still sending reads this answer instead of a reset.
   res.writeHead(result.status, out);
   res.end(result.body);
 }

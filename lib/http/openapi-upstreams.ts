@@ -19,9 +19,9 @@ export function registerUpstreamPaths(registry: OpenAPIRegistry): void {
   const base = "/api/v1/operator/projects/{projectId}/upstreams";
   const one = `${base}/{upstreamId}`;
   registry.registerPath({ method: "get", path: base, summary: "The project's upstreams; secrets are never returned", tags, security, request: { params: ProjectParams }, responses: { 200: json(UpstreamListSchema, "The upstreams"), ...errors } });
-  registry.registerPath({ method: "post", path: base, summary: "Add an MCP (Streamable HTTP or stdio) or HTTP upstream (audited)", tags, security, request: { params: ProjectParams, ...jsonBody(CreateUpstreamSchema) }, responses: { 200: json(UpstreamSchema, "The new upstream"), ...errors } });
+  registry.registerPath({ method: "post", path: base, summary: "Add an MCP (Streamable HTTP or stdio) or HTTP upstream (audited); a URL the outbound allowlist refuses is a 400 on `url`", tags, security, request: { params: ProjectParams, ...jsonBody(CreateUpstreamSchema) }, responses: { 200: json(UpstreamSchema, "The new upstream"), ...errors } });
   registry.registerPath({ method: "get", path: one, summary: "One upstream", tags, security, request: { params: UpstreamParams }, responses: { 200: json(UpstreamSchema, "The upstream"), ...errors } });
-  registry.registerPath({ method: "patch", path: one, summary: "Change an upstream; a secret is replaced (or removed with null), never read back (audited)", tags, security, request: { params: UpstreamParams, ...jsonBody(UpdateUpstreamSchema) }, responses: { 200: json(UpstreamSchema, "The changed upstream"), ...errors } });
+  registry.registerPath({ method: "patch", path: one, summary: "Change an upstream; a secret is replaced (or removed with null), never read back (audited); a new URL must pass the outbound allowlist", tags, security, request: { params: UpstreamParams, ...jsonBody(UpdateUpstreamSchema) }, responses: { 200: json(UpstreamSchema, "The changed upstream"), ...errors } });
   registry.registerPath({
     method: "get",
     path: "/api/v1/operator/projects/{projectId}/mcp-tools",

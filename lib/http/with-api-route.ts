@@ -8,6 +8,7 @@ import { bearerToken, tokenMatches } from "./bearer-token";
 import { type ApiResult, jsonResult, toResponse } from "./api-result";
 import { errorResult } from "./errors";
 import type { HeaderReader } from "./header-reader";
+import type { BodySource } from "./bounded-body";
 import { readJsonBodyFrom } from "./read-json-body";
 import { withIncomingTrace } from "../telemetry/spans";
 
@@ -57,7 +58,7 @@ export interface ApiCall {
   headers: HeaderReader;
   params: () => Promise<Record<string, string | string[]>>;
   searchParams: () => URLSearchParams;
-  body: AsyncIterable<Uint8Array> | null;
+  body: BodySource | null;
   /** Admin routes only (Next.js): an operator session is read from the request's cookies. */
   request?: Request;
 }

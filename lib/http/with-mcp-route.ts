@@ -6,7 +6,7 @@ import { services } from "../server/composition-root";
 import { agentActor } from "../server/operator-audit";
 import { bearerToken } from "./bearer-token";
 import { clientInfo } from "./client-info";
-import { MAX_BODY_BYTES } from "./read-json-body";
+import { readBoundedBody, withBody } from "./bounded-body";
 import { withIncomingTrace } from "../telemetry/spans";
 
 const SESSION_HEADER = "mcp-session-id";
@@ -14,6 +14,14 @@ const SESSION_HEADER = "mcp-session-id";
 /** A JSON-RPC error outside any request (auth, routing, sessions), as MCP clients expect it. */
 function rpcError(status: number, code: number, message: string, headers: Record<string, string> = {}): Response {
   return Response.json({ jsonrpc: "2.0", error: { code, message }, id: null }, { status, headers: { "cache-control": "no-store", ...headers } });
+}
+
+/** A body refused for its size (413) or its content coding (415), as a JSON-RPC error; anything else is rethrown. */
+function refusedBody(error: unknown): Response {
+  if (error instanceof AppError && (error.code === "payload_too_large" || error.code === "unsupported_media_type")) {
+    return rpcError(error.code === "payload_too_large" ? 413 : 415, -32600, error.message);
+  }
+  throw error;
 }
 
 function isInitialize(body: unknown): body is { method: "initialize"; params?: { protocolVersion?: string; clientInfo?: { name?: string } } } {
@@ -113,14 +121,22 @@ export function mcpRoute() {
         );
       }
 
+      // The body is read here, once and bounded (a chunked body has no Content-Length to trust);
+      // one that is not JSON goes to the SDK as the bytes read, for its own parse error.
       let parsedBody: unknown;
+      let request = req;
       if (req.method === "POST") {
-        if (Number(req.headers.get("content-length") ?? "0") > MAX_BODY_BYTES) return rpcError(413, -32600, "the request body is larger than 1 MiB");
-        parsedBody = await req.clone().json().catch(() => undefined);
+        const bytes = await readBoundedBody(req.headers, req.body).catch((error: unknown) => refusedBody(error));
+        if (bytes instanceof Response) return bytes;
+        try {
+          parsedBody = JSON.parse(bytes.toString("utf8"));
+        } catch {
+          request = withBody(req, bytes);
+        }
       }
       const actor = agentActor(principal, clientInfo(req));
       const dashboardOrigin = publicOrigin(req);
-      mcp.bindScope(req, {
+      mcp.bindScope(request, {
         caller: { projectId: principal.projectId, apiKeyId: principal.apiKeyId, actor, sessionId, runHeader: req.headers.get("idemgate-run-id"), dashboardOrigin },
         upstream,
         idempotencyKeys: idempotencyKeys(parsedBody),
@@ -132,7 +148,7 @@ export function mcpRoute() {
       for (const { requestId, reason } of cancellationsIn(parsedBody)) {
         mcp.inflight.cancel({ projectId: principal.projectId, apiKeyId: principal.apiKeyId, sessionId, requestId }, reason);
       }
-      const response = await withIncomingTrace(req.headers, () => mcp.handler.fetch(req, parsedBody === undefined ? undefined : { parsedBody }));
+      const response = await withIncomingTrace(req.headers, () => mcp.handler.fetch(request, parsedBody === undefined ? undefined : { parsedBody }));
       if (!isInitialize(parsedBody) || !response.ok || sessionId) return response;
 
       const issued = await mcp.sessions.open({

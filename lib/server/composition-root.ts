@@ -153,8 +153,10 @@ export function buildServices(config: Env): Services {
   const secretsKey = once(() => resolveSecretsKey(config.IDEMGATE_SECRETS_KEY, config.IDEMGATE_DATA_DIR));
   const secretBox = once(() => new SecretBox(secretsKey()));
   const stdioCommands = once(() => new StdioCommandCatalog(parseStdioCommands(config.IDEMGATE_STDIO_COMMANDS)));
-  const upstreams = once(() => ({ service: new UpstreamService(new UpstreamRepository(db()), secretBox(), stdioCommands()) }));
   const outbound = once(() => createOutbound(db()));
+  const upstreams = once(() => ({
+    service: new UpstreamService(new UpstreamRepository(db()), secretBox(), stdioCommands(), (projectId, url) => outbound().guard.assertAllowed(projectId, url)),
+  }));
   const alerts = once(() => {
     const store = new PrismaAlertRepository(db());
     const baseUrl = config.IDEMGATE_PUBLIC_URL ?? config.BETTER_AUTH_URL ?? "";

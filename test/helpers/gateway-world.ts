@@ -31,8 +31,9 @@ export async function startGatewayWorld(provider: Provider, instances = 1): Prom
   const root = await OperatorClient.signIn(servers[0]!.baseUrl, ROOT.email, ROOT.password);
   const base = `/api/v1/operator/projects/${project.projectId}`;
   for (const [path, body] of [
-    [`${base}/upstreams`, { kind: "http", name: "pay", url: `${upstream.url}/`, secret: "sk_test_upstream" }],
+    // The allowlist first: an upstream at an address it refuses is refused at registration.
     [`${base}/outbound-allowlist`, { pattern: `127.0.0.1:${upstream.port}`, note: "the test upstream" }],
+    [`${base}/upstreams`, { kind: "http", name: "pay", url: `${upstream.url}/`, secret: "sk_test_upstream" }],
   ] as const) {
     const res = await root.raw("POST", path, body);
     if (!res.ok) throw new Error(`setup ${path}: ${res.status} ${await res.text()}`);

@@ -3,6 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { CallListSchema } from "../../lib/contract/calls";
 import { PROVIDERS } from "../helpers/databases";
 import { type GatewayWorld, startGatewayWorld } from "../helpers/gateway-world";
+import { sql } from "../helpers/sql";
 
 /** Sends until an answer that is not a 409 (in progress), a 5xx or a transport failure: what a retrying client does. */
 async function untilAnswered(send: () => Promise<Response>, budgetMs = 60_000): Promise<Response> {
@@ -142,9 +143,25 @@ describe("HTTP gateway /gw/{upstream}", () => {
     expect(res.status).toBe(404);
   });
 
-  it("an upstream outside the allowlist is refused before anything is recorded or sent", async () => {
+  it("an upstream outside the allowlist is refused at registration (and a change of URL to one), and at use once its entry is removed, before anything is recorded or sent", async () => {
     const base = `/api/v1/operator/projects/${world.projectId}/upstreams`;
-    expect((await world.root.raw("POST", base, { kind: "http", name: "elsewhere", url: `http://127.0.0.1:${world.upstream.port + 1}/` })).ok).toBe(true);
+    const elsewhere = { kind: "http", name: "elsewhere", url: `http://127.0.0.1:${world.upstream.port + 1}/` };
+    const refused = await world.root.expectError("POST", base, elsewhere);
+    expect(refused.status).toBe(400);
+    expect(refused.body.error.message).toMatch(new RegExp(`127\\.0\\.0\\.1:${world.upstream.port + 1} is not on this project's outbound allowlist`));
+    expect(refused.body.error.issues?.map((issue) => issue.path)).toEqual([["url"]]);
+    expect(await sql(world.db.url, "SELECT id FROM upstreams WHERE name = $1", ["elsewhere"])).toHaveLength(0);
+    // A change of URL is checked the same way, and leaves the upstream as it was.
+    const pay = (await sql<{ id: string; url: string; version: number }>(world.db.url, "SELECT id, url, version FROM upstreams WHERE name = $1", ["pay"]))[0]!;
+    const moved = await world.root.expectError("PATCH", `${base}/${pay.id}`, { url: elsewhere.url });
+    expect(moved.status).toBe(400);
+    expect(moved.body.error.message).toMatch(/outbound allowlist/);
+    expect(await sql(world.db.url, "SELECT url, version FROM upstreams WHERE id = $1", [pay.id])).toEqual([{ url: pay.url, version: pay.version }]);
+    // Registered while an entry admitted it, which an admin then removes: every call is still checked.
+    const allowlist = `/api/v1/operator/projects/${world.projectId}/outbound-allowlist`;
+    const entry = (await (await world.root.raw("POST", allowlist, { pattern: `127.0.0.1:${world.upstream.port + 1}` })).json()) as { id: string };
+    expect((await world.root.raw("POST", base, elsewhere)).ok).toBe(true);
+    expect((await world.root.raw("DELETE", `${allowlist}/${entry.id}`)).ok).toBe(true);
     const key = randomUUID();
     const res = await world.gw("v1/charges", { key, body: { amount: 1 }, upstream: "elsewhere" });
     expect(res.status).toBe(403);

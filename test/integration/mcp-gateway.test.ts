@@ -3,6 +3,7 @@ import { mkdtempSync } from "node:fs";
 import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import { EffectivePolicyResponseSchema, PolicyChangeResponseSchema } from "../../lib/contract/admin-policies";
+import { OutboundAllowlistEntrySchema } from "../../lib/contract/outbound";
 import { OperatorPreviewSchema } from "../../lib/contract/previews";
 import { McpToolListSchema } from "../../lib/contract/upstreams";
 import { CallStatusSchema } from "../../lib/contract/v1";
@@ -352,8 +353,16 @@ describe.each(PROVIDERS)("%s: MCP gateway over Streamable HTTP", (provider) => {
       await flaky.close();
     }
   });
-  it("an upstream URL outside the allowlist (a metadata address): a clear error, nothing stored", async () => {
+  it("an upstream URL outside the allowlist (a metadata address) is refused at registration, and at use once the entry that admitted it is removed: a clear error, nothing stored", async () => {
+    const refused = await world.root.expectError("POST", world.root.p(world.projectA, "/upstreams"), { kind: "mcp", transport: "streamable_http", name: "metadata", url: "http://169.254.169.254/mcp" });
+    expect(refused.status).toBe(400);
+    expect(refused.body.error.message).toMatch(/allowlist/);
+    expect(refused.body.error.issues?.map((issue) => issue.path)).toEqual([["url"]]);
+    expect(await sql(world.databaseUrl, "SELECT id FROM upstreams WHERE project_id = $1 AND name = $2", [world.projectA, "metadata"])).toHaveLength(0);
+    // Registered while an entry admitted it, which an admin then removes: every call is still checked.
+    const entry = await allowOutbound(world.root, world.projectA, "169.254.169.254");
     await registerMcpUpstream(world.root, world.projectA, "metadata", "http://169.254.169.254/mcp");
+    await world.root.call(OutboundAllowlistEntrySchema, "DELETE", world.root.p(world.projectA, `/outbound-allowlist/${entry.id}`));
     const outside = await gatewayClient(world.server.baseUrl, "metadata", world.agentA.apiKey);
     try {
       const result = (await outside.callTool({ name: "refund_order", arguments: { orderId: "o-meta" } })) as Result;

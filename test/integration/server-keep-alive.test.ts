@@ -8,7 +8,7 @@ function get(server: TestServer, agent: http.Agent): Promise<{ status: number; r
   return new Promise((resolve, reject) => {
     const req = http.get({ host: "127.0.0.1", port, path: "/api/livez", agent }, (res) => {
       res.resume();
-      res.on("end", () => resolve({ status: res.statusCode ?? 0, reused: req.reusedSocket, keepAlive: res.headers["keep-alive"] }));
+      res.on("end", () => resolve({ status: res.statusCode ?? 0, reused: req.reusedSocket, keepAlive: [res.headers["keep-alive"]].flat().join(",") }));
     });
     req.on("error", reject);
   });

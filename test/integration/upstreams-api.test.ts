@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { AuditListSchema } from "../../lib/contract/operator";
 import { UpstreamListSchema, UpstreamSchema } from "../../lib/contract/upstreams";
 import { PROVIDERS } from "../helpers/databases";
+import { allowOutbound } from "../helpers/mcp-clients";
 import { createOperator } from "../helpers/operator-client";
 import { sql } from "../helpers/sql";
 import { type TwoProjects, startTwoProjects } from "../helpers/two-projects";
@@ -12,6 +13,8 @@ describe.each(PROVIDERS)("%s: the upstream registry", (provider) => {
   let world: TwoProjects;
   beforeAll(async () => {
     world = await startTwoProjects(provider, { IDEMGATE_STDIO_COMMANDS: JSON.stringify({ files: { command: "node", args: ["server.js"] } }) });
+    // Upstream URLs must pass the project's outbound allowlist when they are saved.
+    for (const pattern of ["*.example.com", "x.example", "other.example"]) await allowOutbound(world.root, world.projectA, pattern);
   });
   afterAll(async () => {
     await world?.stop();
@@ -64,6 +67,28 @@ describe.each(PROVIDERS)("%s: the upstream registry", (provider) => {
     const taken = await world.root.expectError("POST", path(), { kind: "http", name: "payments", url: "https://other.example" });
     expect(taken.status).toBe(409);
     expect(taken.body.error.code).toBe("already_exists");
+  });
+
+  it("a URL the outbound allowlist refuses is refused when the upstream is created or moved, with a 400 on `url`, and nothing is stored", async () => {
+    const before = (await world.root.call(UpstreamListSchema, "GET", path())).upstreams;
+    for (const body of [
+      { kind: "mcp", transport: "streamable_http", name: "internal", url: "http://10.0.0.5/mcp" },
+      { kind: "http", name: "metadata", url: "http://169.254.169.254/latest" },
+      { kind: "http", name: "elsewhere", url: "https://api.elsewhere.net" },
+    ]) {
+      const refused = await world.root.expectError("POST", path(), body);
+      expect(refused.status, body.url).toBe(400);
+      expect(refused.body.error.message).toMatch(/outbound allowlist/);
+      expect(refused.body.error.issues?.map((issue) => issue.path)).toEqual([["url"]]);
+    }
+    // Another project's allowlist admits nothing here.
+    expect((await world.root.expectError("POST", world.root.p(world.projectB, "/upstreams"), { kind: "http", name: "billing-api", url: "https://api.example.com" })).status).toBe(400);
+    const payments = before.find((u) => u.name === "payments")!;
+    const moved = await world.root.expectError("PATCH", path(`/${payments.id}`), { url: "http://10.0.0.5/mcp" });
+    expect(moved.status).toBe(400);
+    expect((await world.root.call(UpstreamListSchema, "GET", path())).upstreams).toEqual(before);
+    const audit = await world.root.call(AuditListSchema, "GET", world.root.p(world.projectA, "/audit?limit=500"));
+    expect(audit.entries.filter((entry) => entry.action === "upstream.created")).toHaveLength(3);
   });
 
   it("changes compare-and-set on the version; a secret is replaced or removed, never read back", async () => {

@@ -210,6 +210,10 @@ export async function runIdempotent(options: IdempotencyOptions, incoming: Incom
     if (error instanceof GateError && error.code === "invalid_input") {
       return { kind: "answer", reply: problemReply("badIdentity", error.message) };
     }
+    // A body over the gate's bounds (nested too deep or too wide; too large for a begin): bad input
+    // too, a 4xx naming the bound, never the 503 that tells the caller to send it again forever.
+    if (error instanceof GateError && error.code === "invalid_json") return { kind: "answer", reply: problemReply("badIdentity", error.message) };
+    if (error instanceof GateError && error.code === "payload_too_large") return { kind: "answer", reply: problemReply("tooLarge", error.message) };
     if (error instanceof GateError && (error.code.startsWith("bypass_") || (resendReason !== null && !error.retryable))) {
       // A resend the policy never allows (bypass: never), or a token refused: nothing ran, and retrying cannot help.
       return { kind: "answer", reply: problemReply("resendRefused", `it was not run again: ${error.message}`) };

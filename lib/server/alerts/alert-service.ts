@@ -4,7 +4,7 @@ import type { AlertAttemptRow, AlertChannelRow, AlertDeliveryRow, AlertRuleRow, 
 import { AppError } from "../app-error";
 import { newId } from "../ids";
 import { type Actor, auditEntry } from "../operator-audit";
-import { OutboundRefusedError } from "../outbound/outbound-refused";
+import { type AssertAllowed, assertRegistrable } from "../outbound/registration-check";
 import type { SecretBox } from "../upstreams/secret-box";
 import { PAGERDUTY_EVENTS_URL, displayTarget, newSigningSecret, sealSecrets } from "./alert-channels";
 import { pendingDelivery } from "./pending-delivery";
@@ -16,7 +16,7 @@ export interface AlertServiceDeps {
   store: AlertStore;
   box: SecretBox;
   /** The outbound allowlist: a channel's URL must pass it when it is added (and again on every send). */
-  assertAllowed: (projectId: string, url: string) => Promise<unknown>;
+  assertAllowed: AssertAllowed;
   baseUrl: string;
   /** Asks the delivery worker to run soon (a test alert should not wait a whole interval). */
   kick?: () => void;
@@ -45,13 +45,7 @@ export class AlertService {
     const now = this.clock();
     const id = newId("ach", now);
     const url = input.kind === "pagerduty" ? (input.url ?? PAGERDUTY_EVENTS_URL) : input.url;
-    try {
-      await this.deps.assertAllowed(projectId, url);
-    } catch (error) {
-      if (!(error instanceof OutboundRefusedError)) throw error;
-      const message = `${new URL(url).host} is not on this project's outbound allowlist (${error.message}): add it in Settings → Outbound allowlist first`;
-      throw new AppError("invalid_input", message, { issues: [{ path: ["url"], message, code: "custom" }] });
-    }
+    await assertRegistrable(this.deps.assertAllowed, projectId, url, "url");
     const signingSecret = input.kind === "webhook" ? (input.signingSecret ?? newSigningSecret()) : undefined;
     const secrets = { url, ...(input.kind === "pagerduty" ? { routingKey: input.routingKey } : {}), ...(signingSecret ? { signingSecret } : {}) };
     const channel: AlertChannelRow = {

@@ -13,6 +13,8 @@ import { OutboundRefusedError } from "../outbound/outbound-refused";
 import type { ResolvedUpstream } from "../upstreams/upstream-service";
 import { forwardedRequestHeaders, returnedResponseHeaders, upstreamUrl } from "./forward-headers";
 import { readLimited } from "./read-limited";
+import { readBoundedBody } from "../../http/bounded-body";
+import { AppError } from "../app-error";
 
 /** What the gateway needs from the upstream registry and the outbound guard: swapped in tests. */
 export interface GatewayDeps {
@@ -79,9 +81,13 @@ export class HttpGateway {
       throw error;
     }
 
-    const bytes = req.body ? new Uint8Array(await req.arrayBuffer()) : new Uint8Array();
-    if (bytes.byteLength > this.settings.maxRequestBytes) {
-      return responseFromReply(problemReply("tooLarge", `request bodies are forwarded up to ${this.settings.maxRequestBytes} bytes`));
+    // Counted as it arrives (a chunked body declares no length); a content-coded one is refused (415).
+    let bytes: Uint8Array;
+    try {
+      bytes = await readBoundedBody(req.headers, req.body, this.settings.maxRequestBytes);
+    } catch (error) {
+      if (!(error instanceof AppError && error.code === "payload_too_large")) throw error;
+      return responseFromReply(problemReply("tooLarge", `the request body is too large: request bodies are forwarded up to ${this.settings.maxRequestBytes} bytes`));
     }
     const maxStoredBytes = resolved.row.maxStoredBytes ?? this.settings.maxStoredBytes;
     // A request that asks to run a completed key again needs to know who asks (the resend request is theirs).

@@ -3,6 +3,7 @@ import type { UpstreamRepository, UpstreamRow } from "../../store/prisma/upstrea
 import { AppError } from "../app-error";
 import { newId } from "../ids";
 import { type Actor, auditEntry } from "../operator-audit";
+import { type AssertAllowed, assertRegistrable } from "../outbound/registration-check";
 import type { SecretBox } from "./secret-box";
 import type { StdioCommand, StdioCommandCatalog } from "./stdio-commands";
 
@@ -25,6 +26,8 @@ export class UpstreamService {
     private readonly repository: UpstreamRepository,
     private readonly box: SecretBox,
     private readonly stdioCommands: StdioCommandCatalog,
+    /** The outbound allowlist's URL check: an upstream's URL must pass it when it is saved (and again on every call). */
+    private readonly assertAllowed: AssertAllowed,
     private readonly clock: () => number = Date.now,
   ) {}
 
@@ -40,6 +43,7 @@ export class UpstreamService {
 
   async create(projectId: string, input: CreateUpstream, actor: Actor): Promise<UpstreamRow> {
     if ("command" in input) this.requireStdioCommand(input.command);
+    if ("url" in input && input.url) await assertRegistrable(this.assertAllowed, projectId, input.url, "url");
     const now = this.clock();
     const id = newId("up", now);
     const row: UpstreamRow = {
@@ -75,6 +79,7 @@ export class UpstreamService {
     if (input.command !== undefined) this.requireStdioCommand(input.command);
     if (current.kind !== "http" && input.idempotencyHeader != null) throw invalid("idempotencyHeader", "only an http upstream has an idempotency header");
     if (current.kind !== "http" && input.maxStoredBytes != null) throw invalid("maxStoredBytes", "only an http upstream has a stored-response limit");
+    if (input.url) await assertRegistrable(this.assertAllowed, projectId, input.url, "url");
     const now = this.clock();
     const change = {
       url: input.url,
