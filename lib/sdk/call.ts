@@ -35,6 +35,7 @@ export interface CallDeps {
 export async function runCall<T>(deps: CallDeps, callRequest: BeginRequest, exec: Exec<T>, options: CallOptions<T> = {}): Promise<CallResult<T>> {
   let request = callRequest;
   let previewed = false;
+  let previewId = options.previewId;
   let redeemed = false;
   const started = Date.now();
   const maxWaitMs = options.maxWaitMs ?? deps.maxWaitMs;
@@ -61,9 +62,11 @@ export async function runCall<T>(deps: CallDeps, callRequest: BeginRequest, exec
       await sleep(Math.min(pause, maxWaitMs - waited), options.signal);
       continue;
     }
-    if (decision.decision === "preview_required" && options.preview && !previewed && isPreviewTransport(deps.transport)) {
+    if (decision.decision === "preview_required" && (options.preview || previewId !== undefined) && !previewed && isPreviewTransport(deps.transport)) {
       previewed = true;
-      const exchanged = await exchangePreview(deps, deps.transport, request, options);
+      // A preview posted earlier (an adapter's paused run) is waited on once; a later round posts afresh.
+      const exchanged = await exchangePreview(deps, deps.transport, request, { ...options, previewId });
+      previewId = undefined;
       if (!exchanged.ok) return exchanged.result;
       if (exchanged.token !== null) request = { ...request, previewToken: exchanged.token };
       continue;
