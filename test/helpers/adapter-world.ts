@@ -74,6 +74,20 @@ export async function waitFor(what: string, condition: () => boolean, budgetMs =
 /** A downstream system whose side effects are counted, per entity. */
 export class Backend {
   readonly effects: string[] = [];
+  /** Executions started and not yet finished (a timed-out call goes on in the background). */
+  inFlight = 0;
+
+  async act<T>(entity: string, delayMs: number, result: () => T): Promise<T> {
+    this.inFlight++;
+    try {
+      if (delayMs > 0) await sleep(delayMs);
+      this.effects.push(entity);
+      return result();
+    } finally {
+      this.inFlight--;
+    }
+  }
+
   count(entity?: string): number {
     return entity === undefined ? this.effects.length : this.effects.filter((e) => e === entity).length;
   }
