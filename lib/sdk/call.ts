@@ -36,6 +36,7 @@ export async function runCall<T>(deps: CallDeps, callRequest: BeginRequest, exec
   let request = callRequest;
   let previewed = false;
   let previewId = options.previewId;
+  let tokenRetried = false;
   let redeemed = false;
   const started = Date.now();
   const maxWaitMs = options.maxWaitMs ?? deps.maxWaitMs;
@@ -48,7 +49,20 @@ export async function runCall<T>(deps: CallDeps, callRequest: BeginRequest, exec
     const waitMs = Math.min(deps.waitMs, remaining);
     const begin: BeginRequest = waitMs > 0 ? { ...request, waitMs } : request;
     const sentAt = Date.now();
-    const decision = await withGateRetry(() => deps.transport.begin(begin, options.signal), deps.gateRetry, options.signal);
+    let decision;
+    try {
+      decision = await withGateRetry(() => deps.transport.begin(begin, options.signal), deps.gateRetry, options.signal);
+    } catch (error) {
+      if (request.previewToken === undefined || tokenRetried || !isStalePreviewToken(error)) throw error;
+      // Another holder of the same approved preview (a second process resuming the same paused run)
+      // read a newer token or spent it: ask again without ours, which replays what the other ran.
+      tokenRetried = true;
+      const { previewToken: _stale, ...rest } = request;
+      request = rest;
+      previewed = false;
+      previewId = options.previewId;
+      continue;
+    }
 
     if (decision.decision === "in_progress") {
       const waited = Date.now() - started;
@@ -294,6 +308,11 @@ function costOf<T>(value: T, options: CallOptions<T>): Cost | undefined {
 
 function compensationOf<T>(value: T, options: CallOptions<T>): { compensation?: CompensationSpec } {
   return options.compensate ? { compensation: options.compensate(value) } : {};
+}
+
+/** The preview token was replaced by a newer read, spent, or timed out: the preview may still stand. */
+function isStalePreviewToken(error: unknown): boolean {
+  return error instanceof GateError && (error.code === "preview_token_invalid" || error.code === "preview_token_used" || error.code === "preview_token_expired");
 }
 
 function isLeaseLost(error: unknown): boolean {

@@ -1,7 +1,8 @@
 import { Agent, type FunctionTool, type Model, type ModelRequest, type ModelResponse, RunState, Usage, run, setTracingDisabled, tool } from "@openai/agents";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { z } from "zod";
-import { type Gate, currentToolCall } from "../../lib/sdk";
+import { type Gate, HttpTransport, createGate, currentToolCall } from "../../lib/sdk";
+import type { BeginRequest } from "../../lib/sdk/types";
 import { gatedTool, settleApprovals } from "../../lib/sdk/adapters/openai-agents";
 import { uniqueRun } from "../helpers/policy-fixtures";
 import { AdapterWorld, Backend, waitFor } from "../helpers/adapter-world";
@@ -18,12 +19,14 @@ type Call = { id: string; name: string; args: object };
 /** A model that answers from the run's history: the calls for the number of tool results so far, then "done". */
 class ScriptedModel implements Model {
   readonly requests: ModelRequest[] = [];
-  constructor(private readonly turns: Call[][]) {}
+  /** Turns in order, or the calls to make once the history holds that many tool results. */
+  constructor(private readonly turns: Call[][] | Record<number, Call[]>) {}
 
   async getResponse(request: ModelRequest): Promise<ModelResponse> {
     this.requests.push(request);
     const results = Array.isArray(request.input) ? request.input.filter((item) => item.type === "function_call_result").length : 0;
-    const calls = this.turns.find((_, turn) => this.turns.slice(0, turn).flat().length === results);
+    const turns = this.turns;
+    const calls = Array.isArray(turns) ? turns.find((_, turn) => turns.slice(0, turn).flat().length === results) : turns[results];
     if (!calls) return { usage: new Usage(), output: [{ type: "message", role: "assistant", status: "completed", content: [{ type: "output_text", text: "done" }] }] };
     return {
       usage: new Usage(),
@@ -159,6 +162,33 @@ describe("OpenAI Agents SDK adapter: gatedTool()", () => {
     }
   });
 
+  it("handoff: the billing agent the run was handed to re-plans the charge the first agent made: one charge (without the gate: two)", async () => {
+    for (const gated of [true, false]) {
+      const backend = new Backend();
+      const gate = world.gate();
+      const charge = chargeTool(gated ? gate : null, backend, 0);
+      const billing = new Agent({
+        name: "billing",
+        model: new ScriptedModel({ 2: [{ id: "call_b", name: "charge_card", args: { orderId: "o-5", amount: 99, memo: "billing takes over" } }] }),
+        tools: [charge],
+      });
+      const triage = new Agent({
+        name: "triage",
+        model: new ScriptedModel({
+          0: [{ id: "call_t", name: "charge_card", args: { orderId: "o-5", amount: 99, memo: null } }],
+          1: [{ id: "call_h", name: "transfer_to_billing", args: {} }],
+        }),
+        tools: [charge],
+        handoffs: [billing],
+      });
+      const result = await gate.run({ runId: uniqueRun("oa-handoff") }, () => run(triage, "charge o-5"));
+      expect(result.lastAgent?.name).toBe("billing");
+      const shown = outputs(result);
+      expect(JSON.parse(shown.call_b!)).toEqual(JSON.parse(shown.call_t!));
+      expect(backend.count()).toBe(gated ? 1 : 2);
+    }
+  });
+
   /** delete_repo under policy `preview: approve`, gated with Idemgate approval, or plain with needsApproval. */
   function deleteRepo(gate: Gate | null, backend: Backend): FunctionTool<unknown, typeof repoParams, unknown> {
     const options = {
@@ -223,6 +253,34 @@ describe("OpenAI Agents SDK adapter: gatedTool()", () => {
     }
   });
 
+  it("approval clicked twice: the second click is refused, and two processes resuming the approved state at once delete once (without the gate: twice)", async () => {
+    for (const gated of [true, false]) {
+      const backend = new Backend();
+      const runId = uniqueRun("oa-twice");
+      const gate = world.gate();
+      const agent = new Agent({ name: "ops", model: new ScriptedModel(deleteTurns), tools: [deleteRepo(gated ? gate : null, backend)] });
+      const saved = (await gate.run({ runId }, () => run(agent, "delete acme/legacy"))).state.toString();
+      if (gated) {
+        const pending = await world.pendingPreview(runId);
+        await world.decide(pending.previewId, true, "ok");
+        const again = await world.operator.expectError("POST", world.operator.p(world.projectId, `/previews/${pending.previewId}/approve`), { note: "ok again" });
+        expect(again.status).toBe(409);
+      }
+      const resume = async () => {
+        const client = world.gate();
+        const agentN = new Agent({ name: "ops", model: new ScriptedModel(deleteTurns), tools: [deleteRepo(gated ? client : null, backend)] });
+        const state = await RunState.fromString(agentN, saved);
+        if (gated) await client.run({ runId }, () => settleApprovals(client, state));
+        else state.approve(state.getInterruptions()[0]!);
+        return outputs(await client.run({ runId }, () => run(agentN, state))).call_d;
+      };
+      const [a, b] = await Promise.all([resume(), resume()]);
+      expect(JSON.parse(a!)).toEqual({ deleted: "acme/legacy" });
+      expect(b).toEqual(a);
+      expect(backend.count()).toBe(gated ? 1 : 2);
+    }
+  });
+
   it("approval denied in Idemgate: the model sees the refusal, and an approval given only in the app executes nothing", async () => {
     const backend = new Backend();
     const runId = uniqueRun("oa-deny");
@@ -253,5 +311,34 @@ describe("OpenAI Agents SDK adapter: gatedTool()", () => {
     expect(outputs(stillRefused).call_d).toContain("A human denied this action after seeing its preview: that repo still has users");
     expect(backend.count()).toBe(0);
     expect(await world.previewsOf(runId)).toHaveLength(1);
+  });
+});
+
+describe("two holders of one approved preview", () => {
+  /** Another process reads the approved preview (which hands it a fresh token, replacing ours) just before our begin. */
+  class RacedTransport extends HttpTransport {
+    previewId = "";
+    raced = false;
+    override async begin(request: BeginRequest, signal?: AbortSignal) {
+      if (request.previewToken !== undefined && !this.raced) {
+        this.raced = true;
+        await this.readPreview(this.previewId);
+      }
+      return super.begin(request, signal);
+    }
+  }
+
+  it("a token replaced by the other holder's read is not an error: the call asks again and runs once", async () => {
+    const transport = new RacedTransport({ baseUrl: world.server.baseUrl, apiKey: world.apiKey });
+    const gate = createGate({ transport });
+    const spec = { tool: "delete_repo", runId: uniqueRun("raced"), step: "delete", args: { repo: "acme/raced" } };
+    const posted = await transport.createPreview({ tool: spec.tool, runId: spec.runId, stepId: spec.step, args: spec.args, preview: { summary: "deletes acme/raced", affected: ["acme/raced"] } });
+    transport.previewId = posted.previewId;
+    await world.decide(posted.previewId, true, "ok");
+    let deletions = 0;
+    const result = await gate.call(spec, () => ({ deleted: ++deletions }), { previewId: posted.previewId, previewTimeoutMs: 0 });
+    expect(transport.raced).toBe(true);
+    expect(result).toMatchObject({ ok: true, status: "executed", value: { deleted: 1 } });
+    expect(deletions).toBe(1);
   });
 });
