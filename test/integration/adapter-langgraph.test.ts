@@ -7,7 +7,8 @@ import { ToolNode, toolsCondition } from "@langchain/langgraph/prebuilt";
 import { randomBytes } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { z } from "zod";
-import type { Gate } from "../../lib/sdk";
+import { type Gate, HttpTransport, createGate } from "../../lib/sdk";
+import type { BeginRequest } from "../../lib/sdk/types";
 import { type ApprovalInterrupt, gateGraphTools } from "../../lib/sdk/adapters/langgraph";
 import { AdapterWorld, Backend, sleep, waitFor } from "../helpers/adapter-world";
 import { adminQuery, postgresAvailable, postgresUrlFor } from "../helpers/postgres";
@@ -21,16 +22,16 @@ import { adminQuery, postgresAvailable, postgresUrlFor } from "../helpers/postgr
 type Call = { id: string; name: string; args: Record<string, unknown> };
 
 /** The model node: the calls for the number of tool results so far in the thread, then "done". */
-function scriptedModel(turns: Call[][]) {
+function scriptedModel(turns: Call[][] | Record<number, Call[]>) {
   return (state: { messages: BaseMessage[] }) => {
     const results = state.messages.filter((m) => m.getType() === "tool").length;
-    const calls = turns.find((_, turn) => turns.slice(0, turn).flat().length === results);
+    const calls = Array.isArray(turns) ? turns.find((_, turn) => turns.slice(0, turn).flat().length === results) : turns[results];
     if (!calls) return { messages: [new AIMessage("done")] };
     return { messages: [new AIMessage({ content: "", tool_calls: calls.map((c) => ({ id: c.id, name: c.name, args: c.args, type: "tool_call" as const })) })] };
   };
 }
 
-function graphOf(turns: Call[][], tools: StructuredToolInterface[], checkpointer: BaseCheckpointSaver, handleToolErrors = true) {
+function graphOf(turns: Call[][] | Record<number, Call[]>, tools: StructuredToolInterface[], checkpointer: BaseCheckpointSaver | undefined, handleToolErrors = true) {
   return new StateGraph(MessagesAnnotation)
     .addNode("agent", scriptedModel(turns))
     .addNode("tools", new ToolNode(tools, { handleToolErrors }))
@@ -265,5 +266,45 @@ describe("LangGraph adapter: gateGraphTools()", () => {
     const refused = await graph.invoke(new Command({ resume: { approved: false, note: "not today" } }), inApp);
     expect(outputs(refused.messages).call_d).toContain("A human refused this action: not today");
     expect(backend.count()).toBe(0);
+  });
+
+  it("subgraph: a subgraph re-planning the parent graph's charge shares the thread's run and charges nothing more (without the gate: two)", async () => {
+    /** Records every begin, to see the run and agent each call went under. */
+    class Recording extends HttpTransport {
+      readonly begins: BeginRequest[] = [];
+      override begin(request: BeginRequest, signal?: AbortSignal) {
+        this.begins.push(request);
+        return super.begin(request, signal);
+      }
+    }
+    for (const withGate of [true, false]) {
+      const backend = new Backend();
+      const transport = new Recording({ baseUrl: world.server.baseUrl, apiKey: world.apiKey });
+      const gate = createGate({ transport });
+      const base = chargeTool(backend, 0);
+      const tools = withGate ? gated(gate, [base]) : [base];
+      // The subgraph runs under its parent's checkpointer (LangGraph passes it down).
+      const billing = graphOf({ 1: [{ id: "call_sub", name: "charge_card", args: { orderId: "o-6", amount: 5, memo: "billing re-checks" } }] }, tools, undefined);
+      const parent = new StateGraph(MessagesAnnotation)
+        .addNode("agent", scriptedModel([[{ id: "call_top", name: "charge_card", args: { orderId: "o-6", amount: 5 } }]]))
+        .addNode("tools", new ToolNode(tools))
+        .addNode("billing", billing)
+        .addEdge(START, "agent")
+        .addConditionalEdges("agent", (state) => ((state.messages.at(-1) as AIMessage).tool_calls?.length ? "tools" : "billing"), ["tools", "billing"])
+        .addEdge("tools", "agent")
+        .addEdge("billing", END)
+        .compile({ checkpointer: new MemorySaver() });
+      const config = thread("subgraph");
+      const final = await parent.invoke({ messages: [{ role: "user", content: "charge o-6" }] }, config);
+      const shown = outputs(final.messages);
+      expect(JSON.parse(shown.call_sub!)).toEqual(JSON.parse(shown.call_top!));
+      expect(backend.count()).toBe(withGate ? 1 : 2);
+      if (withGate) {
+        expect(transport.begins.map((b) => [b.runId, b.agentId, b.toolCallId])).toEqual([
+          [config.configurable.thread_id, undefined, "call_top"],
+          [config.configurable.thread_id, "billing", "call_sub"],
+        ]);
+      }
+    }
   });
 });

@@ -21,7 +21,7 @@ export interface GatedGraphToolConfig<INPUT = unknown> extends GatedToolConfig<I
 
 export interface GateGraphToolsOptions {
   tools?: Record<string, GatedGraphToolConfig<any>>;
-  /** The run id from the graph's config. Default: `thread_id` (with the parent nodes of a subgraph), else `gate.run`'s. */
+  /** The run id from the graph's config. Default: `thread_id` (a subgraph's calls share it, named by their node path as agentId), else `gate.run`'s. */
   runId?: (config: RunnableConfig) => string | undefined;
   /** What the model sees for a call that produced no value (refused, in_progress, a denied approval, …). */
   toModel?: (result: CallResult<unknown>, toolName: string) => unknown;
@@ -62,12 +62,14 @@ export function gateGraphTools<TOOLS extends StructuredToolInterface[]>(gate: Ga
       async (input: unknown, runnable: RunnableConfig & { toolCall?: { id?: string } }) => {
         const toolCallId = runnable.toolCall?.id ?? "";
         const { toolCall: _call, ...forOriginal } = runnable;
-        const runId = options.runId?.(runnable) ?? threadRunId(runnable) ?? gate.context()?.runId;
+        const runId = options.runId?.(runnable) ?? threadOf(runnable) ?? gate.context()?.runId;
+        const agentId = subgraphOf(runnable);
         const spec: CallSpec = {
           tool: name,
           toolCallId,
           args: input,
           ...(runId !== undefined ? { runId } : {}),
+          ...(agentId !== undefined ? { agentId } : {}),
           ...stepFor(name, config, input, toolCallId, engineStepId(runnable, toolCallId)),
         };
         // Without the toolCall the original answers its plain value (not a ToolMessage): that is what is stored.
@@ -95,18 +97,22 @@ export function gateGraphTools<TOOLS extends StructuredToolInterface[]>(gate: Ga
   }) as unknown as TOOLS;
 }
 
+/** The graph's thread as the run: a graph resumed from its checkpointer keys the same. */
+function threadOf(config: RunnableConfig): string | undefined {
+  const thread = config.configurable?.thread_id as string | number | undefined;
+  return thread === undefined || thread === "" ? undefined : String(thread);
+}
+
 /**
- * The graph's thread as the run: a resumed graph keys the same. Inside a subgraph the parent nodes'
- * names are added (never their task ids, which change with every super-step) so a subgraph's steps
- * are its own; the last namespace segment is the tool node itself.
+ * Inside a subgraph, its parent nodes' names as the agent (never their task ids, which change with
+ * every super-step): like a subagent, a subgraph shares its thread's run, so a step the parent graph
+ * and a subgraph both decide to take has one key, and the ledger says which one called.
  */
-function threadRunId(config: RunnableConfig): string | undefined {
-  const configurable = config.configurable ?? {};
-  const thread = configurable.thread_id as string | undefined;
-  if (thread === undefined || thread === "") return undefined;
-  const namespace = typeof configurable.checkpoint_ns === "string" ? configurable.checkpoint_ns : "";
+function subgraphOf(config: RunnableConfig): string | undefined {
+  const namespace = config.configurable?.checkpoint_ns;
+  if (typeof namespace !== "string") return undefined;
   const parents = namespace.split("|").filter(Boolean).slice(0, -1).map((segment) => segment.split(":")[0]);
-  return [String(thread), ...parents].join("/");
+  return parents.length > 0 ? parents.join("/") : undefined;
 }
 
 /** LangGraph's own identity of this call: its task (stable across resumes of one checkpoint) and the call in it. */
