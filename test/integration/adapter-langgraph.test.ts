@@ -3,7 +3,9 @@ import type { RunnableConfig } from "@langchain/core/runnables";
 import { type StructuredToolInterface, tool } from "@langchain/core/tools";
 import { type BaseCheckpointSaver, Command, END, MemorySaver, MessagesAnnotation, START, StateGraph, interrupt } from "@langchain/langgraph";
 import { PostgresSaver } from "@langchain/langgraph-checkpoint-postgres";
-import { ToolNode, toolsCondition } from "@langchain/langgraph/prebuilt";
+import { ToolNode, createReactAgent, toolsCondition } from "@langchain/langgraph/prebuilt";
+import { BaseChatModel } from "@langchain/core/language_models/chat_models";
+import type { ChatResult } from "@langchain/core/outputs";
 import { randomBytes } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { z } from "zod";
@@ -39,6 +41,23 @@ function graphOf(turns: Call[][] | Record<number, Call[]>, tools: StructuredTool
     .addConditionalEdges("agent", toolsCondition, ["tools", END])
     .addEdge("tools", "agent")
     .compile({ checkpointer });
+}
+
+/** The same script as a LangChain chat model, for the prebuilt agents (which bind tools to a model). */
+class ScriptedChatModel extends BaseChatModel {
+  constructor(private readonly turns: Call[][]) {
+    super({});
+  }
+  _llmType() {
+    return "scripted";
+  }
+  override bindTools() {
+    return this as never;
+  }
+  async _generate(messages: BaseMessage[]): Promise<ChatResult> {
+    const message = scriptedModel(this.turns)({ messages }).messages[0]!;
+    return { generations: [{ text: "", message }] };
+  }
 }
 
 /** What the model was shown for each tool call, by call id. */
@@ -305,6 +324,21 @@ describe("LangGraph adapter: gateGraphTools()", () => {
           [config.configurable.thread_id, "billing", "call_sub"],
         ]);
       }
+    }
+  });
+
+  it("createReactAgent: the prebuilt agent runs the gated tools; parallel identical calls charge once (without the gate: two)", async () => {
+    const args = { orderId: "o-7", amount: 3 };
+    const turns: Call[][] = [[{ id: "call_x", name: "charge_card", args }, { id: "call_y", name: "charge_card", args }]];
+    for (const withGate of [true, false]) {
+      const backend = new Backend();
+      const base = chargeTool(backend, 0);
+      const agent = createReactAgent({ llm: new ScriptedChatModel(turns), tools: withGate ? gated(world.gate(), [base]) : [base], checkpointer: new MemorySaver() });
+      const final = await agent.invoke({ messages: [{ role: "user", content: "charge o-7" }] }, thread("prebuilt"));
+      const shown = outputs(final.messages);
+      expect(JSON.parse(shown.call_x!)).toEqual({ chargeId: "ch_o-7", amount: 3 });
+      expect(shown.call_y).toEqual(shown.call_x);
+      expect(backend.count()).toBe(withGate ? 1 : 2);
     }
   });
 });
