@@ -35,6 +35,8 @@ export interface CallDeps {
 export async function runCall<T>(deps: CallDeps, callRequest: BeginRequest, exec: Exec<T>, options: CallOptions<T> = {}): Promise<CallResult<T>> {
   let request = callRequest;
   let previewed = false;
+  let previewId = options.previewId;
+  let tokenRetried = false;
   let redeemed = false;
   const started = Date.now();
   const maxWaitMs = options.maxWaitMs ?? deps.maxWaitMs;
@@ -47,7 +49,20 @@ export async function runCall<T>(deps: CallDeps, callRequest: BeginRequest, exec
     const waitMs = Math.min(deps.waitMs, remaining);
     const begin: BeginRequest = waitMs > 0 ? { ...request, waitMs } : request;
     const sentAt = Date.now();
-    const decision = await withGateRetry(() => deps.transport.begin(begin, options.signal), deps.gateRetry, options.signal);
+    let decision;
+    try {
+      decision = await withGateRetry(() => deps.transport.begin(begin, options.signal), deps.gateRetry, options.signal);
+    } catch (error) {
+      if (request.previewToken === undefined || tokenRetried || !isStalePreviewToken(error)) throw error;
+      // Another holder of the same approved preview (a second process resuming the same paused run)
+      // read a newer token or spent it: ask again without ours, which replays what the other ran.
+      tokenRetried = true;
+      const { previewToken: _stale, ...rest } = request;
+      request = rest;
+      previewed = false;
+      previewId = options.previewId;
+      continue;
+    }
 
     if (decision.decision === "in_progress") {
       const waited = Date.now() - started;
@@ -61,9 +76,11 @@ export async function runCall<T>(deps: CallDeps, callRequest: BeginRequest, exec
       await sleep(Math.min(pause, maxWaitMs - waited), options.signal);
       continue;
     }
-    if (decision.decision === "preview_required" && options.preview && !previewed && isPreviewTransport(deps.transport)) {
+    if (decision.decision === "preview_required" && (options.preview || previewId !== undefined) && !previewed && isPreviewTransport(deps.transport)) {
       previewed = true;
-      const exchanged = await exchangePreview(deps, deps.transport, request, options);
+      // A preview posted earlier (an adapter's paused run) is waited on once; a later round posts afresh.
+      const exchanged = await exchangePreview(deps, deps.transport, request, { ...options, previewId });
+      previewId = undefined;
       if (!exchanged.ok) return exchanged.result;
       if (exchanged.token !== null) request = { ...request, previewToken: exchanged.token };
       continue;
@@ -291,6 +308,11 @@ function costOf<T>(value: T, options: CallOptions<T>): Cost | undefined {
 
 function compensationOf<T>(value: T, options: CallOptions<T>): { compensation?: CompensationSpec } {
   return options.compensate ? { compensation: options.compensate(value) } : {};
+}
+
+/** The preview token was replaced by a newer read, spent, or timed out: the preview may still stand. */
+function isStalePreviewToken(error: unknown): boolean {
+  return error instanceof GateError && (error.code === "preview_token_invalid" || error.code === "preview_token_used" || error.code === "preview_token_expired");
 }
 
 function isLeaseLost(error: unknown): boolean {

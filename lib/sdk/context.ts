@@ -9,6 +9,8 @@ export interface RunContext {
   /** The agent that started this one; undefined at the root. */
   parentAgentId?: string;
   depth: number;
+  /** A durable engine's id for the step this run context is (see RunInit.stepId). */
+  stepId?: string;
 }
 
 export interface RunInit {
@@ -16,6 +18,13 @@ export interface RunInit {
   runId?: string;
   /** Default: "main" at the root, `<parent>/<n>` for a nested run. */
   agentId?: string;
+  /**
+   * A durable engine's id for the step this code runs as (Vercel Workflow's
+   * `getStepMetadata().stepId`, a LangGraph task id, a Temporal activity id): calls inside that name
+   * no `step` of their own are keyed on it, so the gate dedupes exactly what the engine retries as
+   * one step (one effect per tool per engine step). A nested run without one inherits its parent's.
+   */
+  stepId?: string;
 }
 
 const runs = new AsyncLocalStorage<RunContext & { children: { n: number } }>();
@@ -40,9 +49,14 @@ export function runWithContext<R>(init: RunInit, fn: () => R): R {
         parentAgentId: parent.agentId,
         depth: parent.depth + 1,
         children: { n: 0 },
+        ...stepOf(init.stepId ?? parent.stepId),
       }
-    : { runId: init.runId ?? `run_${randomUUID()}`, agentId: init.agentId ?? "main", depth: 0, children: { n: 0 } };
+    : { runId: init.runId ?? `run_${randomUUID()}`, agentId: init.agentId ?? "main", depth: 0, children: { n: 0 }, ...stepOf(init.stepId) };
   return runs.run(context, fn);
+}
+
+function stepOf(stepId: string | undefined): { stepId?: string } {
+  return stepId !== undefined ? { stepId } : {};
 }
 
 export function currentRun(): RunContext | undefined {

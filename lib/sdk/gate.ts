@@ -133,15 +133,18 @@ function transportFor(options: CreateGateOptions): GateTransport {
   return new HttpTransport(options);
 }
 
-function toBeginRequest(spec: CallSpec): BeginRequest {
+/** The wire request a call spec stands for, in the current run context (adapters post previews with it). */
+export function toBeginRequest(spec: CallSpec): BeginRequest {
   const run = currentRun();
   const runId = spec.runId ?? run?.runId;
   if (!runId) throw new Error(`gate.call("${spec.tool}") outside gate.run(): start a run or pass runId`);
   const agentId = spec.agentId ?? run?.agentId;
+  // An explicit step, else the engine's step id (the call's, then the run context's).
+  const stepId = spec.step ?? spec.stepId ?? run?.stepId;
   return {
     tool: spec.tool,
     runId,
-    ...(spec.step !== undefined ? { stepId: spec.step } : {}),
+    ...(stepId !== undefined ? { stepId } : {}),
     ...(spec.scope !== undefined ? { scope: spec.scope } : {}),
     ...(spec.toolCallId !== undefined ? { toolCallId: spec.toolCallId } : {}),
     ...(agentId !== undefined ? { agentId } : {}),

@@ -23,10 +23,9 @@ export async function exchangePreview<T>(
   request: BeginRequest,
   options: CallOptions<T>,
 ): Promise<PreviewExchange<T>> {
-  const preview = await options.preview!(request.args);
-  const { tool, runId, stepId, scope, toolCallId, agentId, args } = request;
-  const body = { tool, runId, stepId, scope, toolCallId, agentId, args, preview: { summary: preview.summary, affected: preview.affected } };
-  let current = await withGateRetry(() => transport.createPreview(body, options.signal), deps.gateRetry, options.signal);
+  let current = options.previewId !== undefined
+    ? await withGateRetry(() => transport.readPreview(options.previewId!, options.signal), deps.gateRetry, options.signal)
+    : await postPreview(deps, transport, request, options);
   const deadline = Date.now() + (options.previewTimeoutMs ?? DEFAULT_PREVIEW_TIMEOUT_MS);
   let pause = FIRST_POLL_MS;
   while (current.previewToken === undefined) {
@@ -40,4 +39,12 @@ export async function exchangePreview<T>(
     current = await withGateRetry(() => transport.readPreview(id, options.signal), deps.gateRetry, options.signal);
   }
   return { ok: true, token: current.previewToken };
+}
+
+/** Runs the dry run and posts it with exactly the call's identity and args. */
+export async function postPreview<T>(deps: Pick<CallDeps, "gateRetry">, transport: PreviewTransport, request: BeginRequest, options: Pick<CallOptions<T>, "preview" | "signal">) {
+  const preview = await options.preview!(request.args);
+  const { tool, runId, stepId, scope, toolCallId, agentId, args } = request;
+  const body = { tool, runId, stepId, scope, toolCallId, agentId, args, preview: { summary: preview.summary, affected: preview.affected } };
+  return withGateRetry(() => transport.createPreview(body, options.signal), deps.gateRetry, options.signal);
 }

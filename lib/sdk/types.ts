@@ -59,6 +59,12 @@ export interface CallSpec {
   tool: string;
   /** Logical step, stable across re-plans ("charge the customer"). */
   step?: string;
+  /**
+   * A durable engine's id for this step (Vercel Workflow's stepId, a LangGraph task id, a Temporal
+   * activity id), used as the step when `step` is not given; default: the run context's `stepId`.
+   * Key sources, first found wins: step, stepId, scope, canonical args.
+   */
+  stepId?: string;
   /** The business entity it is about ("order:123"). */
   scope?: string;
   /** The model's tool-call id: recorded, keyed on only by the toolCallId strategy. */
@@ -137,6 +143,12 @@ export interface CallOptions<T> {
   preview?: (args: unknown) => Promise<PreviewOf> | PreviewOf;
   /** How long to wait for a preview's approval before answering `preview_pending`. Default 300 000. */
   previewTimeoutMs?: number;
+  /**
+   * A preview already posted for exactly this call (e.g. by a framework adapter when its run paused
+   * for approval): the call waits on that one instead of posting another, so the approval an operator
+   * gave it is the one that runs.
+   */
+  previewId?: string;
   /** Sagas: registered with the successful complete; `gate.compensate(runId)` runs it if the run aborts. */
   compensate?: (result: T) => CompensationSpec;
   /** Budgets: what a successful execution cost, from its result (a failed one can `ctx.reportCost`). */

@@ -10,19 +10,20 @@ export interface McpToolClient {
 
 export interface McpToolsOptions {
   /** Per tool: the step or business scope, as for gateTools (e.g. `{ refund_order: { scope: "orderId" } }`). */
-  tools?: Record<string, Pick<GatedToolConfig<unknown>, "scope" | "step">>;
+  tools?: Record<string, Pick<GatedToolConfig<unknown>, "scope" | "step" | "stepId">>;
 }
 
 /**
  * The `_meta` an MCP tool call through the Idemgate gateway carries (DESIGN.md, "MCP gateway"):
  * the current run (`gate.run`) and agent, and the step or scope the tool's config derives.
  */
-export function idemgateMeta(toolName: string, input: unknown, toolCallId: string, config: Pick<GatedToolConfig<unknown>, "scope" | "step"> = {}): Record<string, string> {
+export function idemgateMeta(toolName: string, input: unknown, toolCallId: string, config: Pick<GatedToolConfig<unknown>, "scope" | "step" | "stepId"> = {}): Record<string, string> {
   const run = currentRun();
-  const { step, scope } = stepFor(toolName, config, input, toolCallId);
+  const { step, stepId, scope } = stepFor(toolName, config, input, toolCallId);
+  const engineStep = step ?? stepId ?? run?.stepId;
   return {
     ...(run ? { "idemgate/runId": run.runId, "idemgate/agentId": run.agentId } : {}),
-    ...(step ? { "idemgate/stepId": step } : {}),
+    ...(engineStep ? { "idemgate/stepId": engineStep } : {}),
     ...(scope ? { "idemgate/scope": scope } : {}),
   };
 }

@@ -3,7 +3,7 @@ import path from "node:path";
 import { describe, expect, it } from "vitest";
 
 const ROOT = path.resolve(import.meta.dirname, "../../..");
-const ENTRIES = ["lib/sdk/index.ts", "lib/sdk/adapters/ai-sdk.ts"];
+const ENTRIES = ["lib/sdk/index.ts", "lib/sdk/adapters/ai-sdk.ts", "lib/sdk/adapters/openai-agents.ts", "lib/sdk/adapters/langgraph.ts"];
 const IMPORT = /(?:^|\n)\s*(?:import|export)\s[^;]*?from\s+["']([^"']+)["']/g;
 
 /** Every module reachable from the SDK's entry points, and the packages they import. */
