@@ -11,6 +11,8 @@ import { PreviewRepository } from "../store/prisma/preview-repository";
 import { OperatorQueueRepository } from "../store/prisma/operator-queue-repository";
 import { RunAbortRepository } from "../store/prisma/run-abort-repository";
 import { RunBudgetRepository } from "../store/prisma/run-budget-repository";
+import { KnownRunsRepository } from "../store/prisma/known-runs-repository";
+import { KnownRuns } from "./runs/known-runs";
 import { RunBudgetService } from "./budgets/run-budget-service";
 import { UpstreamRepository } from "../store/prisma/upstream-repository";
 import type { GateStore } from "../store/ports/gate-store";
@@ -193,9 +195,10 @@ export function buildServices(config: Env): Services {
   );
   const httpGateway = once(() => buildHttpGateway(gate().service, upstreams().service, outbound().guard, () => operators().resends));
   const previews = once(() => new PreviewService(new PreviewRepository(db()), gate().service));
-  const sagas = once(() => new SagaService(new RunAbortRepository(db()), gate().service, () => operators().store, () => operators().records));
+  const knownRuns = once(() => new KnownRuns(new KnownRunsRepository(db())));
+  const sagas = once(() => new SagaService(new RunAbortRepository(db()), knownRuns(), gate().service, () => operators().store, () => operators().records));
   const operatorQueue = once(() => new OperatorQueue(new OperatorQueueRepository(db()), sagas));
-  const budgets = once(() => new RunBudgetService(new RunBudgetRepository(db()), policySource()));
+  const budgets = once(() => new RunBudgetService(new RunBudgetRepository(db()), knownRuns(), policySource()));
   return {
     config,
     get budgets() {
