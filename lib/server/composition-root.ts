@@ -49,6 +49,7 @@ import { type StormNotice, StormMonitor } from "./storm-monitor";
 import { AlertDispatcher } from "./alerts/alert-dispatcher";
 import { AlertService } from "./alerts/alert-service";
 import { PrismaAlertRepository } from "../store/prisma/alert-repository";
+import { stripUserinfo } from "../core/url-credentials";
 
 /** The agent side: the hot-path store (its own connection or pool) and what decides calls. */
 export interface GateServices {
@@ -157,7 +158,8 @@ export function buildServices(config: Env): Services {
   const outbound = once(() => createOutbound(db()));
   const alerts = once(() => {
     const store = new PrismaAlertRepository(db());
-    const baseUrl = config.IDEMGATE_PUBLIC_URL ?? config.BETTER_AUTH_URL ?? "";
+    // Alerts carry links to it to outside receivers: never a userinfo BETTER_AUTH_URL may hold.
+    const baseUrl = stripUserinfo(config.IDEMGATE_PUBLIC_URL ?? config.BETTER_AUTH_URL ?? "");
     const dispatcher = new AlertDispatcher({
       store,
       box: secretBox(),
