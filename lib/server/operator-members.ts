@@ -42,6 +42,7 @@ export class OperatorMembers {
     if (!visible && input.password === undefined) {
       throw new AppError("invalid_input", `give a password (and a name) to add ${email}: it is not an account of a project you share`);
     }
+    const created = user === null;
     if (!user) {
       const id = await this.createUser({ email, password: input.password!, name: input.name ?? email });
       // Instance-level, not in the project's log: a project's log must read the same whether or not the email had an account.
@@ -54,7 +55,10 @@ export class OperatorMembers {
     const now = this.clock();
     const detail = { email, role: input.role };
     await this.store.putMember(projectId, user.id, input.role, now, auditEntry(actor, projectId, "member.added", { type: "member", id: user.id }, detail, now));
-    return (await this.store.findMember(projectId, user.id))!;
+    const member = (await this.store.findMember(projectId, user.id))!;
+    // An account the admin could not see is answered as a new one would be: with the name given (or
+    // the email), never the account's own display name, which would say the account existed.
+    return visible || created ? member : { ...member, name: input.name ?? email };
   }
 
   async setRole(projectId: string, userId: string, role: MemberRole, actor: Actor): Promise<MemberRow> {
