@@ -79,7 +79,7 @@ describe.each(PROVIDERS)("%s: run ids belong to a project", (provider) => {
 
   it("the project's own run answers as before: its budget, its compensation, and an abort that is recorded", async () => {
     const run = (rest: string) => world.root.p(world.projectA, `/runs/${ownRun}${rest}`);
-    expect(await world.root.call(RunBudgetSchema, "GET", run("/budget"))).toMatchObject({ runId: ownRun, calls: 1 });
+    expect(await world.root.call(RunBudgetSchema, "GET", run("/budget"))).toMatchObject({ runId: ownRun, calls: 0, updatedAt: null });
     expect(await world.agentA.raw("GET", `/api/v1/runs/${ownRun}/compensation`).then((res) => res.status)).toBe(200);
     const aborted = await world.root.call(RunCompensationSchema, "POST", run("/abort"), { reason: "fraud suspected" });
     expect(aborted.abort).toMatchObject({ reason: "fraud suspected" });
