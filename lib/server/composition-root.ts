@@ -1,6 +1,6 @@
 import { type Auth, createAuth } from "../auth/auth";
 import { resolveAuthSecret } from "../auth/auth-secret";
-import { userCreator } from "../auth/create-user";
+import { hashLikeSignUp, userCreator } from "../auth/create-user";
 import { toWireStorm } from "../contract/storms";
 import { type Env, env } from "../env";
 import { openStore } from "../store/hot/open-gate-store";
@@ -281,7 +281,7 @@ function buildOperators(config: Env, prisma: Db, gateStore: GateStore, policySou
     bypass: new ResendBypassGate(store, resends),
     records,
     apiKeys: new OperatorApiKeys(store, apiKeyAuth),
-    members: new OperatorMembers(store, createUser),
+    members: new OperatorMembers(store, createUser, hashLikeSignUp),
     explorer: new CallExplorer(store, records, policySource, gateStore),
   };
 }

@@ -13,11 +13,15 @@ export interface AddMemberInput {
   password?: string;
 }
 
+/** Does the work of creating an account without creating one (lib/auth/create-user.ts: the password hash). */
+export type HashLikeCreate = (password: string) => Promise<void>;
+
 /** An admin's member management for one project; every change audited. */
 export class OperatorMembers {
   constructor(
     private readonly store: OperatorStore,
     private readonly createUser: CreateUser,
+    private readonly hashLikeCreate: HashLikeCreate = async () => undefined,
     private readonly clock: () => number = Date.now,
   ) {}
 
@@ -48,6 +52,9 @@ export class OperatorMembers {
       // Instance-level, not in the project's log: a project's log must read the same whether or not the email had an account.
       await this.store.appendAudit(auditEntry(actor, null, "user.created", { type: "user", id }, { email, projectId }, this.clock()));
       user = { id, email, name: input.name ?? email, instanceAdmin: false };
+    } else if (!visible) {
+      // Not created, but as slow as if it were: the answer's timing must not tell either.
+      await this.hashLikeCreate(input.password!);
     }
     if (await this.store.findMember(projectId, user.id)) {
       throw new AppError("already_exists", `${email} is already a member: change the role instead`);
