@@ -64,6 +64,14 @@ describe.each(PROVIDERS)("%s: secrets inside URLs", (provider) => {
       expect(refused.body.error.issues?.[0]).toMatchObject({ path: ["url"], message: expect.stringContaining("`secret`") });
       expect(JSON.stringify(refused.body)).not.toContain(USERINFO_PASSWORD);
     }
+    // The rest of the class: a credential header, and userinfo as an outbound allowlist pattern, are refused too.
+    const header = await world.root.expectError("POST", p("/upstreams"), { kind: "http", name: "with-header", url: "https://api.example.com", headers: { Authorization: `Bearer ${USERINFO_PASSWORD}` } });
+    expect(header.status).toBe(400);
+    for (const pattern of [`deploy:${USERINFO_PASSWORD}@mcp.example.com`, `https://deploy:${USERINFO_PASSWORD}@mcp.example.com`]) {
+      const refusedPattern = await world.root.expectError("POST", p("/outbound-allowlist"), { pattern });
+      expect(refusedPattern.status, pattern).toBe(400);
+      expect(JSON.stringify(refusedPattern.body)).not.toContain(USERINFO_PASSWORD);
+    }
     const plain = await world.root.call(UpstreamSchema, "POST", p("/upstreams"), { kind: "http", name: "plain", url: "https://api.example.com" });
     const changed = await world.root.expectError("PATCH", p(`/upstreams/${plain.id}`), { url });
     expect(changed.status).toBe(400);
