@@ -2,6 +2,7 @@ import proxyaddr from "proxy-addr";
 import { z } from "zod";
 import { DEFAULT_DATABASE_URL } from "./store/connection/database-url";
 import { parseStdioCommands } from "./server/upstreams/stdio-commands";
+import { hasUserinfo } from "./core/url-credentials";
 
 const bool = z
   .enum(["true", "false", "1", "0", ""])
@@ -128,8 +129,11 @@ const EnvSchema = z.object({
   IDEMGATE_ALERT_MAX_BACKOFF_MS: z.coerce.number().int().min(10).max(86_400_000).default(600_000),
   /** Attempts in all before a delivery is marked failed. */
   IDEMGATE_ALERT_MAX_ATTEMPTS: z.coerce.number().int().min(1).max(100).default(12),
-  /** The dashboard's public URL, for links in alerts; default BETTER_AUTH_URL. */
-  IDEMGATE_PUBLIC_URL: z.url().optional(),
+  /** The dashboard's public URL, for links in alerts; default BETTER_AUTH_URL. Echoed in every alert, so never with credentials. */
+  IDEMGATE_PUBLIC_URL: z
+    .url()
+    .refine((value) => !hasUserinfo(value), "credentials in IDEMGATE_PUBLIC_URL (user:password@) are refused: it is echoed in every alert's links")
+    .optional(),
   /**
    * Tests only: JSON `{ backendUrl, projectId, apiKey }` turns on the routes under /test-fixtures
    * (lib/http/fixtures); unset, they answer 404.

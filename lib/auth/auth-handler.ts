@@ -52,7 +52,20 @@ export async function handleAuth(req: Request): Promise<Response> {
     console.error(`[idemgate] auth ${path}: better-auth answered ${res.status}; answering 503 store_unavailable`);
     return storeUnavailable();
   }
+  if (res.status === 429) res = withRetryAfter(res);
   return https ? withSecureCookies(res) : res;
+}
+
+/**
+ * better-auth's per-address limit answers 429 with a non-standard `X-Retry-After`: clients and
+ * proxies read `Retry-After` (RFC 9110), so the same seconds go there too.
+ */
+function withRetryAfter(res: Response): Response {
+  const seconds = res.headers.get("x-retry-after");
+  if (res.headers.has("retry-after") || seconds === null) return res;
+  const headers = new Headers(res.headers);
+  headers.set("retry-after", seconds);
+  return new Response(res.body, { status: res.status, statusText: res.statusText, headers });
 }
 
 function storeUnavailable(): Response {

@@ -1,6 +1,7 @@
 import { z } from "zod";
 import { ALERT_CONDITIONS } from "../core/alerts";
 import { ToolNameSchema, displayNameSchema } from "./tool-name";
+import { noUserinfo } from "./url-credentials";
 
 /** Alerts (operator API, admins): channels (secrets write-only), rules, the delivery log. */
 export const AlertChannelSchema = z
@@ -8,13 +9,18 @@ export const AlertChannelSchema = z
     id: z.string(),
     name: z.string(),
     kind: z.enum(["slack", "pagerduty", "webhook"]),
-    target: z.string().describe("Where it goes, without secrets: the host (and a webhook's path)"),
+    target: z
+      .string()
+      .describe("Where it goes, without secrets: `scheme://host` and a fingerprint of the sealed URL (`(fingerprint 1a2b3c4d5e6f)`) to tell channels to one host apart"),
     createdAt: z.iso.datetime(),
     createdBy: z.string().nullable(),
   })
   .meta({ id: "AlertChannel" });
 
-const url = z.url({ protocol: /^https?$/ }).max(2000);
+const url = z
+  .url({ protocol: /^https?$/ })
+  .max(2000)
+  .refine(...noUserinfo("the receiver's token belongs in the URL's path or query (the whole URL is sealed and never shown) or, for webhooks, in the signing secret"));
 const name = displayNameSchema(100);
 
 export const CreateAlertChannelSchema = z

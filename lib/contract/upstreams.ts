@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { noUserinfo } from "./url-credentials";
 
 /** Upstreams (operator API): the MCP servers and HTTP APIs a project's gateways forward to. */
 const isoTime = z.iso.datetime();
@@ -10,7 +11,10 @@ const name = z
   .string()
   .regex(UPSTREAM_NAME, "lowercase letters, digits, `-` and `_`, starting with a letter or digit, at most 63 characters")
   .describe("Unique per project; the gateway path segment (`/mcp/{name}`) and the tools' prefix");
-const httpUrl = z.url({ protocol: /^https?$/ }).max(2_000);
+const httpUrl = z
+  .url({ protocol: /^https?$/ })
+  .max(2_000)
+  .refine(...noUserinfo("put the credential in `secret` (write-only, sent as a header)"));
 // Header names per RFC 9110 token; values without control characters.
 const headerName = z.string().regex(/^[!#$%&'*+.^_`|~0-9A-Za-z-]{1,100}$/, "an HTTP header name");
 const headers = z

@@ -1,5 +1,6 @@
 import type { OperatorResendRequest } from "../contract/operator";
 import type { ResendRequestWire } from "../contract/resends";
+import { redactAuditDetail } from "../core/url-credentials";
 import type { AuditEntryRow, MemberRow, ResendRequestRow } from "../store/ports/operator-store";
 import type { ApiKeyRow } from "../store/ports/gate-store";
 
@@ -72,7 +73,8 @@ export function toWireAudit(row: AuditEntryRow, keyNames: KeyNames = new Map()) 
     actor: { type: row.actorType, id: row.actorId, label: row.actorLabel, name: keyNameOf(row.actorType, row.actorId, keyNames) },
     action: row.action,
     target: { type: row.targetType, id: row.targetId },
-    detail: row.detail === null ? null : JSON.parse(row.detail),
+    // Redacted on the way out: audit rows are append-only, and older ones may hold a URL's userinfo or a webhook's path.
+    detail: row.detail === null ? null : redactAuditDetail(row.action, JSON.parse(row.detail)),
     ip: row.ip,
     userAgent: row.userAgent,
   };

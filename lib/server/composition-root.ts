@@ -1,6 +1,6 @@
 import { type Auth, createAuth } from "../auth/auth";
 import { resolveAuthSecret } from "../auth/auth-secret";
-import { userCreator } from "../auth/create-user";
+import { hashLikeSignUp, userCreator } from "../auth/create-user";
 import { toWireStorm } from "../contract/storms";
 import { type Env, env } from "../env";
 import { openStore } from "../store/hot/open-gate-store";
@@ -11,6 +11,8 @@ import { PreviewRepository } from "../store/prisma/preview-repository";
 import { OperatorQueueRepository } from "../store/prisma/operator-queue-repository";
 import { RunAbortRepository } from "../store/prisma/run-abort-repository";
 import { RunBudgetRepository } from "../store/prisma/run-budget-repository";
+import { KnownRunsRepository } from "../store/prisma/known-runs-repository";
+import { KnownRuns } from "./runs/known-runs";
 import { RunBudgetService } from "./budgets/run-budget-service";
 import { UpstreamRepository } from "../store/prisma/upstream-repository";
 import type { GateStore } from "../store/ports/gate-store";
@@ -48,6 +50,7 @@ import { type StormNotice, StormMonitor } from "./storm-monitor";
 import { AlertDispatcher } from "./alerts/alert-dispatcher";
 import { AlertService } from "./alerts/alert-service";
 import { PrismaAlertRepository } from "../store/prisma/alert-repository";
+import { stripUserinfo } from "../core/url-credentials";
 
 /** The agent side: the hot-path store (its own connection or pool) and what decides calls. */
 export interface GateServices {
@@ -159,7 +162,8 @@ export function buildServices(config: Env): Services {
   }));
   const alerts = once(() => {
     const store = new PrismaAlertRepository(db());
-    const baseUrl = config.IDEMGATE_PUBLIC_URL ?? config.BETTER_AUTH_URL ?? "";
+    // Alerts carry links to it to outside receivers: never a userinfo BETTER_AUTH_URL may hold.
+    const baseUrl = stripUserinfo(config.IDEMGATE_PUBLIC_URL ?? config.BETTER_AUTH_URL ?? "");
     const dispatcher = new AlertDispatcher({
       store,
       box: secretBox(),
@@ -197,9 +201,10 @@ export function buildServices(config: Env): Services {
   );
   const httpGateway = once(() => buildHttpGateway(gate().service, upstreams().service, outbound().guard, () => operators().resends));
   const previews = once(() => new PreviewService(new PreviewRepository(db()), gate().service));
-  const sagas = once(() => new SagaService(new RunAbortRepository(db()), gate().service, () => operators().store, () => operators().records));
+  const knownRuns = once(() => new KnownRuns(new KnownRunsRepository(db())));
+  const sagas = once(() => new SagaService(new RunAbortRepository(db()), knownRuns(), gate().service, () => operators().store, () => operators().records));
   const operatorQueue = once(() => new OperatorQueue(new OperatorQueueRepository(db()), sagas));
-  const budgets = once(() => new RunBudgetService(new RunBudgetRepository(db()), policySource()));
+  const budgets = once(() => new RunBudgetService(new RunBudgetRepository(db()), knownRuns(), policySource()));
   return {
     config,
     get budgets() {
@@ -280,7 +285,7 @@ function buildOperators(config: Env, prisma: Db, gateStore: GateStore, policySou
     bypass: new ResendBypassGate(store, resends),
     records,
     apiKeys: new OperatorApiKeys(store, apiKeyAuth),
-    members: new OperatorMembers(store, createUser),
+    members: new OperatorMembers(store, createUser, hashLikeSignUp),
     explorer: new CallExplorer(store, records, policySource, gateStore),
   };
 }

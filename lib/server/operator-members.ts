@@ -13,11 +13,15 @@ export interface AddMemberInput {
   password?: string;
 }
 
+/** Does the work of creating an account without creating one (lib/auth/create-user.ts: the password hash). */
+export type HashLikeCreate = (password: string) => Promise<void>;
+
 /** An admin's member management for one project; every change audited. */
 export class OperatorMembers {
   constructor(
     private readonly store: OperatorStore,
     private readonly createUser: CreateUser,
+    private readonly hashLikeCreate: HashLikeCreate = async () => undefined,
     private readonly clock: () => number = Date.now,
   ) {}
 
@@ -42,11 +46,15 @@ export class OperatorMembers {
     if (!visible && input.password === undefined) {
       throw new AppError("invalid_input", `give a password (and a name) to add ${email}: it is not an account of a project you share`);
     }
+    const created = user === null;
     if (!user) {
       const id = await this.createUser({ email, password: input.password!, name: input.name ?? email });
       // Instance-level, not in the project's log: a project's log must read the same whether or not the email had an account.
       await this.store.appendAudit(auditEntry(actor, null, "user.created", { type: "user", id }, { email, projectId }, this.clock()));
       user = { id, email, name: input.name ?? email, instanceAdmin: false };
+    } else if (!visible) {
+      // Not created, but as slow as if it were: the answer's timing must not tell either.
+      await this.hashLikeCreate(input.password!);
     }
     if (await this.store.findMember(projectId, user.id)) {
       throw new AppError("already_exists", `${email} is already a member: change the role instead`);
@@ -54,7 +62,10 @@ export class OperatorMembers {
     const now = this.clock();
     const detail = { email, role: input.role };
     await this.store.putMember(projectId, user.id, input.role, now, auditEntry(actor, projectId, "member.added", { type: "member", id: user.id }, detail, now));
-    return (await this.store.findMember(projectId, user.id))!;
+    const member = (await this.store.findMember(projectId, user.id))!;
+    // An account the admin could not see is answered as a new one would be: with the name given (or
+    // the email), never the account's own display name, which would say the account existed.
+    return visible || created ? member : { ...member, name: input.name ?? email };
   }
 
   async setRole(projectId: string, userId: string, role: MemberRole, actor: Actor): Promise<MemberRow> {

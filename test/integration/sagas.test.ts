@@ -177,6 +177,8 @@ describe.each(PROVIDERS)("%s: sagas — the order saga over HTTP", (provider) =>
 
   it("bad input is a 400 with issues and aborts nothing", async () => {
     const runId = uniqueRun("saga-bad");
+    // A run the project knows (#43: any other run id is 404 before its body is looked at).
+    await client.begin({ tool: "reserve_inventory", runId, stepId: "reserve" });
     for (const [path, body] of [
       [`/api/v1/runs/${runId}/abort`, {}],
       [`/api/v1/runs/${runId}/abort`, { reason: "  " }],

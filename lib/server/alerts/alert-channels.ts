@@ -1,6 +1,7 @@
 import { randomBytes } from "node:crypto";
 import { Webhook } from "standardwebhooks";
 import { type Alert, pagerDutyBody, slackBody, webhookBody } from "../../core/alerts";
+import { channelTargetShown, originOf } from "../../core/url-credentials";
 import type { AlertChannelRow } from "../../store/ports/alert-store";
 import type { SecretBox } from "../upstreams/secret-box";
 
@@ -25,10 +26,26 @@ export function openSecrets(box: SecretBox, channel: AlertChannelRow): ChannelSe
   return JSON.parse(box.open(channel.secretEnc, `alert_channel:${channel.id}`)) as ChannelSecrets;
 }
 
-/** What the UI may show of a URL: a Slack or PagerDuty host alone (their paths are tokens), a webhook's host and path. */
-export function displayTarget(kind: AlertChannelRow["kind"], url: string): string {
-  const parsed = new URL(url);
-  return kind === "webhook" ? `${parsed.host}${parsed.pathname}` : parsed.host;
+/**
+ * What operators, the audit log and its export may see of a channel: the URL's scheme and host
+ * (Slack's path is a token; many webhook receivers, Discord's among them, put theirs in the path
+ * too) and a keyed fingerprint of the sealed URL and routing key, to tell channels to one host apart.
+ */
+export function displayTarget(box: SecretBox, secrets: ChannelSecrets): string {
+  const fingerprint = box.fingerprint(JSON.stringify([secrets.url, secrets.routingKey ?? null]), "alert_channel");
+  return `${originOf(secrets.url)} (fingerprint ${fingerprint})`;
+}
+
+/** A channel as it may be shown: its display worked out from its sealed URL, also for rows stored before #43. */
+export function shownChannel(box: SecretBox, channel: AlertChannelRow): AlertChannelRow {
+  let target: string;
+  try {
+    target = displayTarget(box, openSecrets(box, channel));
+  } catch {
+    // Sealed under another install's key: the stored display, without any path it may still hold.
+    target = channelTargetShown(channel.target);
+  }
+  return { ...channel, target };
 }
 
 /** The request a channel gets for an alert: Slack's and PagerDuty's JSON, or a Standard Webhooks signed POST. */

@@ -6,7 +6,7 @@ import { newId } from "../ids";
 import { type Actor, auditEntry } from "../operator-audit";
 import { type AssertAllowed, assertRegistrable } from "../outbound/registration-check";
 import type { SecretBox } from "../upstreams/secret-box";
-import { PAGERDUTY_EVENTS_URL, displayTarget, newSigningSecret, sealSecrets } from "./alert-channels";
+import { PAGERDUTY_EVENTS_URL, displayTarget, newSigningSecret, sealSecrets, shownChannel } from "./alert-channels";
 import { pendingDelivery } from "./pending-delivery";
 
 /** Minutes a timed rule waits when the admin names none. */
@@ -38,7 +38,7 @@ export class AlertService {
 
   async list(projectId: string): Promise<{ channels: AlertChannelRow[]; rules: AlertRuleRow[] }> {
     const [channels, rules] = await Promise.all([this.deps.store.listChannels(projectId), this.deps.store.listRules(projectId)]);
-    return { channels, rules };
+    return { channels: channels.map((channel) => shownChannel(this.deps.box, channel)), rules };
   }
 
   async addChannel(projectId: string, input: CreateAlertChannel, actor: Actor): Promise<{ channel: AlertChannelRow; signingSecret?: string }> {
@@ -53,7 +53,7 @@ export class AlertService {
       projectId,
       name: input.name,
       kind: input.kind,
-      target: displayTarget(input.kind, url),
+      target: displayTarget(this.deps.box, secrets),
       secretEnc: sealSecrets(this.deps.box, id, secrets),
       createdAt: now,
       createdBy: actor.label,
@@ -69,7 +69,7 @@ export class AlertService {
     const audit = auditEntry(actor, projectId, "alert_channel.removed", { type: "alert_channel", id: channelId }, null, now);
     const removed = await this.deps.store.removeChannel(projectId, channelId, audit);
     if (!removed) throw new AppError("not_found", `no alert channel ${channelId} in this project`);
-    return removed;
+    return shownChannel(this.deps.box, removed);
   }
 
   async addRule(projectId: string, input: CreateAlertRule, actor: Actor): Promise<AlertRuleRow> {
@@ -104,15 +104,20 @@ export class AlertService {
     return removed;
   }
 
-  /** Queues one test alert to the channel; the worker sends it like any other (retries, log). */
-  async sendTest(projectId: string, channelId: string): Promise<AlertDeliveryRow> {
+  /**
+   * Queues one test alert to the channel; the worker sends it like any other (retries, log). It
+   * makes the server call out, so it is audited with the delivery it queued, in one transaction.
+   */
+  async sendTest(projectId: string, channelId: string, actor: Actor): Promise<AlertDeliveryRow> {
     const channel = await this.deps.store.findChannel(projectId, channelId);
     if (!channel) throw new AppError("not_found", `no alert channel ${channelId} in this project`);
     const now = this.clock();
     const id = newId("alr", now);
     const alert = testAlert(`sig_test_${id}`, projectId, this.deps.baseUrl, now);
     const delivery = pendingDelivery(projectId, alert, channelId, null, now, id);
-    await this.deps.store.insertDelivery(delivery);
+    const shown = shownChannel(this.deps.box, channel);
+    const detail = { deliveryId: id, name: shown.name, kind: shown.kind, target: shown.target };
+    await this.deps.store.insertDelivery(delivery, auditEntry(actor, projectId, "alert_channel.tested", { type: "alert_channel", id: channelId }, detail, now));
     this.deps.kick?.();
     return delivery;
   }

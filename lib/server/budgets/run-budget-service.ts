@@ -3,6 +3,7 @@ import type { RaiseRunBudgetRequest } from "../../contract/budgets";
 import type { RunBudgetRepository, RunBudgetRow } from "../../store/prisma/run-budget-repository";
 import { type Actor, auditEntry } from "../operator-audit";
 import type { PolicySource } from "../policy-source";
+import type { KnownRuns } from "../runs/known-runs";
 
 /** One run's budget as operators see it: its spend, and the limits an operator set for it. */
 export interface RunBudgetView {
@@ -23,11 +24,14 @@ export interface RunBudgetView {
 export class RunBudgetService {
   constructor(
     private readonly runs: RunBudgetRepository,
+    private readonly known: KnownRuns,
     private readonly policies: PolicySource,
     private readonly clock: () => number = Date.now,
   ) {}
 
+  /** The run's spend and limits; 404 for a run id no call of this project used (nothing is stored for it). */
   async get(projectId: string, runId: string): Promise<RunBudgetView> {
+    await this.known.require(projectId, runId);
     const row = await this.runs.find(projectId, runId);
     if (row) return toView(row);
     const { policy } = await this.policies.forTool(projectId, "*");

@@ -11,6 +11,7 @@ import type { GateService } from "../gate-service";
 import { newId } from "../ids";
 import { type Actor, auditEntry } from "../operator-audit";
 import type { OperatorRecords } from "../operator-records";
+import type { KnownRuns } from "../runs/known-runs";
 
 export interface RunSaga {
   runId: string;
@@ -29,13 +30,20 @@ export type AbortSource = { by: "agent"; actor: Actor } | { by: "policy"; callId
 export class SagaService {
   constructor(
     private readonly runs: RunAbortRepository,
+    private readonly known: KnownRuns,
     private readonly gate: GateService,
     private readonly operatorStore: () => OperatorStore,
     private readonly operatorRecords: () => OperatorRecords,
     private readonly clock: () => number = Date.now,
   ) {}
 
+  /** The run's saga; 404 for a run id no call of this project used. */
   async get(projectId: string, runId: string): Promise<RunSaga> {
+    await this.known.require(projectId, runId);
+    return this.read(projectId, runId);
+  }
+
+  private async read(projectId: string, runId: string): Promise<RunSaga> {
     const [abort, records] = await Promise.all([this.runs.find(projectId, runId), this.runs.recordsOfRun(projectId, runId)]);
     return { runId, abort, plan: planCompensation(abort !== null, records) };
   }
@@ -58,9 +66,13 @@ export class SagaService {
       .filter((saga) => saga.plan.state === "compensation_failed" || saga.plan.state === "compensating");
   }
 
-  /** Idempotent: a second abort (any source) answers the run as the first one left it. */
+  /**
+   * Idempotent: a second abort (any source) answers the run as the first one left it. A run id no
+   * call of this project used is 404 and records nothing (a policy's abort comes from one of its calls).
+   */
   async abort(projectId: string, runId: string, reason: string, source: AbortSource): Promise<RunSaga> {
     return withSpan("idemgate.saga.abort", { "idemgate.run_id": runId, "idemgate.abort.by": source.by }, async () => {
+      if (source.by !== "policy") await this.known.require(projectId, runId);
       const now = this.clock();
       const abortedBy = source.by === "operator" ? `operator:${source.actor.label ?? source.actor.id}` : source.by;
       const row: RunAbortRow = { projectId, runId, reason, abortedBy, abortedAt: now };
@@ -86,7 +98,7 @@ export class SagaService {
       };
       const audit = source.by === "policy" ? null : auditEntry(source.actor, projectId, "run.aborted", { type: "run", id: runId }, { reason }, now);
       if (await this.runs.insertIfAbsent(row, event, audit)) instruments().sagaAborts.add(1, { by: source.by });
-      return this.get(projectId, runId);
+      return this.read(projectId, runId);
     });
   }
 
@@ -127,7 +139,7 @@ export class SagaService {
   async retry(projectId: string, runId: string, callId: string, reason: string, actor: Actor): Promise<RunSaga> {
     const step = await this.failedStep(projectId, runId, callId);
     await this.operatorRecords().evict(projectId, step.compensationCallId!, reason, actor);
-    return this.get(projectId, runId);
+    return this.read(projectId, runId);
   }
 
   /** An operator records by hand that the step needs no (more) undoing: audited, and the plan goes on. */
@@ -159,7 +171,7 @@ export class SagaService {
       throw new AppError("version_conflict", `compensation ${undo.id} changed meanwhile: look at it again, then retry`);
     }
     instruments().compensations.add(1, { tool: undo.tool, outcome: "resolved" });
-    return this.get(projectId, runId);
+    return this.read(projectId, runId);
   }
 
   private async failedStep(projectId: string, runId: string, callId: string) {

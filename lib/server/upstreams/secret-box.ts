@@ -1,4 +1,4 @@
-import { createCipheriv, createDecipheriv, randomBytes } from "node:crypto";
+import { createCipheriv, createDecipheriv, createHmac, randomBytes } from "node:crypto";
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
 
@@ -11,8 +11,21 @@ const TAG_BYTES = 16;
  * another upstream row does not decrypt.
  */
 export class SecretBox {
+  private readonly fingerprintKey: Buffer;
+
   constructor(private readonly key: Buffer) {
     if (key.length !== 32) throw new Error("the upstream secret key must be 32 bytes");
+    // A key of its own for fingerprints, derived from the install's: the cipher key is used for nothing else.
+    this.fingerprintKey = createHmac("sha256", key).update("idemgate:secret-fingerprint").digest();
+  }
+
+  /**
+   * A short keyed fingerprint (HMAC-SHA256, 12 hex) of a sealed value, to tell apart two secrets
+   * shown by the same host. Keyed with the install's key, so a reader of the fingerprint cannot
+   * test guesses of a short secret against it.
+   */
+  fingerprint(value: string, boundTo: string): string {
+    return createHmac("sha256", this.fingerprintKey).update(boundTo).update("\0").update(value).digest("hex").slice(0, 12);
   }
 
   seal(plaintext: string, boundTo: string): string {

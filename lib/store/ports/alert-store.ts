@@ -6,7 +6,7 @@ export interface AlertChannelRow {
   projectId: string;
   name: string;
   kind: "slack" | "pagerduty" | "webhook";
-  /** What the UI may show: the host (and a webhook's path), never a token. */
+  /** What the UI may show: `scheme://host (fingerprint …)`, never a path or a token (older rows: `host/path`, shown without the path). */
   target: string;
   /** Sealed JSON { url, routingKey?, signingSecret? }. */
   secretEnc: string;
@@ -105,7 +105,8 @@ export interface AlertStore {
   /** In one transaction: the signal's deliveries (one per channel, whoever writes first) and its processed stamp. */
   fanOut(signalId: string, deliveries: AlertDeliveryRow[], now: number): Promise<void>;
   /** Test alerts: one delivery, written directly. */
-  insertDelivery(delivery: AlertDeliveryRow): Promise<void>;
+  /** A delivery (a test alert's) with the audit entry of the operator who asked for it, in one transaction. */
+  insertDelivery(delivery: AlertDeliveryRow, audit?: AuditEntryRow): Promise<void>;
 
   /** Ids of deliveries due now whose lease, if any, has run out. */
   dueDeliveries(now: number, limit: number): Promise<string[]>;

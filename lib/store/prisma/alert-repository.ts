@@ -187,8 +187,12 @@ export class PrismaAlertRepository implements AlertStore {
     });
   }
 
-  async insertDelivery(delivery: AlertDeliveryRow): Promise<void> {
-    await this.prisma.alertDelivery.create({ data: deliveryData(delivery) });
+  async insertDelivery(delivery: AlertDeliveryRow, audit?: AuditEntryRow): Promise<void> {
+    if (!audit) {
+      await this.prisma.alertDelivery.create({ data: deliveryData(delivery) });
+      return;
+    }
+    await this.prisma.$transaction([this.prisma.alertDelivery.create({ data: deliveryData(delivery) }), this.prisma.auditEntry.create({ data: auditData(audit) })]);
   }
 
   async dueDeliveries(now: number, limit: number): Promise<string[]> {

@@ -2,9 +2,11 @@ import { describe, expect, it } from "vitest";
 import { FREE_FAILURES, MAX_DELAY_MS, signInDelayMs } from "../../../lib/core/sign-in-backoff";
 
 describe("sign-in backoff", () => {
-  it("lets a few typos pass, then doubles the wait per wrong password", () => {
-    expect(Array.from({ length: FREE_FAILURES }, (_, i) => signInDelayMs(i + 1))).toEqual(Array(FREE_FAILURES).fill(0));
-    const delays = [1, 2, 3, 4].map((n) => signInDelayMs(FREE_FAILURES + n));
+  it("lets a few typos pass, then doubles the wait per wrong password: the README's four wrong passwords, then 429", () => {
+    expect(FREE_FAILURES).toBe(4);
+    expect([1, 2, 3].map(signInDelayMs)).toEqual([0, 0, 0]);
+    // The fourth wrong password is the last answered as such: the fifth attempt waits.
+    const delays = [4, 5, 6, 7].map(signInDelayMs);
     expect(delays).toEqual([2_000, 4_000, 8_000, 16_000]);
   });
 
