@@ -50,10 +50,20 @@ describe.each(PROVIDERS)("%s: MCP gateway after idle connections", (provider) =>
         expect(results.filter((result) => result._meta?.["idemgate/outcome"] === "unknown").map((result) => JSON.stringify(result.content)), round).toEqual([]);
         expect(results.filter((result) => result.isError).map((result) => JSON.stringify(result.content)), round).toEqual([]);
         for (let i = 0; i < BURST; i++) expect(dropping.effects().filter((effect) => effect.args.orderId === `${round}-${i}`), `${round}-${i}`).toHaveLength(1);
+        // Each result says what share of the call was the gateway's own (the MCP side of Server-Timing).
+        for (const result of results) {
+          const timing = result._meta?.["idemgate/timing"] as { totalMs: number; upstreamMs: number; gatewayMs: number };
+          expect(timing.upstreamMs).toBeGreaterThan(0);
+          expect(timing.gatewayMs).toBeCloseTo(timing.totalMs - timing.upstreamMs, 0);
+        }
         // The pooled connections sit idle past the upstream's keep-alive: a client that reused them now
         // would have its requests dropped unread (the upstream models the race deterministically).
         await new Promise((resolve) => setTimeout(resolve, 2_500));
       }
+      // A replay never reaches the upstream: all of it is the gateway's.
+      const replayed = (await racy.callTool({ name: "refund_order", arguments: { orderId: "racy-warm-0" } })) as Result;
+      expect(decisionOf(replayed)).toBe("replay");
+      expect(replayed._meta?.["idemgate/timing"]).toMatchObject({ upstreamMs: 0 });
     } finally {
       await racy.close();
     }

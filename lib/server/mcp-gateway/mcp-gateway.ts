@@ -65,6 +65,8 @@ export interface CallIo {
   interactive?: { round: number };
   /** Set when the client asked for log messages: the upstream's, sent while the tool runs, are relayed. */
   log?: LogRelay;
+  /** Filled in by the call: how long the upstream took, so the result can say what the gateway's share was. */
+  timing?: { upstreamMs: number };
 }
 
 type Execute = Extract<BeginDecision, { decision: "execute" }>;
@@ -152,11 +154,14 @@ export class McpGateway {
     const gateTool = gateToolName(upstream.row.name, params.name);
     const call = { tool: params.name, gateTool, sessionId: caller.sessionId, upstream: upstream.row.name, meta: params._meta };
     return withMcpServerSpan(call, async (span) => {
-      const result = await this.gatedCall(caller, upstream, params, io);
-      if (isOperatorWait(result)) {
-        span.setAttribute("idemgate.decision", result.awaitOperator.decision);
-        return result;
+      const started = performance.now();
+      const timing = { upstreamMs: 0 };
+      const answered = await this.gatedCall(caller, upstream, params, { ...io, timing });
+      if (isOperatorWait(answered)) {
+        span.setAttribute("idemgate.decision", answered.awaitOperator.decision);
+        return answered;
       }
+      const result = withTiming(answered, performance.now() - started, timing.upstreamMs);
       const meta = result._meta ?? {};
       span.setAttribute("idemgate.decision", String(meta[META.decision]));
       if (typeof meta[META.callId] === "string") span.setAttribute("gen_ai.tool.call.id", meta[META.callId] as string);
@@ -258,6 +263,7 @@ export class McpGateway {
       };
       io.cancelled?.addEventListener("abort", onCancel, { once: true });
       let result: unknown;
+      const sentAt = performance.now();
       try {
         result = await withUpstreamCallSpan(params.name, upstream.row.name, (traceMeta) =>
           upstreamClient.callTool(
@@ -270,6 +276,7 @@ export class McpGateway {
           ),
         );
       } finally {
+        if (io.timing) io.timing.upstreamMs = performance.now() - sentAt;
         io.cancelled?.removeEventListener("abort", onCancel);
         clearTimeout(grace);
         this.connector.settled(upstreamClient, decision.key);
@@ -379,4 +386,16 @@ function gatePreviewWait(tool: string, key: string, previewId: string) {
     previewId,
     key,
   };
+}
+
+const round1 = (ms: number) => Math.round(ms * 10) / 10;
+
+/**
+ * The gateway's share of a call, as a client can read it (`_meta["idemgate/timing"]`, the MCP side
+ * of Server-Timing): the whole call as the gateway served it, the upstream's part (0 when nothing
+ * was sent), and the rest, which is the gateway's own (auth, the gate's decision and its writes).
+ */
+function withTiming(result: ToolResult, totalMs: number, upstreamMs: number): ToolResult {
+  const timing = { totalMs: round1(totalMs), upstreamMs: round1(upstreamMs), gatewayMs: round1(Math.max(0, totalMs - upstreamMs)) };
+  return { ...result, _meta: { ...result._meta, "idemgate/timing": timing } };
 }
