@@ -14,14 +14,11 @@ export interface BeginContext {
   warning: LoopWarning | undefined;
   /** The begin carried a resend's token, or asked for one: kept on its event for the policy simulator. */
   bypass: "token" | "ask" | null;
-  /** The tool's policy is in shadow mode: decide, record `would_…`, answer execute. */
-  shadow: boolean;
 }
 
 /** The fields of a begin's ledger line, decided at `at`. `resent`: the same tool-call id again, a transport retry (never a loop step). */
 export function beginFields(ctx: BeginContext, decision: BeginDecision, at: number, detail?: Record<string, unknown>, resent = false): EventFields {
   return {
-    ...(ctx.shadow && decision.decision === "execute" ? { shadowDecision: "would_execute" } : {}),
     type: "begin",
     decision: decision.decision,
     startedAt: ctx.startedAt,

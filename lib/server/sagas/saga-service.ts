@@ -7,6 +7,7 @@ import { instruments } from "../../telemetry/instruments";
 import { withSpan } from "../../telemetry/spans";
 import { AppError } from "../app-error";
 import { recordEvent } from "../gate-events";
+import { assertVisibleIds } from "../visible-ids";
 import type { GateService } from "../gate-service";
 import { newId } from "../ids";
 import { type Actor, auditEntry } from "../operator-audit";
@@ -60,6 +61,8 @@ export class SagaService {
 
   /** Idempotent: a second abort (any source) answers the run as the first one left it. */
   async abort(projectId: string, runId: string, reason: string, source: AbortSource): Promise<RunSaga> {
+    // The rule every begin's run id follows: no run is aborted that no begin could have started.
+    assertVisibleIds({ tool: "idemgate.saga", runId });
     return withSpan("idemgate.saga.abort", { "idemgate.run_id": runId, "idemgate.abort.by": source.by }, async () => {
       const now = this.clock();
       const abortedBy = source.by === "operator" ? `operator:${source.actor.label ?? source.actor.id}` : source.by;
