@@ -1,15 +1,15 @@
 import type { ArgsFingerprinter } from "../core/fingerprint";
 import { KeyDerivationError } from "../core/keys";
 import { type CallSignature, type LoopMatch, detectLoop, loopHistorySize } from "../core/loop-detector";
-import { planBegin, alwaysExecutes } from "../core/plan-begin";
+import { alwaysExecutes } from "../core/plan-begin";
+import { decideBegin } from "../core/decide-begin";
 import { type BeginCall, type PreparedCall, prepareCall } from "../core/prepare-call";
 import type { BeginDecision, CallRecord } from "../core/record";
 import { type EffectivePolicy, type LoopPolicy, type ToolPolicy, hasBudget } from "../core/policy";
 import type { GateEvent, GateStore } from "../store/ports/gate-store";
 import { AppError } from "./app-error";
-import { type BeginContext, beginFields } from "./begin-context";
 import type { BoundedGuesses } from "./bounded-guesses";
-import { beginEvent } from "./gate-events";
+import { lineEvent } from "./gate-events";
 import type { BeginInput } from "./gate-service";
 import { newId } from "./ids";
 import type { LeaseTokens } from "./lease-tokens";
@@ -146,25 +146,37 @@ export class BeginReader {
 
   /**
    * The claim of a begin that, under `policy`, executes whatever the database holds once its
-   * guards pass (no record, no loop): null when anything else could decide it — a resend, an undo, shadow
-   * mode, a preview, a budget, a tool that never dedupes, a policy not known to be in force.
+   * guards pass (no record, no loop): null when anything else could decide it — a resend, an undo, a preview, a budget, a tool that never dedupes, a policy not known to be in force.
    */
   private firstExecution(call: PreparedCall, policy: PolicyLookup, input: BeginInput, startedAt: number, inForce: boolean): { record: CallRecord; event: GateEvent; decision: BeginDecision } | null {
     const p = policy.policy;
-    if (input.bypass !== undefined || input.derivedKey !== undefined || p.mode === "shadow" || p.preview !== "none" || hasBudget(p) || alwaysExecutes(p)) return null;
+    if (input.bypass !== undefined || input.derivedKey !== undefined || p.preview !== "none" || hasBudget(p) || alwaysExecutes(p)) return null;
     // A tool not yet known is discovered on its first begin; repeats of 1 would make any step a loop.
     if (policy.known === false || (p.loop.enabled && p.loop.repeats < 2)) return null;
     if (!inForce && policy.stamp === undefined) return null;
+    // The claim is the decision's own (decide-begin.ts) on what the statement's guards ensure: no
+    // record, no loop, a run not aborted.
     const now = this.deps.clock();
-    const plan = planBegin(null, call, {
-      now,
+    const step = decideBegin({
+      kind: "forward",
       policy,
-      newCallId: () => newId("call", now),
+      call,
+      record: null,
+      loop: null,
+      runAborted: false,
+      approvalRequest: null,
+      bypass: null,
+      previewToken: false,
+      previewSpent: false,
+      budgetRefused: null,
+      latched: false,
+      waitUntil: 0,
+      now,
+      newCallId: newId("call", now),
       newLeaseToken: (id, attempt) => this.deps.leases.issue(id, attempt),
     });
-    if (plan.op !== "insert" || plan.decision.decision !== "execute") return null;
-    const ctx: BeginContext = { call, policy, startedAt, latched: false, warning: undefined, bypass: null };
-    return { record: plan.record, event: beginEvent(plan.record, call, beginFields(ctx, plan.decision, this.deps.clock())), decision: plan.decision };
+    if (step.step !== "write" || step.write.op !== "insert" || step.answer.decision !== "execute" || step.charge !== null) return null;
+    return { record: step.write.record, event: lineEvent(step.line, call, policy.version, startedAt, this.deps.clock()), decision: step.answer };
   }
 
   /**

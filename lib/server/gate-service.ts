@@ -15,7 +15,7 @@ import { BeginReader } from "./begin-reads";
 import { BoundedGuesses } from "./bounded-guesses";
 import { type AfterComplete, CallUpdates, MAX_WRITE_RACES, waitKey } from "./call-updates";
 import { assertWithinJsonBounds } from "./json-bounds";
-import { beginEvent } from "./gate-events";
+import { lineEvent } from "./gate-events";
 import { newId } from "./ids";
 import { InstallFingerprinter } from "./install-fingerprinter";
 import { LeaseTokens } from "./lease-tokens";
@@ -203,17 +203,7 @@ export class GateService {
 
   /** The begin's ledger line, as decided, with what only the service knows. */
   private lineEvent(line: BeginLine, call: PreparedCall, policy: EffectivePolicy, startedAt: number): GateEvent {
-    return beginEvent(line.record, call, {
-      type: "begin",
-      decision: line.decision,
-      startedAt,
-      at: this.clock(),
-      policyVersion: policy.version,
-      argsMismatch: line.argsMismatch,
-      loopStep: line.loopStep,
-      detail: line.detail,
-      shadowDecision: line.shadowDecision,
-    });
+    return lineEvent(line, call, policy.version, startedAt, this.clock());
   }
 
   /**

@@ -103,8 +103,9 @@ describe.each(PROVIDERS)("%s: shadow mode decides exactly as enforce, 50 begins 
     return { enforced: tally(enforced.answers.map((a) => a.decision)), shadowed: tally(would) };
   }
 
-  it("in-flight duplicates: one runs, the others are what enforce answers (in_progress → would_wait)", async () => {
-    const result = await both("dup", { loop: { enabled: false } }, (tool, runId) => Array.from({ length: CONCURRENT }, () => ({ tool, runId, stepId: "charge", args: { amount: 42 } })));
+  it("in-flight duplicates under the default loop detector: one runs, the others are what enforce answers (in_progress → would_wait, never would_block)", async () => {
+    // A duplicate of a running call is no step of the agent's: under enforce none is blocked as a loop.
+    const result = await both("dup", {}, (tool, runId) => Array.from({ length: CONCURRENT }, () => ({ tool, runId, stepId: "charge", args: { amount: 42 } })));
     expect(result.enforced).toEqual({ execute: 1, in_progress: CONCURRENT - 1 });
     expect(result.shadowed).toEqual({ would_execute: 1, would_wait: CONCURRENT - 1 });
   });

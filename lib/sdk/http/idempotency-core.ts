@@ -255,7 +255,7 @@ function answerFor(result: CallResult<StoredResponse>, live: HttpReply | null): 
     case "conflict":
       return { kind: "answer", reply: problemReply("mismatch", "this Idempotency-Key was used with a different request payload") };
     case "run_aborted":
-      return { kind: "answer", reply: problemReply("alreadyDone", `not run: ${result.message}`) };
+      return { kind: "answer", reply: problemReply("runAborted", `not run: ${result.message}`) };
     case "refused":
       return {
         kind: "answer",
