@@ -1,5 +1,5 @@
 import { type CallKind, applies } from "./begin-guards";
-import { type BudgetCharge, type BudgetStatus, budgetBlocked, executionCharge } from "./budget";
+import { type BudgetCharge, type BudgetStatus, describeBudget, executionCharge } from "./budget";
 import { type LoopMatch, isLoopStep } from "./loop-detector";
 import { type BeginPlan, planBegin } from "./plan-begin";
 import { type EffectivePolicy, hasBudget } from "./policy";
@@ -233,4 +233,9 @@ export function shadowed(step: BeginStep, facts: BeginFacts): BeginStep {
     redeemPreview: false,
     leased: true,
   };
+}
+
+/** The answer to a begin past its run's budget: blocked, with the spend in words a model acts on. */
+function budgetBlocked(status: BudgetStatus): BeginDecision {
+  return { decision: "blocked", reason: "budget_exceeded", pattern: [], repeats: 0, message: describeBudget(status), budget: status };
 }

@@ -10,10 +10,14 @@ import type { GateEvent, GateStore } from "../store/ports/gate-store";
 import { AppError } from "./app-error";
 import type { BoundedGuesses } from "./bounded-guesses";
 import { lineEvent } from "./gate-events";
-import type { BeginInput } from "./gate-service";
 import { newId } from "./ids";
 import type { LeaseTokens } from "./lease-tokens";
 import type { PolicyLookup, PolicySource } from "./policy-source";
+
+/** The begin as the reads need it (GateService's BeginInput, without importing the service back). */
+export interface ReadInput extends Omit<BeginCall, "projectId"> {
+  bypass?: unknown;
+}
 
 /** Reads a begin already made under a guessed policy that still hold under the policy in force. */
 interface HeldReads {
@@ -70,7 +74,7 @@ export class BeginReader {
    * tool; what the guess got wrong is read again. The decision always uses the policy read now.
    * On Postgres that is one round trip instead of two before the write.
    */
-  async read(projectId: string, input: BeginInput, fingerprint: ArgsFingerprinter, startedAt: number): Promise<BeginReads | { claimed: BeginDecision }> {
+  async read(projectId: string, input: ReadInput, fingerprint: ArgsFingerprinter, startedAt: number): Promise<BeginReads | { claimed: BeginDecision }> {
     const toolKey = `${projectId}\u0000${input.tool}`;
     const combined = this.deps.store.beginStatement !== undefined;
     // A source that is not the store's layers answers before the statement: a claim made there is
@@ -124,7 +128,7 @@ export class BeginReader {
   private async readOrClaim(
     call: PreparedCall,
     guess: PolicyLookup,
-    input: BeginInput,
+    input: ReadInput,
     startedAt: number,
     asked: PolicyLookup | null,
   ): Promise<{ claimed: BeginDecision } | { policy: PolicyLookup; reads: PlanReads }> {
@@ -148,7 +152,7 @@ export class BeginReader {
    * The claim of a begin that, under `policy`, executes whatever the database holds once its
    * guards pass (no record, no loop): null when anything else could decide it — a resend, an undo, a preview, a budget, a tool that never dedupes, a policy not known to be in force.
    */
-  private firstExecution(call: PreparedCall, policy: PolicyLookup, input: BeginInput, startedAt: number, inForce: boolean): { record: CallRecord; event: GateEvent; decision: BeginDecision } | null {
+  private firstExecution(call: PreparedCall, policy: PolicyLookup, input: ReadInput, startedAt: number, inForce: boolean): { record: CallRecord; event: GateEvent; decision: BeginDecision } | null {
     const p = policy.policy;
     if (input.bypass !== undefined || input.derivedKey !== undefined || p.preview !== "none" || hasBudget(p) || alwaysExecutes(p)) return null;
     // A tool not yet known is discovered on its first begin; repeats of 1 would make any step a loop.
