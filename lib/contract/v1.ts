@@ -129,12 +129,17 @@ export const VerifyDecisionSchema = z
 export const RefusedDecisionSchema = z
   .object({
     decision: z.literal("refused"),
-    callId: z.string(),
+    callId: z.string().optional().describe("The record that already did it; absent for run_aborted"),
     key: z.string(),
-    original: z.object({ status: z.enum(["succeeded", "failed"]), completedAt: isoTime }),
+    original: z.object({ status: z.enum(["succeeded", "failed"]), completedAt: isoTime }).optional().describe("A duplicate under `onDuplicate: refuse`: the outcome it duplicates"),
+    reason: z.enum(["run_aborted"]).optional().describe("run_aborted: the run was aborted (sagas); it takes no new forward steps, its undos still run"),
+    message: z.string().optional().describe("run_aborted: words for the model"),
     loopWarning,
   })
-  .meta({ id: "RefusedDecision" });
+  .meta({
+    id: "RefusedDecision",
+    description: "A duplicate under a `refuse` policy (`callId`, `original`), or a forward step of an aborted run (`reason: run_aborted`). Do not run the tool",
+  });
 
 export const ConflictDecisionSchema = z
   .object({ decision: z.literal("conflict"), callId: z.string(), key: z.string(), loopWarning })

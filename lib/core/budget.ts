@@ -1,5 +1,4 @@
 import type { BudgetPolicy } from "./policy";
-import type { BeginDecision } from "./record";
 
 /** Amounts are kept in millionths of the currency: sums of integers, never drifting floats. */
 export const MICROS = 1_000_000;
@@ -109,9 +108,4 @@ export function describeBudget(status: BudgetStatus): string {
     return `stop: this run has made ${status.calls} tool calls of ${status.maxCalls} allowed. Do not call more tools; report what you have to the user.`;
   }
   return `stop: this run has spent ${money(status.spent)} ${status.currency} of ${money(status.maxCost ?? 0)}. Do not call more tools; report what you have to the user.`;
-}
-
-/** The answer to a begin past its run's budget: blocked, with the spend in words a model acts on. */
-export function budgetBlocked(status: BudgetStatus): BeginDecision {
-  return { decision: "blocked", reason: "budget_exceeded", pattern: [], repeats: 0, message: describeBudget(status), budget: status };
 }

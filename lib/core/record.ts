@@ -124,6 +124,8 @@ export type BeginDecision =
       key: string;
       original: { status: "succeeded" | "failed"; completedAt: number };
     } & Flagged)
+  /** Sagas: the run was aborted; it takes no new forward steps (its undos still run). */
+  | { decision: "refused"; reason: "run_aborted"; key: string; message: string }
   | ({ decision: "conflict"; callId: string; key: string } & Flagged)
   | { decision: "approval_required"; requestId: string }
   /** Previews: the tool's policy wants its dry run (and, under `approve`, a human) before it first runs. */

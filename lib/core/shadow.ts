@@ -30,8 +30,9 @@ export function shadowName(would: BeginDecision): string {
 /** The parts of a shadowed decision an operator needs: which record it would have replayed, why it would have blocked. */
 export function shadowDetail(would: BeginDecision): Record<string, unknown> {
   switch (would.decision) {
-    case "replay":
     case "refused":
+      return { shadow: "reason" in would ? { decision: "refused", reason: would.reason } : { decision: "refused", callId: would.callId } };
+    case "replay":
     case "conflict":
     case "in_progress":
     case "verify":

@@ -1,8 +1,11 @@
-import { type RunSpend, budgetRefusal, executionCharge, toMicros } from "./budget";
+import { kindOf } from "./begin-guards";
+import { type BudgetStatus, type RunSpend, budgetRefusal, executionCharge, toMicros } from "./budget";
+import { type BeginFacts, decideBegin } from "./decide-begin";
 import { type ArgsFingerprinter, ephemeralFingerprinter } from "./fingerprint";
 import { generationKey, isCachedOutcome } from "./generations";
-import { type CallSignature, detectLoop, isLoopStep, loopHistorySize } from "./loop-detector";
-import { alwaysExecutes, planBegin } from "./plan-begin";
+import { type CallSignature, detectLoop, loopHistorySize } from "./loop-detector";
+import { alwaysExecutes } from "./plan-begin";
+import { isCompensationKey } from "./plan-compensation";
 import { type CompleteOutcome, planComplete, planHeartbeat } from "./plan-complete";
 import { type EffectivePolicy, type ToolPolicy, hasBudget } from "./policy";
 import type { PreparedCall } from "./prepare-call";
@@ -60,7 +63,8 @@ class LedgerReplay {
     private readonly inForce: ToolPolicy,
     private readonly fingerprint: ArgsFingerprinter,
   ) {
-    this.effective = { policy: draft, version: 0 };
+    // Shadow mode maps enforce's decision: the simulator answers what enforce would.
+    this.effective = { policy: { ...draft, mode: "enforce" }, version: 0 };
   }
 
   apply(entry: LedgerEntry): void {
@@ -97,49 +101,62 @@ class LedgerReplay {
 
     const signature: CallSignature = { tool: past.tool, argsFingerprint: keyed.argsFingerprint };
     const steps = this.steps(past.runId);
-    let warned = false;
-    const loop = this.draft.loop;
-    if (loop.enabled && detectLoop([...steps.slice(-loopHistorySize(loop)), signature], loop)) {
-      // A begin carrying a human-approved token is not the agent looping: flagged, never blocked.
-      if (loop.action === "block" && past.bypass !== "token") {
-        steps.push(signature);
-        return verdict("blocked");
-      }
-      warned = true;
-    }
+    const loopSettings = this.draft.loop;
+    const loop = loopSettings.enabled ? detectLoop([...steps.slice(-loopHistorySize(loopSettings)), signature], loopSettings) : null;
 
     const call = this.prepared(past, keyed.key, keyed.argsFingerprint);
     const route = this.route(past, call);
-    if (typeof route === "string") return verdict(route, warned);
+    if (typeof route === "string") return verdict(route, false);
 
-    const env = { now: past.at, policy: this.effective, newCallId: () => `sim-${++this.ids}`, newLeaseToken: (id: string, attempt: number) => `lease-${id}-${attempt}`, generation: route.generation };
-    const plan = planBegin(route.record, { ...call, key: route.key }, env);
-    // Budgets, as the engine charges them (gate-service chargeFor): a new execution counts against its
-    // run, a retry of the same record does not; one past the limit is blocked and writes nothing.
-    // Its event carries the spend, not a loop warning, and it is no loop step.
-    if (this.charged(plan) && !this.pay(past.runId)) return verdict("blocked");
-    const decision: BeginDecision = plan.decision;
-    if (plan.op === "insert" || plan.op === "update") this.records.set(plan.record.key, plan.record);
-    if (plan.op === "replay") this.records.set(plan.record.key, { ...plan.record, replays: plan.record.replays + 1 });
-    if (past.callId !== null && !alwaysExecutes(this.draft)) this.simKeyOfCall.set(past.callId, plan.record.key);
-    if (isLoopStep(decision, past.latched && decision.decision === "replay")) steps.push(signature);
-    if (decision.decision === "execute" || decision.decision === "verify") this.attach(past, ranForReal, { key: plan.record.key, leaseToken: decision.leaseToken, runId: past.runId });
+    // The engine's own decision (decide-begin.ts), under the draft as enforced: previews are not
+    // simulated (the ledger keeps no tokens), so a begin is taken as presenting what it needed.
+    const facts: BeginFacts = {
+      kind: kindOf({ effect: this.draft.effect, undo: isCompensationKey(past.key), resent: route.raised, previewToken: true }),
+      policy: this.effective,
+      call: { ...call, key: route.key },
+      record: route.record,
+      generation: route.generation,
+      loop,
+      runAborted: false,
+      approvalRequest: null,
+      bypass: past.bypass === null ? null : past.bypass === "token" ? "token" : "ask",
+      previewToken: true,
+      previewSpent: false,
+      budgetRefused: null,
+      latched: past.latched,
+      waitUntil: 0,
+      now: past.at,
+      newCallId: `sim-${++this.ids}`,
+      newLeaseToken: (id: string, attempt: number) => `lease-${id}-${attempt}`,
+    };
+    let step = decideBegin(facts);
+    // Budgets, as the store charges them: one past the limit is decided again on the refusal.
+    if (step.step === "write" && step.charge) {
+      const refused = this.pay(past.runId);
+      if (refused) step = decideBegin({ ...facts, budgetRefused: refused });
+    }
+    if (step.step === "wait") throw new Error("a simulated begin never waits");
+    if (step.line.loopStep) steps.push(signature);
+    const warned = step.answer.decision !== "blocked" && "loopWarning" in step.answer && step.answer.loopWarning !== undefined;
+    if (step.step === "answer") return verdict(step.answer.decision, warned);
+    const { write } = step;
+    const decision: BeginDecision = step.answer;
+    if (write.op === "insert" || write.op === "update") this.records.set(write.record.key, write.record);
+    if (write.op === "replay") this.records.set(write.record.key, { ...write.record, replays: write.record.replays + 1 });
+    if (past.callId !== null && !alwaysExecutes(this.draft)) this.simKeyOfCall.set(past.callId, write.record.key);
+    if (decision.decision === "execute" || decision.decision === "verify") this.attach(past, ranForReal, { key: write.record.key, leaseToken: decision.leaseToken, runId: past.runId });
     verdict(decision.decision, warned);
   }
 
-  private charged(plan: ReturnType<typeof planBegin>): boolean {
-    if (!hasBudget(this.draft)) return false;
-    return plan.op === "insert" || (plan.op === "update" && plan.record.attempt === 1);
-  }
-
-  /** Charges one execution to the run; false when the draft's budget refuses it (budgetRefusal, as the store applies it). */
-  private pay(runId: string): boolean {
+  /** Charges one execution to the run; the refusal when the draft's budget refuses it (budgetRefusal, as the store applies it). */
+  private pay(runId: string): BudgetStatus | null {
     const charge = executionCharge(this.draft.budget, true);
     const spent = this.spend.get(runId) ?? null;
-    if (budgetRefusal(spent, charge)) return false;
+    const refused = budgetRefusal(spent, charge);
+    if (refused) return refused;
     const base = spent ?? { calls: 0, costMicros: 0, currency: charge.currency, maxCalls: null, maxCostMicros: null };
     this.spend.set(runId, { ...base, calls: base.calls + charge.calls, costMicros: base.costMicros + charge.costMicros });
-    return true;
+    return null;
   }
 
   /** A cost reported on complete, added when the draft budgets the tool in that currency. */
@@ -150,14 +167,16 @@ class LedgerReplay {
   }
 
   /** The record a begin plans on (its key's newest generation), after its resend, if any, is answered. */
-  private route(past: PastBegin, call: PreparedCall): { key: string; record: CallRecord | null; generation: number } | SimulatedDecision {
+  private route(past: PastBegin, call: PreparedCall): { key: string; record: CallRecord | null; generation: number; raised: boolean } | SimulatedDecision {
     const base = this.records.get(call.key) ?? null;
     let generation = base && base.generation > 1 ? base.generation : 1;
+    let raised = false;
     const current = () => (generation === 1 ? base : (this.records.get(generationKey(call.key, generation)) ?? null));
     if (past.bypass !== null && !alwaysExecutes(this.draft) && isCachedOutcome(current(), this.draft, past.at)) {
       if (this.draft.bypass === "never") return "rejected";
       if (past.bypass !== "token" && this.draft.bypass === "approval") return "approval_required";
       generation = base!.generation + 1;
+      raised = true;
       this.records.set(call.key, {
         ...base!,
         generation,
@@ -166,7 +185,7 @@ class LedgerReplay {
         expiresAt: Math.max(base!.expiresAt, past.at + this.draft.ttlSeconds * 1000),
       });
     }
-    return { key: generationKey(call.key, generation), record: current(), generation };
+    return { key: generationKey(call.key, generation), record: current(), generation, raised };
   }
 
   /**

@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { ToolNameSchema } from "../contract/tool-name";
+import { IdentifierSchema, ToolNameSchema } from "../contract/tool-name";
 
 export const CallIdParams = z.object({ callId: z.string().min(1).max(200) });
 
@@ -13,10 +13,10 @@ export const RevisionParams = ProjectToolParams.extend({ version: z.coerce.numbe
 export const UpstreamParams = ProjectParams.extend({ upstreamId: z.string().min(1).max(200) });
 
 /**
- * A run id in a path, in NFC as the gate stored it (a lookup: ids stored by older versions with
- * characters the wire now refuses stay reachable).
+ * A run id in a path: the very rule a begin's `runId` follows (contract/tool-name.ts), so no route
+ * acts on (or looks up) a run id that no begin could have made. Every route taking a run id uses this.
  */
-export const RunIdSchema = z.string().min(1).max(200).normalize("NFC");
+export const RunIdSchema = IdentifierSchema;
 export const RunIdParams = z.object({ runId: RunIdSchema });
 export const RunCallParams = RunIdParams.extend({ callId: z.string().min(1).max(200) });
 export const ProjectRunCallParams = ProjectParams.extend({ runId: RunIdSchema, callId: z.string().min(1).max(200) });

@@ -20,6 +20,7 @@ export function toWireDecision(decision: BeginDecision): BeginResponse {
         expiresAt: iso(decision.expiresAt),
       };
     case "refused":
+      if ("reason" in decision) return decision;
       return { ...decision, original: { ...decision.original, completedAt: iso(decision.original.completedAt) } };
     default:
       return decision;

@@ -41,6 +41,9 @@ export function resultFromDecision<T>(decision: Terminal): CallResult<T> {
         ...flagged,
       };
     case "refused":
+      if (decision.reason === "run_aborted" || decision.original === undefined || decision.callId === undefined) {
+        return { ok: false, status: "run_aborted", key: decision.key, message: decision.message ?? "stop: this run was aborted." };
+      }
       return { ok: false, status: "refused", callId: decision.callId, key: decision.key, original: decision.original, ...flagged };
     case "conflict":
       return { ok: false, status: "conflict", callId: decision.callId, key: decision.key, ...flagged };
@@ -81,6 +84,8 @@ export function describeForModel(result: CallResult<unknown>): string {
       return "This action is already in progress in another attempt. Do not start it again; check back later.";
     case "refused":
       return `This action was already performed (${result.original.status} at ${result.original.completedAt}). Do not repeat it.`;
+    case "run_aborted":
+      return result.message;
     case "conflict":
       return "This step was already performed with different arguments. Do not repeat it; ask the user if a change is needed.";
     case "lease_lost":

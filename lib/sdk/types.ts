@@ -219,6 +219,8 @@ export type CallResult<T> =
   /** The checker could not tell whether an earlier attempt's effect happened: left to an operator. */
   | (CallRef & { ok: false; status: "unknown_outcome"; reason?: string })
   | (CallRef & { ok: false; status: "refused"; original: { status: "succeeded" | "failed"; completedAt: string } })
+  /** Sagas: the run was aborted; it takes no new forward steps (`message` says so to the model). */
+  | { ok: false; status: "run_aborted"; key: string; message: string }
   | (CallRef & { ok: false; status: "conflict" })
   | (CallRef & { ok: false; status: "lease_lost"; executed: boolean; value?: T; error?: ToolErrorInfo })
   | { ok: false; status: "approval_required"; requestId: string }

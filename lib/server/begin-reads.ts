@@ -1,24 +1,42 @@
 import type { ArgsFingerprinter } from "../core/fingerprint";
 import { KeyDerivationError } from "../core/keys";
 import { type CallSignature, type LoopMatch, detectLoop, loopHistorySize } from "../core/loop-detector";
-import { planBegin, alwaysExecutes } from "../core/plan-begin";
+import { alwaysExecutes } from "../core/plan-begin";
+import { decideBegin } from "../core/decide-begin";
 import { type BeginCall, type PreparedCall, prepareCall } from "../core/prepare-call";
 import type { BeginDecision, CallRecord } from "../core/record";
 import { type EffectivePolicy, type LoopPolicy, type ToolPolicy, hasBudget } from "../core/policy";
 import type { GateEvent, GateStore } from "../store/ports/gate-store";
 import { AppError } from "./app-error";
-import { type BeginContext, beginFields } from "./begin-context";
 import type { BoundedGuesses } from "./bounded-guesses";
-import { beginEvent } from "./gate-events";
-import type { BeginInput } from "./gate-service";
+import { lineEvent } from "./gate-events";
 import { newId } from "./ids";
 import type { LeaseTokens } from "./lease-tokens";
 import type { PolicyLookup, PolicySource } from "./policy-source";
+
+/** The begin as the reads need it (GateService's BeginInput, without importing the service back). */
+export interface ReadInput extends Omit<BeginCall, "projectId"> {
+  bypass?: unknown;
+}
 
 /** Reads a begin already made under a guessed policy that still hold under the policy in force. */
 interface HeldReads {
   history?: CallSignature[];
   record?: CallRecord | null;
+  runAborted?: boolean;
+}
+
+/** What a begin plans on, as read: the loop history (null when loops are off), the record, the run's abort. */
+interface PlanReads {
+  history: CallSignature[] | null;
+  record: CallRecord | null;
+  /** Null when not read: the call is no forward work (a read, an undo), which an abort does not stop. */
+  runAborted: boolean | null;
+}
+
+/** Whether a begin needs its run's abort: only forward work is refused in an aborted run (begin-guards.ts). */
+function needsRunState(call: Pick<BeginCall, "derivedKey">, policy: ToolPolicy): boolean {
+  return call.derivedKey === undefined && policy.effect !== "read";
 }
 
 /** What a begin reads before it plans. */
@@ -27,6 +45,8 @@ export interface BeginReads {
   call: PreparedCall;
   loop: LoopMatch | null;
   firstRead: CallRecord | null;
+  /** The run was aborted (sagas): it takes no new forward steps. */
+  runAborted: boolean;
 }
 
 export interface BeginReaderDeps {
@@ -54,7 +74,7 @@ export class BeginReader {
    * tool; what the guess got wrong is read again. The decision always uses the policy read now.
    * On Postgres that is one round trip instead of two before the write.
    */
-  async read(projectId: string, input: BeginInput, fingerprint: ArgsFingerprinter, startedAt: number): Promise<BeginReads | { claimed: BeginDecision }> {
+  async read(projectId: string, input: ReadInput, fingerprint: ArgsFingerprinter, startedAt: number): Promise<BeginReads | { claimed: BeginDecision }> {
     const toolKey = `${projectId}\u0000${input.tool}`;
     const combined = this.deps.store.beginStatement !== undefined;
     // A source that is not the store's layers answers before the statement: a claim made there is
@@ -63,7 +83,7 @@ export class BeginReader {
     const guess = asked ?? this.deps.lastPolicy.get(toolKey);
     const guessed = guess ? this.tryPrepare({ ...input, projectId }, guess, fingerprint) : null;
     let policy: PolicyLookup;
-    let guessedReads: { history: CallSignature[] | null; record: CallRecord | null } | null;
+    let guessedReads: PlanReads | null;
     if (combined && guessed !== null) {
       const read = await this.readOrClaim(guessed, guess!, input, startedAt, asked);
       if ("claimed" in read) return read;
@@ -85,15 +105,17 @@ export class BeginReader {
     const held: HeldReads = {
       history: historyHolds && guessedReads?.history ? guessedReads.history : undefined,
       record: recordHolds ? guessedReads!.record : undefined,
+      // The run's abort depends on the run only.
+      runAborted: guessed !== null && guessed.runId === call.runId && guessedReads?.runAborted != null ? guessedReads.runAborted : undefined,
     };
-    const [{ history, record: keyedRead }] = await Promise.all([
+    const [{ history, record: keyedRead, runAborted }] = await Promise.all([
       this.beginReads(call, policy.policy, held),
       policy.known === false ? this.deps.store.discoverTool(projectId, call.tool, this.deps.clock()) : null,
     ]);
     const current: CallSignature = { tool: call.tool, argsFingerprint: call.argsFingerprint };
     const loop = history ? detectLoop([...history, current], policy.policy.loop) : null;
     const { call: keyed, record: firstRead } = unkeyed ? { call, record: null } : await this.underLegacyKey(call, keyedRead);
-    return { policy, call: keyed, loop, firstRead };
+    return { policy, call: keyed, loop, firstRead, runAborted: runAborted ?? false };
   }
 
   /**
@@ -106,10 +128,10 @@ export class BeginReader {
   private async readOrClaim(
     call: PreparedCall,
     guess: PolicyLookup,
-    input: BeginInput,
+    input: ReadInput,
     startedAt: number,
     asked: PolicyLookup | null,
-  ): Promise<{ claimed: BeginDecision } | { policy: PolicyLookup; reads: { history: CallSignature[] | null; record: CallRecord | null } }> {
+  ): Promise<{ claimed: BeginDecision } | { policy: PolicyLookup; reads: PlanReads }> {
     const loopOn = guess.policy.loop.enabled;
     const historyLimit = loopOn ? loopHistorySize(guess.policy.loop) : 0;
     const claim = this.firstExecution(call, guess, input, startedAt, asked !== null);
@@ -123,30 +145,42 @@ export class BeginReader {
     });
     if (claim && read.claimed) return { claimed: this.deps.leased(claim.record, claim.decision) };
     const policy = asked ?? this.deps.policies.fromLayers!(call.projectId, call.tool, read.layers);
-    return { policy, reads: { history: loopOn ? read.history.reverse() : null, record: alwaysExecutes(guess.policy) ? null : read.record } };
+    return { policy, reads: { history: loopOn ? read.history.reverse() : null, record: alwaysExecutes(guess.policy) ? null : read.record, runAborted: read.runAborted } };
   }
 
   /**
    * The claim of a begin that, under `policy`, executes whatever the database holds once its
-   * guards pass (no record, no loop): null when anything else could decide it — a resend, shadow
-   * mode, a preview, a budget, a tool that never dedupes, a policy not known to be in force.
+   * guards pass (no record, no loop): null when anything else could decide it — a resend, an undo, a preview, a budget, a tool that never dedupes, a policy not known to be in force.
    */
-  private firstExecution(call: PreparedCall, policy: PolicyLookup, input: BeginInput, startedAt: number, inForce: boolean): { record: CallRecord; event: GateEvent; decision: BeginDecision } | null {
+  private firstExecution(call: PreparedCall, policy: PolicyLookup, input: ReadInput, startedAt: number, inForce: boolean): { record: CallRecord; event: GateEvent; decision: BeginDecision } | null {
     const p = policy.policy;
-    if (input.bypass !== undefined || p.mode === "shadow" || p.preview !== "none" || hasBudget(p) || alwaysExecutes(p)) return null;
+    if (input.bypass !== undefined || input.derivedKey !== undefined || p.preview !== "none" || hasBudget(p) || alwaysExecutes(p)) return null;
     // A tool not yet known is discovered on its first begin; repeats of 1 would make any step a loop.
     if (policy.known === false || (p.loop.enabled && p.loop.repeats < 2)) return null;
     if (!inForce && policy.stamp === undefined) return null;
+    // The claim is the decision's own (decide-begin.ts) on what the statement's guards ensure: no
+    // record, no loop, a run not aborted.
     const now = this.deps.clock();
-    const plan = planBegin(null, call, {
-      now,
+    const step = decideBegin({
+      kind: "forward",
       policy,
-      newCallId: () => newId("call", now),
+      call,
+      record: null,
+      loop: null,
+      runAborted: false,
+      approvalRequest: null,
+      bypass: null,
+      previewToken: false,
+      previewSpent: false,
+      budgetRefused: null,
+      latched: false,
+      waitUntil: 0,
+      now,
+      newCallId: newId("call", now),
       newLeaseToken: (id, attempt) => this.deps.leases.issue(id, attempt),
     });
-    if (plan.op !== "insert" || plan.decision.decision !== "execute") return null;
-    const ctx: BeginContext = { call, policy, startedAt, latched: false, warning: undefined, bypass: null, shadow: false };
-    return { record: plan.record, event: beginEvent(plan.record, call, beginFields(ctx, plan.decision, this.deps.clock())), decision: plan.decision };
+    if (step.step !== "write" || step.write.op !== "insert" || step.answer.decision !== "execute" || step.charge !== null) return null;
+    return { record: step.write.record, event: lineEvent(step.line, call, policy.version, startedAt, this.deps.clock()), decision: step.answer };
   }
 
   /**
@@ -165,20 +199,27 @@ export class BeginReader {
    * off) and the key's record (null for a tool that never dedupes), except what `held` already has.
    * Both from the database in one call, so a Postgres begin reads in one round trip.
    */
-  private async beginReads(call: PreparedCall, policy: ToolPolicy, held: HeldReads = {}): Promise<{ history: CallSignature[] | null; record: CallRecord | null }> {
+  private async beginReads(call: PreparedCall, policy: ToolPolicy, held: HeldReads = {}): Promise<PlanReads> {
     const historyNeeded = policy.loop.enabled;
     const recordNeeded = !alwaysExecutes(policy);
+    const runNeeded = needsRunState(call, policy);
     const readHistory = historyNeeded && held.history === undefined;
     const readRecord = recordNeeded && held.record === undefined;
-    if (readHistory && readRecord) {
-      const read = await this.deps.store.findRecordWithHistory(call.projectId, call.key, call.runId, loopHistorySize(policy.loop));
-      return { history: read.history.reverse(), record: read.record };
+    const readRun = runNeeded && held.runAborted === undefined;
+    if ((readHistory && readRecord) || readRun) {
+      // No record has an empty key: a tool that never dedupes reads none.
+      const read = await this.deps.store.findRecordWithHistory(call.projectId, readRecord ? call.key : "", call.runId, readHistory ? loopHistorySize(policy.loop) : 0);
+      return {
+        history: readHistory ? read.history.reverse() : historyNeeded ? held.history! : null,
+        record: readRecord ? read.record : recordNeeded ? held.record! : null,
+        runAborted: read.runAborted,
+      };
     }
     const [history, record] = await Promise.all([
       readHistory ? this.readLoopHistory(call, policy.loop) : historyNeeded ? held.history! : null,
       readRecord ? this.deps.store.findRecordByKey(call.projectId, call.key) : recordNeeded ? held.record! : null,
     ]);
-    return { history, record };
+    return { history, record, runAborted: runNeeded ? held.runAborted! : null };
   }
 
   /** The run's latest loop steps from the database (so every gate process sees them), oldest first. */

@@ -1,3 +1,4 @@
+import type { BeginLine } from "../core/decide-begin";
 import type { PreparedCall } from "../core/prepare-call";
 import type { CallRecord } from "../core/record";
 import type { EventType, GateEvent } from "../store/ports/gate-store";
@@ -63,6 +64,21 @@ export function recordEvent(record: CallRecord, fields: EventFields): GateEvent 
     toolCallId: record.toolCallId,
     attempt: record.attempt,
     argsFingerprint: null,
+  });
+}
+
+/** A begin's ledger line as decided (decide-begin.ts), with what only the service knows: ids, latency, the policy version, the time. */
+export function lineEvent(line: BeginLine, call: PreparedCall, policyVersion: number, startedAt: number, at: number): GateEvent {
+  return beginEvent(line.record, call, {
+    type: "begin",
+    decision: line.decision,
+    startedAt,
+    at,
+    policyVersion,
+    argsMismatch: line.argsMismatch,
+    loopStep: line.loopStep,
+    detail: line.detail,
+    shadowDecision: line.shadowDecision,
   });
 }
 

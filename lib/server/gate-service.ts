@@ -1,20 +1,21 @@
-import { MAX_ID_LENGTH, badIdField, normalizeCallIds } from "../core/identity";
+import { normalizeCallIds } from "../core/identity";
 import { blocksOnStep } from "../core/loop-detector";
-import { type BeginPlan, planBegin, alwaysExecutes } from "../core/plan-begin";
-import { type BudgetCharge, type BudgetStatus, budgetBlocked, budgetRefusal, executionCharge } from "../core/budget";
-import { shadowDetail, shadowName } from "../core/shadow";
+import { alwaysExecutes } from "../core/plan-begin";
+import { kindOf } from "../core/begin-guards";
+import { type BeginLine, type BeginStep, decideBegin } from "../core/decide-begin";
+import { type BudgetStatus, budgetRefusal } from "../core/budget";
+import { isCompensationKey } from "../core/plan-compensation";
 import type { CompleteOutcome } from "../core/plan-complete";
 import type { BeginCall, PreparedCall } from "../core/prepare-call";
-import type { BeginDecision, CallRecord, LoopWarning } from "../core/record";
-import { type EffectivePolicy, hasBudget } from "../core/policy";
+import type { BeginDecision, CallRecord } from "../core/record";
+import type { EffectivePolicy } from "../core/policy";
 import type { GateEvent, GateStore } from "../store/ports/gate-store";
 import { AppError } from "./app-error";
-import { type BeginContext, beginFields } from "./begin-context";
 import { BeginReader } from "./begin-reads";
 import { BoundedGuesses } from "./bounded-guesses";
 import { type AfterComplete, CallUpdates, MAX_WRITE_RACES, waitKey } from "./call-updates";
 import { assertWithinJsonBounds } from "./json-bounds";
-import { beginEvent } from "./gate-events";
+import { lineEvent } from "./gate-events";
 import { newId } from "./ids";
 import { InstallFingerprinter } from "./install-fingerprinter";
 import { LeaseTokens } from "./lease-tokens";
@@ -23,6 +24,7 @@ import type { PolicyLookup, PolicySource } from "./policy-source";
 import type { PreviewGate } from "./previews/preview-gate";
 import type { BypassAsk, BypassGate } from "./resend-bypass";
 import { type KeyRoute, KeyRouter } from "./resend-routing";
+import { assertVisibleIds } from "./visible-ids";
 
 export interface BeginInput extends Omit<BeginCall, "projectId"> {
   waitMs?: number;
@@ -109,6 +111,10 @@ export class GateService {
   /** Complete, heartbeat, checks and status: everything after the begin, by call id. */
   private readonly updates: CallUpdates;
 
+  /**
+   * Read → decide (lib/core/decide-begin.ts) → write conditionally; a write that lost a race is
+   * read and decided again. Every guard, and shadow mode, is the decision's: this only does I/O.
+   */
   async begin(projectId: string, raw: BeginInput): Promise<BeginDecision> {
     const startedAt = performance.now();
     // Every transport's identifiers in one spelling before the policy lookup and the key.
@@ -119,64 +125,69 @@ export class GateService {
     const fingerprint = this.fingerprints.current() ?? (await this.fingerprints.load());
     const reads = await this.reader.read(projectId, input, fingerprint, startedAt);
     if ("claimed" in reads) return reads.claimed;
-    const { policy, call, loop, firstRead } = reads;
-    const unkeyed = alwaysExecutes(policy.policy);
-    const bypass = input.bypass === undefined ? null : input.bypass.token !== undefined ? "token" : "ask";
-    const shadow = policy.policy.mode === "shadow";
-    const ctx: BeginContext = { call, policy, startedAt, latched: false, warning: undefined, bypass, shadow };
-    if (loop) {
-      const found = { reason: "loop_detected" as const, pattern: loop.pattern.map((step) => step.tool), repeats: loop.repeats };
-      // A begin carrying a human-approved bypass token is not the agent looping: flag it, never block it.
-      if (policy.policy.loop.action === "block" && input.bypass?.token === undefined) {
-        const blocked: BeginDecision = { decision: "blocked", ...found };
-        return shadow ? this.shadowExecute(ctx, blocked) : this.block(ctx, found, firstRead);
-      }
-      ctx.warning = found;
-    }
-
-    const deadline = this.clock() + (input.waitMs ?? 0);
-    let pollMs = LATCH_POLL_MIN_MS;
+    const { policy, call, loop, firstRead, runAborted } = reads;
     // Begins plan on the key's newest generation; a bypass ask may be answered, or raise it, first.
-    const routed = unkeyed ? null : await this.router.route(call, policy, firstRead, input.bypass, this.clock());
-    if (routed && "decision" in routed) {
-      if (shadow) return this.shadowExecute(ctx, routed.decision);
-      return (await this.apply({ op: "none", record: routed.record, decision: routed.decision, argsMismatch: false }, ctx))!;
-    }
-    let route: KeyRoute | null = routed;
-    let existing: CallRecord | null = route ? route.record : null;
+    const routed = alwaysExecutes(policy.policy) ? null : await this.router.route(call, policy, firstRead, input.bypass, this.clock());
+    const approval = routed && "decision" in routed ? routed : null;
+    let route: KeyRoute | null = routed && !("decision" in routed) ? routed : null;
+    let existing: CallRecord | null = approval ? approval.record : route ? route.record : null;
+    const previewToken = input.previewToken !== undefined && this.previews !== null ? input.previewToken : null;
+    const kind = kindOf({
+      effect: policy.policy.effect,
+      undo: call.derivedKey !== undefined && isCompensationKey(call.derivedKey),
+      resent: route?.raised ?? false,
+      previewToken: previewToken !== null,
+    });
+    const facts = {
+      kind,
+      policy,
+      loop,
+      runAborted,
+      approvalRequest: approval && approval.decision.decision === "approval_required" ? approval.decision.requestId : null,
+      bypass: input.bypass === undefined ? null : input.bypass.token !== undefined ? ("token" as const) : ("ask" as const),
+      previewToken: previewToken !== null,
+      waitUntil: this.clock() + (input.waitMs ?? 0),
+      newLeaseToken: this.newLeaseToken,
+    };
+    let latched = false;
     let previewSpent = false;
+    let budgetRefused: BudgetStatus | null = null;
+    let pollMs = LATCH_POLL_MIN_MS;
     for (let races = 0; races < MAX_WRITE_RACES; ) {
       const now = this.clock();
       const planned = route ? route.call : call;
-      const plan = planBegin(existing, planned, {
-        now,
-        policy,
-        newCallId: () => newId("call", now),
-        newLeaseToken: (id, attempt) => this.leases.issue(id, attempt),
+      const step = decideBegin({
+        ...facts,
+        call: planned,
+        record: existing,
         generation: route?.generation,
+        previewSpent,
+        budgetRefused,
+        latched,
+        now,
+        newCallId: newId("call", now),
       });
-
-      if (plan.decision.decision === "in_progress" && now < deadline && !shadow) {
-        ctx.latched = true;
-        await this.waiters.wait(waitKey(projectId, planned.key), Math.min(pollMs, deadline - now));
+      if (step.step === "wait") {
+        latched = true;
+        await this.waiters.wait(waitKey(projectId, planned.key), Math.min(pollMs, step.untilMs - now));
         pollMs = Math.min(pollMs * 2, LATCH_POLL_MAX_MS);
+      } else if (step.step === "answer") {
+        await this.recordDecision(policy, this.lineEvent(step.line, call, policy, startedAt));
+        return step.answer;
       } else {
-        // Shadow mode: whatever the gate would have answered, the agent runs the tool as it did before.
-        if (shadow) {
-          const would = await this.shadowFinding(ctx, plan, input.previewToken);
-          if (would) return this.shadowExecute(ctx, would);
-        }
-        // A first execution of a previewed tool spends its token first; a resend's approval stands in for it.
-        if (!shadow && plan.decision.decision === "execute" && policy.policy.preview !== "none" && !previewSpent && input.bypass?.token === undefined) {
-          if (input.previewToken === undefined || !this.previews) return this.askForPreview(ctx, existing, policy.policy.preview, planned);
-          await this.previews.redeem(projectId, input.previewToken, planned);
+        if (step.redeemPreview) {
+          await this.previews!.redeem(projectId, previewToken!, planned);
           previewSpent = true;
         }
-        const applied = await this.apply(plan, ctx);
-        if (applied) {
-          if (route && applied.decision !== "blocked") this.router.claimed(route, applied);
-          const shadowed = shadow && applied.decision === "execute" ? ({ ...applied, shadowDecision: "would_execute" } as BeginDecision) : applied;
-          return ctx.warning ? ({ ...shadowed, loopWarning: ctx.warning } as BeginDecision) : shadowed;
+        const written = await this.write(step, call, policy, startedAt);
+        if (written !== null && "refused" in written) {
+          // Decided again on the spend the counter found: no read needed.
+          budgetRefused = written.refused;
+          continue;
+        }
+        if (written !== null) {
+          if (route) this.router.claimed(route, written.answer);
+          return written.answer;
         }
         races++;
       }
@@ -188,77 +199,46 @@ export class GateService {
     });
   }
 
+  private readonly newLeaseToken = (id: string, attempt: number) => this.leases.issue(id, attempt);
+
+  /** The begin's ledger line, as decided, with what only the service knows. */
+  private lineEvent(line: BeginLine, call: PreparedCall, policy: EffectivePolicy, startedAt: number): GateEvent {
+    return lineEvent(line, call, policy.version, startedAt, this.clock());
+  }
+
   /**
-   * Shadow mode: what the gate would have answered instead of this plan's execute, or null when it
-   * would have executed too. A first execution would also need a preview's token and a budget.
+   * The decided write, conditionally: null when a concurrent writer changed the record first (read
+   * and decide again); `refused` when the run's counter refused the charge (decide again on it).
    */
-  private async shadowFinding(ctx: BeginContext, plan: BeginPlan, previewToken: string | undefined): Promise<BeginDecision | null> {
-    if (plan.decision.decision !== "execute") return plan.decision;
-    const { policy } = ctx.policy;
-    if (policy.preview !== "none" && previewToken === undefined && ctx.bypass !== "token") {
-      return { decision: "preview_required", key: ctx.call.key, mode: policy.preview, argsFingerprint: ctx.call.argsFingerprint };
+  private async write(
+    step: Extract<BeginStep, { step: "write" }>,
+    call: PreparedCall,
+    policy: EffectivePolicy,
+    startedAt: number,
+  ): Promise<{ answer: BeginDecision } | { refused: BudgetStatus } | null> {
+    const { write, charge } = step;
+    const line = this.lineEvent(step.line, call, policy, startedAt);
+    const leased = () => {
+      if (step.leased) this.begun.set(write.record.id, write.record);
+      return { answer: step.answer };
+    };
+    if (charge && write.op !== "replay") {
+      const how = write.op === "insert" ? ({ op: "insert" } as const) : ({ op: "update", expectedVersion: write.expectedVersion } as const);
+      const result = await this.store.writeCharged(how, write.record, line, charge);
+      if (result.written) return leased();
+      if (result.exceeded === null) return null;
+      return { refused: budgetRefusal(result.exceeded, charge)! };
     }
-    const charge = this.chargeFor(plan, ctx);
-    if (!charge) return null;
-    const refusal = budgetRefusal(await this.store.runSpend(ctx.call.projectId, ctx.call.runId), { ...charge, enforce: true });
-    return refusal ? budgetBlocked(refusal) : null;
-  }
-
-  /**
-   * Shadow mode's answer: the call runs under a record of its own (as a tool that never dedupes),
-   * so its complete is recorded, and its event keeps what the gate would have answered.
-   */
-  private async shadowExecute(ctx: BeginContext, would: BeginDecision): Promise<BeginDecision> {
-    const now = this.clock();
-    const policy: EffectivePolicy = { ...ctx.policy, policy: { ...ctx.policy.policy, onDuplicate: "execute" } };
-    const newLeaseToken = (id: string, attempt: number) => this.leases.issue(id, attempt);
-    const plan = planBegin(null, ctx.call, { now, policy, newCallId: () => newId("call", now), newLeaseToken });
-    if (plan.op !== "insert" || plan.decision.decision !== "execute") throw new Error("an unkeyed plan always inserts");
-    const shadowDecision = shadowName(would);
-    const detail = { ...shadowDetail(would), ...(ctx.warning ? { loopWarning: ctx.warning } : {}) };
-    const fields = { ...beginFields(ctx, plan.decision, this.clock(), detail), shadowDecision };
-    const event = beginEvent(plan.record, ctx.call, fields);
-    const charge = this.chargeFor(plan, ctx);
-    const written = charge ? (await this.store.writeCharged({ op: "insert" }, plan.record, event, charge)).written : await this.store.insertRecord(plan.record, event);
-    if (!written) throw new AppError("contention", "the call changed while deciding; retry the same request", { retryAfterSeconds: 1 });
-    this.begun.set(plan.record.id, plan.record);
-    return { ...plan.decision, shadowDecision, ...(ctx.warning ? { loopWarning: ctx.warning } : {}) };
-  }
-
-  /**
-   * Budgets: a new execution of a budgeted tool is charged to its run; a retry of the same record
-   * after a retryable failure or a lost lease is the same call, counted once. Shadow mode counts
-   * and never refuses.
-   */
-  private chargeFor(plan: BeginPlan, ctx: BeginContext): BudgetCharge | null {
-    if (!hasBudget(ctx.policy.policy)) return null;
-    if (plan.op === "update" ? plan.record.attempt > 1 : plan.op !== "insert") return null;
-    return executionCharge(ctx.policy.policy.budget, !ctx.shadow);
-  }
-
-  /** A begin refused by its run's budget: its ledger event is `blocked` with reason `budget_exceeded` and the spend. */
-  private async blockForBudget(ctx: BeginContext, status: BudgetStatus, record: CallRecord | null): Promise<BeginDecision> {
-    const decision = budgetBlocked(status);
-    const fields = beginFields(ctx, decision, this.clock(), { reason: "budget_exceeded", budget: status });
-    // The run is not repeating itself: a refused step is no loop step.
-    await this.recordDecision(ctx, beginEvent(record, ctx.call, { ...fields, loopStep: false }));
-    return decision;
-  }
-
-  private async askForPreview(ctx: BeginContext, record: CallRecord | null, mode: "required" | "approve", call: PreparedCall): Promise<BeginDecision> {
-    const decision: BeginDecision = { decision: "preview_required", key: call.key, mode, argsFingerprint: call.argsFingerprint };
-    await this.recordDecision(ctx, beginEvent(record, ctx.call, beginFields(ctx, decision, this.clock())));
-    return decision;
-  }
-
-  /**
-   * The blocked begin's event names the key's record when there is one (the call the run keeps
-   * repeating), so the call's ledger and the calls filter show the block and its cycle.
-   */
-  private async block(ctx: BeginContext, found: LoopWarning, record: CallRecord | null): Promise<BeginDecision> {
-    const decision: BeginDecision = { decision: "blocked", ...found };
-    await this.recordDecision(ctx, beginEvent(record, ctx.call, beginFields(ctx, decision, this.clock(), { loop: found })));
-    return decision;
+    switch (write.op) {
+      case "insert":
+        return (await this.store.insertRecord(write.record, line)) ? leased() : null;
+      case "update":
+        return (await this.store.updateRecord(write.record, write.expectedVersion, line)) ? leased() : null;
+      case "replay": {
+        const replays = await this.store.recordReplay(write.record, write.record.version, line, this.writesBehind(policy, line));
+        return replays === null ? null : { answer: { ...step.answer, replays } as BeginDecision };
+      }
+    }
   }
 
   /** The key and fingerprint a begin of this call would have, under the tool's policy in force (previews). */
@@ -273,59 +253,20 @@ export class GateService {
     return { policy, call: (await this.reader.underLegacyKey(call, await this.store.findRecordByKey(projectId, call.key))).call };
   }
 
-  /** Null when a concurrent writer changed the record first: plan again from a fresh read. */
-  private async apply(plan: BeginPlan, ctx: BeginContext): Promise<BeginDecision | null> {
-    // The same tool-call id sent again (an HTTP client's retry of one Idempotency-Key, an SDK's
-    // resend of a lost answer) is a transport retry, not the model deciding again: never a loop step.
-    const resent = (record: CallRecord) =>
-      (plan.op === "replay" || plan.op === "none") && record.toolCallId !== null && record.toolCallId === ctx.call.toolCallId;
-    const event = (record: CallRecord, argsMismatch: boolean) => {
-      const fields = beginFields(ctx, plan.decision, this.clock(), undefined, resent(record));
-      // Same key, other args: keep what this call sent (redacted like the record's), so an operator
-      // can set both argument sets side by side. Only mismatches pay for it.
-      if (argsMismatch && ctx.call.argsText !== null) fields.detail = { ...fields.detail, args: JSON.parse(ctx.call.argsText) as unknown };
-      return beginEvent(record, ctx.call, { ...fields, argsMismatch });
-    };
-    const charge = this.chargeFor(plan, ctx);
-    if (charge && (plan.op === "insert" || plan.op === "update")) {
-      const write = plan.op === "insert" ? ({ op: "insert" } as const) : ({ op: "update", expectedVersion: plan.expectedVersion } as const);
-      const result = await this.store.writeCharged(write, plan.record, event(plan.record, false), charge);
-      if (result.written) return this.leased(plan.record, plan.decision);
-      if (result.exceeded === null) return null;
-      return this.blockForBudget(ctx, budgetRefusal(result.exceeded, charge)!, plan.op === "update" ? plan.record : null);
-    }
-    switch (plan.op) {
-      case "insert":
-        return (await this.store.insertRecord(plan.record, event(plan.record, false))) ? this.leased(plan.record, plan.decision) : null;
-      case "update":
-        return (await this.store.updateRecord(plan.record, plan.expectedVersion, event(plan.record, false)))
-          ? this.leased(plan.record, plan.decision)
-          : null;
-      case "replay": {
-        const line = event(plan.record, plan.decision.argsMismatch);
-        const replays = await this.store.recordReplay(plan.record, plan.record.version, line, this.writesBehind(ctx, line));
-        return replays === null ? null : { ...plan.decision, replays };
-      }
-      case "none":
-        await this.recordDecision(ctx, event(plan.record, plan.argsMismatch));
-        return plan.decision;
-    }
-  }
-
   /**
    * The line of a decision that changes no record (in_progress, refused, conflict, blocked, a
    * preview or approval asked for) goes to the write-behind ledger, unless a blocking loop
    * detector must see it at once (blocksOnStep): then it is committed before the answer.
    */
-  private recordDecision(ctx: BeginContext, line: GateEvent): Promise<void> {
-    return this.writesBehind(ctx, line) ? this.store.appendDecision(line) : this.store.appendEvent(line);
+  private recordDecision(policy: EffectivePolicy, line: GateEvent): Promise<void> {
+    return this.writesBehind(policy, line) ? this.store.appendDecision(line) : this.store.appendEvent(line);
   }
 
-  private writesBehind(ctx: BeginContext, line: GateEvent): boolean {
-    return !blocksOnStep(line.loopStep, ctx.policy.policy.loop);
+  private writesBehind(policy: EffectivePolicy, line: GateEvent): boolean {
+    return !blocksOnStep(line.loopStep, policy.policy.loop);
   }
 
-  /** A written begin: when it handed out a lease, its record is what the lease's complete will find. */
+  /** A claim made by the reads themselves: when it handed out a lease, its record is what the lease's complete will find. */
   private leased(record: CallRecord, decision: BeginDecision): BeginDecision {
     if (decision.decision === "execute" || decision.decision === "verify") this.begun.set(record.id, record);
     return decision;
@@ -348,18 +289,4 @@ export class GateService {
   getRecordOrThrow(projectId: string, callId: string): Promise<CallRecord> {
     return this.updates.getRecordOrThrow(projectId, callId);
   }
-}
-
-/**
- * The wire refuses invisible characters and over-long ids (contract/tool-name.ts); callers in the
- * same process (the MCP and HTTP gateways, the SDK's in-process transport) reach the service
- * without it: an upstream's tool name or a gateway path with a zero-width character would skip the
- * policy of the tool it looks like.
- */
-function assertVisibleIds(input: Parameters<typeof badIdField>[0]): void {
-  const bad = badIdField(input);
-  if (bad === null) return;
-  const what = bad.field === "tool" ? "a tool name" : `an id (${bad.field})`;
-  const message = bad.problem === "length" ? `${what} must be 1 to ${MAX_ID_LENGTH} characters` : `control and zero-width characters are not allowed in ${what}`;
-  throw new AppError("invalid_input", message, { issues: [{ path: [bad.field], message, code: bad.problem === "length" ? "too_big" : "invisible_characters" }] });
 }

@@ -17,6 +17,8 @@ export interface KeyRoute {
   base: CallRecord | null;
   /** Set when this begin raised the generation with an approved resend request. */
   requestId: string | null;
+  /** This begin raised the generation (a token, or `bypass: allow`): it is a resend. */
+  raised: boolean;
 }
 
 /** A bypass ask answered without planning (approval_required), with the record its event is about. */
@@ -42,14 +44,14 @@ export class KeyRouter {
 
   async follow(call: PreparedCall, base?: CallRecord | null): Promise<KeyRoute> {
     const first = base === undefined ? await this.store.findRecordByKey(call.projectId, call.key) : base;
-    if (!first || first.generation <= 1) return { call, record: first, generation: 1, base: first, requestId: null };
-    return this.at(call, first, first.generation, null);
+    if (!first || first.generation <= 1) return { call, record: first, generation: 1, base: first, requestId: null, raised: false };
+    return this.at(call, first, first.generation, null, false);
   }
 
   /** Re-reads after a lost race, keeping what this begin already did (a raised generation's request). */
   async refresh(route: KeyRoute): Promise<KeyRoute> {
     const call = { ...route.call, key: baseKeyOf(route.call.key) };
-    return { ...(await this.follow(call)), requestId: route.requestId };
+    return { ...(await this.follow(call)), requestId: route.requestId, raised: route.raised };
   }
 
   /** Follows the key, then answers the begin's bypass ask: approval_required, or a raised generation. */
@@ -95,7 +97,7 @@ export class KeyRouter {
         policyVersion: policy.version,
         detail: { generation, requestId },
       });
-      if (await this.store.updateRecord(raised, current.version, event)) return this.at(call, raised, generation, requestId);
+      if (await this.store.updateRecord(raised, current.version, event)) return this.at(call, raised, generation, requestId, true);
       const reread = await this.store.findRecordByKey(call.projectId, call.key);
       if (!reread) throw new AppError("contention", "the call's record vanished while raising its generation; retry", { retryAfterSeconds: 1 });
       current = reread;
@@ -103,9 +105,9 @@ export class KeyRouter {
     throw new AppError("contention", "the key's generation is changing too fast; retry the same request", { retryAfterSeconds: 1 });
   }
 
-  private async at(call: PreparedCall, base: CallRecord, generation: number, requestId: string | null): Promise<KeyRoute> {
+  private async at(call: PreparedCall, base: CallRecord, generation: number, requestId: string | null, raised: boolean): Promise<KeyRoute> {
     const key = generationKey(call.key, generation);
     const record = await this.store.findRecordByKey(call.projectId, key);
-    return { call: { ...call, key }, record, generation, base, requestId };
+    return { call: { ...call, key }, record, generation, base, requestId, raised };
   }
 }

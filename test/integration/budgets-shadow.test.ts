@@ -186,6 +186,11 @@ describe.each(PROVIDERS)("%s: run budgets and shadow mode", (provider) => {
     const again = expectDecision(await clients[1]!.begin(request), "execute");
     expect(again.shadowDecision).toBe("would_refuse");
     await clients[1]!.complete(again.callId, { leaseToken: again.leaseToken, outcome: "succeeded", result: { charged: 42 } });
+    // The concurrent duplicate was no step of the agent's (enforce would have answered in_progress):
+    // the 3rd step is the 4th begin.
+    const third = expectDecision(await clients[0]!.begin(request), "execute");
+    expect(third.shadowDecision).toBe("would_refuse");
+    await clients[0]!.complete(third.callId, { leaseToken: third.leaseToken, outcome: "succeeded", result: { charged: 42 } });
     // Loops too: the same call a 4th time in a row would have been blocked.
     const looped = expectDecision(await clients[0]!.begin(request), "execute");
     expect(looped.shadowDecision).toBe("would_block");
@@ -194,19 +199,20 @@ describe.each(PROVIDERS)("%s: run budgets and shadow mode", (provider) => {
       ["execute", "would_execute"],
       ["execute", "would_wait"],
       ["execute", "would_refuse"],
+      ["execute", "would_refuse"],
       ["execute", "would_block"],
     ]);
     expect(JSON.parse(ledger[2]!.detail!)).toMatchObject({ shadow: { decision: "refused", callId: first.callId } });
     const completed = await sql<{ state: string }>(db.url, "SELECT state FROM call_records WHERE project_id = $1 AND run_id = $2", [projectId, runId]);
-    expect(completed.map((r) => r.state).sort()).toEqual(["in_progress", "succeeded", "succeeded", "succeeded"]);
+    expect(completed.map((r) => r.state).sort()).toEqual(["in_progress", "succeeded", "succeeded", "succeeded", "succeeded"]);
     // "Would have prevented N duplicate executions", and the calls behind the number.
     const { tools } = await admin.list();
-    expect(tools.find((t) => t.tool === tool)?.traffic.wouldPrevent).toBe(2);
+    expect(tools.find((t) => t.tool === tool)?.traffic.wouldPrevent).toBe(3);
     const prevented = await operator.call(CallListSchema, "GET", `/api/v1/operator/projects/${projectId}/calls?tool=${tool}&shadow=prevented`);
-    expect(prevented.calls.map((c) => c.callId).sort()).toEqual([concurrent.callId, again.callId].sort());
+    expect(prevented.calls.map((c) => c.callId).sort()).toEqual([concurrent.callId, again.callId, third.callId].sort());
     // The overview's read (any member): the same number, per tool, over its range.
     const overview = await operator.call(ShadowResponseSchema, "GET", `/api/v1/operator/projects/${projectId}/stats/shadow`);
-    expect(overview.tools.find((t) => t.tool === tool)).toEqual({ tool, wouldPrevent: 2 });
+    expect(overview.tools.find((t) => t.tool === tool)).toEqual({ tool, wouldPrevent: 3 });
     const before = new Date(Date.parse(overview.from) - 3_600_000).toISOString();
     const empty = await operator.call(ShadowResponseSchema, "GET", `/api/v1/operator/projects/${projectId}/stats/shadow?${new URLSearchParams({ from: before, to: overview.from })}`);
     expect(empty.tools.find((t) => t.tool === tool)).toBeUndefined();

@@ -258,6 +258,8 @@ function answerFor(result: CallResult<StoredResponse>, live: HttpReply | null): 
       return { kind: "answer", reply: problemReply("inProgress", "a request with this Idempotency-Key is still being processed; retry later", [["retry-after", "1"]]) };
     case "conflict":
       return { kind: "answer", reply: problemReply("mismatch", "this Idempotency-Key was used with a different request payload") };
+    case "run_aborted":
+      return { kind: "answer", reply: problemReply("runAborted", `not run: ${result.message}`) };
     case "refused":
       return {
         kind: "answer",

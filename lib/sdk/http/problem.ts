@@ -18,6 +18,7 @@ export const PROBLEMS = {
   resendInvalid: { slug: "resend-invalid", title: "Idemgate-Resend is malformed", status: 400 },
   blocked: { slug: "loop-detected", title: "The run repeats the same requests", status: 429 },
   budgetExceeded: { slug: "budget-exceeded", title: "The run has spent its budget", status: 429 },
+  runAborted: { slug: "run-aborted", title: "The run was aborted: it takes no new steps", status: 409 },
   previewRequired: { slug: "preview-required", title: "The request needs an approved preview first", status: 428 },
   handlerFailed: { slug: "handler-failed", title: "The request failed", status: 500 },
   gateUnavailable: { slug: "idempotency-unavailable", title: "Idempotency could not be checked", status: 503 },

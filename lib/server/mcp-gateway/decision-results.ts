@@ -61,6 +61,9 @@ export function refusalResult(decision: BeginDecision, tool: string): ToolResult
         decision,
       );
     case "refused":
+      if ("reason" in decision) {
+        return gateError(`${tool} was not run: ${decision.message}`, decision, { "idemgate/retryable": false });
+      }
       return gateError(
         `${tool} was already ${decision.original.status === "succeeded" ? "done" : "tried and failed"} at ${at(decision.original.completedAt)} (call ${decision.callId}). Its policy refuses duplicates: do not retry.`,
         decision,

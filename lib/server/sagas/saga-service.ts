@@ -7,6 +7,7 @@ import { instruments } from "../../telemetry/instruments";
 import { withSpan } from "../../telemetry/spans";
 import { AppError } from "../app-error";
 import { recordEvent } from "../gate-events";
+import { assertVisibleIds } from "../visible-ids";
 import type { GateService } from "../gate-service";
 import { newId } from "../ids";
 import { type Actor, auditEntry } from "../operator-audit";
@@ -71,6 +72,8 @@ export class SagaService {
    * call of this project used is 404 and records nothing (a policy's abort comes from one of its calls).
    */
   async abort(projectId: string, runId: string, reason: string, source: AbortSource): Promise<RunSaga> {
+    // The rule every begin's run id follows: no run is aborted that no begin could have started.
+    assertVisibleIds({ tool: "idemgate.saga", runId });
     return withSpan("idemgate.saga.abort", { "idemgate.run_id": runId, "idemgate.abort.by": source.by }, async () => {
       if (source.by !== "policy") await this.known.require(projectId, runId);
       const now = this.clock();

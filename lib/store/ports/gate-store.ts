@@ -63,6 +63,8 @@ export interface BeginStatementResult {
   /** The run's latest loop steps, newest first, this process's queued ones merged in. */
   history: CallSignature[];
   layers: PolicyRow[];
+  /** The run was aborted (run_aborts): the claim is never made then. */
+  runAborted: boolean;
 }
 
 /** written: the record, its event and the charge were committed together. Else `exceeded` says why not (null: a lost race). */
@@ -94,10 +96,11 @@ export interface GateStore extends PolicyStore {
   readonly provider: "sqlite" | "postgres";
   findRecordByKey(projectId: string, key: string): Promise<CallRecord | null>;
   /**
-   * A begin's reads at once: the record under `key` and the run's latest loop steps, newest first
-   * (loopHistory's). One statement, one round trip on Postgres.
+   * A begin's reads at once: the record under `key`, the run's latest loop steps, newest first
+   * (loopHistory's; none when `historyLimit` is 0), and whether the run was aborted. One statement,
+   * one round trip on Postgres.
    */
-  findRecordWithHistory(projectId: string, key: string, runId: string, historyLimit: number): Promise<{ record: CallRecord | null; history: CallSignature[] }>;
+  findRecordWithHistory(projectId: string, key: string, runId: string, historyLimit: number): Promise<{ record: CallRecord | null; history: CallSignature[]; runAborted: boolean }>;
   findRecordById(projectId: string, id: string): Promise<CallRecord | null>;
   /** Postgres only: a begin's reads, and its claim when it is a first execution, in one round trip. */
   beginStatement?(statement: BeginStatement): Promise<BeginStatementResult>;

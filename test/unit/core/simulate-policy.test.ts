@@ -54,7 +54,8 @@ describe("simulatePolicy — a tool's ledger replayed under a draft", () => {
   });
 
   it("another tool's steps between a run's calls break its cycles", () => {
-    const looping = [begin({}), done(T0 + 1), begin({ at: T0 + 2, decision: "replay" }), begin({ at: T0 + 3, decision: "replay" })];
+    // The model asking again (new tool-call ids): the same id again would be a transport retry, no loop step.
+    const looping = [begin({}), done(T0 + 1), begin({ at: T0 + 2, decision: "replay", toolCallId: "tc-2" }), begin({ at: T0 + 3, decision: "replay", toolCallId: "tc-3" })];
     expect(simulatePolicy(looping, policy(), policy()).simulated.blocked).toBe(1);
     const between: LedgerEntry = { type: "step", runId: "run-1", signature: { tool: "lookup", argsFingerprint: "x" } };
     const interleaved = [looping[0]!, looping[1]!, between, looping[2]!, between, looping[3]!];

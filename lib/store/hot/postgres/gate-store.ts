@@ -122,12 +122,12 @@ export class PostgresGateStore implements GateStore {
     return row ? rowToRecord(row) : null;
   }
 
-  async findRecordWithHistory(projectId: string, key: string, runId: string, historyLimit: number): Promise<{ record: CallRecord | null; history: CallSignature[] }> {
+  async findRecordWithHistory(projectId: string, key: string, runId: string, historyLimit: number): Promise<{ record: CallRecord | null; history: CallSignature[]; runAborted: boolean }> {
     // As loopHistory: this process's queued loop steps, taken before the read, count too.
     const held = this.ledger.pendingLoopSteps(projectId, runId);
     const [row] = await this.rows(PG_SQL.recordWithHistory, [projectId, key, runId, historyLimit]);
     const read = (row!.loop_history as [string, string, string][]).map(([id, tool, argsFingerprint]) => ({ id, tool, argsFingerprint }));
-    return { record: row!.id == null ? null : rowToRecord(row!), history: mergeLoopSteps(read, held, historyLimit) };
+    return { record: row!.id == null ? null : rowToRecord(row!), history: mergeLoopSteps(read, held, historyLimit), runAborted: row!.run_aborted === true };
   }
 
   async beginStatement(statement: BeginStatement): Promise<BeginStatementResult> {
@@ -156,6 +156,7 @@ export class PostgresGateStore implements GateStore {
       record: row!.id == null ? null : rowToRecord(row!),
       history: mergeLoopSteps(read, held, historyLimit),
       layers: (row!.layers as unknown[][]).map(tupleToPolicy),
+      runAborted: row!.run_aborted === true,
     };
   }
 

@@ -16,6 +16,7 @@ const R = RECORD_COLUMNS.length;
 
 export const SQL = {
   recordByKey: `SELECT ${RECORD_COLUMN_LIST} FROM call_records WHERE project_id = $1 AND key = $2`,
+  runAborted: `SELECT 1 AS aborted FROM run_aborts WHERE project_id = $1 AND run_id = $2`,
   recordById: `SELECT ${RECORD_COLUMN_LIST} FROM call_records WHERE project_id = $1 AND id = $2`,
   insertRecord: `INSERT INTO call_records (${RECORD_COLUMN_LIST}) VALUES (${placeholders(RECORD_COLUMNS, 1, false)}) ON CONFLICT (project_id, key) DO NOTHING`,
   /** CAS on (project, key, version); params: the record's columns, then expected version. */
@@ -40,11 +41,12 @@ function withEvent(recordStatement: string, eventFrom: number): string {
 
 export const PG_SQL = {
   /**
-   * A begin's two reads in one statement (record by key, the run's loop steps newest first; see
-   * POLICY_SQL.loopHistory): the row's record columns are null when there is no record.
+   * A begin's reads in one statement (record by key, the run's loop steps newest first, see
+   * POLICY_SQL.loopHistory; whether the run was aborted): the record columns are null when there is no record.
    */
   recordWithHistory: `SELECT ${RECORD_COLUMN_LIST}, (SELECT COALESCE(json_agg(json_build_array(h.id, h.tool, h.args_fingerprint) ORDER BY h.id DESC), '[]'::json)
-      FROM (SELECT id, tool, args_fingerprint FROM events WHERE project_id = $1 AND run_id = $3 AND loop_step = 1 ORDER BY id DESC LIMIT $4) h) AS loop_history
+      FROM (SELECT id, tool, args_fingerprint FROM events WHERE project_id = $1 AND run_id = $3 AND loop_step = 1 ORDER BY id DESC LIMIT $4) h) AS loop_history,
+      EXISTS (SELECT 1 FROM run_aborts WHERE project_id = $1 AND run_id = $3) AS run_aborted
     FROM (SELECT 1) AS one LEFT JOIN call_records ON call_records.project_id = $1 AND call_records.key = $2`,
   beginStatement: beginStatement(),
   insertRecordWithEvent: withEvent(SQL.insertRecord, R + 1),
@@ -88,7 +90,7 @@ function guardedUpdate(): string {
 }
 
 /**
- * A begin's reads and its guarded claim in one statement (ports/gate-store.ts, BeginStatement).
+ * A begin's reads (the record, the run's loop steps, whether the run was aborted) and its guarded claim in one statement (ports/gate-store.ts, BeginStatement).
  * Params: $1 project, $2 tool, $3 key, $4 run, $5 history limit, $6 claim?, $7 policy stamp (null:
  * not guarded), $8 args fingerprint, $9 legacy key, then the record's columns and the event's. The
  * stamp is what policyStamp (policy-statements.ts) computes from the same layers. The final SELECT
@@ -105,11 +107,13 @@ function beginStatement(): string {
         AND ($7::text IS NULL OR $7::text = ${stampOf("$2::text")})
         AND NOT EXISTS (SELECT 1 FROM hist WHERE hist.tool = $2::text AND hist.args_fingerprint = $8::text)
         AND NOT EXISTS (SELECT 1 FROM call_records WHERE project_id = $1::text AND key = $9::text)
+        AND NOT EXISTS (SELECT 1 FROM run_aborts WHERE project_id = $1::text AND run_id = $4::text)
       ON CONFLICT (project_id, key) DO NOTHING RETURNING 1),
     logged AS (INSERT INTO events (${EVENT_COLUMN_LIST}) SELECT ${placeholders(EVENT_COLUMNS, eventFrom, true)} FROM claimed RETURNING 1)
   SELECT (SELECT COUNT(*) FROM logged)::int AS claimed, ${RECORD_COLUMNS.map(([c]) => `r."${c}"`).join(", ")},
     (SELECT COALESCE(json_agg(json_build_array(h.id, h.tool, h.args_fingerprint) ORDER BY h.id DESC), '[]'::json) FROM hist h) AS loop_history,
-    ${layersJson()} AS layers
+    ${layersJson()} AS layers,
+    EXISTS (SELECT 1 FROM run_aborts WHERE project_id = $1::text AND run_id = $4::text) AS run_aborted
   FROM (SELECT 1) AS one LEFT JOIN call_records r ON r.project_id = $1::text AND r.key = $3::text`;
 }
 

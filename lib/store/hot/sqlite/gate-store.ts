@@ -105,13 +105,14 @@ export class SqliteGateStore implements GateStore {
     });
   }
 
-  findRecordWithHistory(projectId: string, key: string, runId: string, historyLimit: number): Promise<{ record: CallRecord | null; history: CallSignature[] }> {
+  findRecordWithHistory(projectId: string, key: string, runId: string, historyLimit: number): Promise<{ record: CallRecord | null; history: CallSignature[]; runAborted: boolean }> {
     return this.sql.guard(() => {
       const row = this.sql.get(SQL.recordByKey, [projectId, key]);
-      const read = this.sql.all(POLICY_SQL.loopHistory, [projectId, runId, historyLimit]).map(rowToSignature);
+      const read = historyLimit > 0 ? this.sql.all(POLICY_SQL.loopHistory, [projectId, runId, historyLimit]).map(rowToSignature) : [];
       // As loopHistory: this process's queued loop steps count too.
       const history = mergeLoopSteps(read, this.ledger.pendingLoopSteps(projectId, runId), historyLimit);
-      return { record: row ? rowToRecord(row) : null, history };
+      const runAborted = this.sql.get(SQL.runAborted, [projectId, runId]) !== undefined;
+      return { record: row ? rowToRecord(row) : null, history, runAborted };
     });
   }
 
