@@ -59,8 +59,8 @@ export async function gateDatabase(url: string, pool: { tag: string; size: numbe
     await fillReplayPool(createGate({ inProcess: { store, projectId: created.projectId, policies: benchPolicies } }), pool.tag, pool.size);
     if (upstream) {
       // The HTTP-tools cells' gateway: `/gw/pay/…` in front of the charges API, on the allowlist.
-      await app.upstreams.service.create(created.projectId, { kind: "http", name: "pay", url: `${upstream.url}/` }, SYSTEM_ACTOR);
       await app.outbound.allowlist.add(created.projectId, { pattern: `127.0.0.1:${upstream.port}` }, SYSTEM_ACTOR);
+      await app.upstreams.service.create(created.projectId, { kind: "http", name: "pay", url: `${upstream.url}/` }, SYSTEM_ACTOR);
     }
     if (mcpUpstream) {
       // The MCP cells' upstream, as an admin would register it (its loopback address allowed).

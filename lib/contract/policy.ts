@@ -33,6 +33,12 @@ const scalarFields = {
     .max(365 * DAY_SECONDS)
     .describe("How long an accepted (long-running, unfinished) operation is kept and replayed by its operationId"),
   leaseSeconds: z.number().int().min(1).max(3_600).describe("How long an attempt may run without a heartbeat"),
+  leaseGraceSeconds: z
+    .number()
+    .int()
+    .min(0)
+    .max(3_600)
+    .describe("Liveness: an attempt is taken over (or answered verify) only once it has been silent for the lease plus this grace; a late beat before that renews its lease"),
   cacheFailures: z.boolean().describe("Permanent failures replay; retryable ones never do"),
   redactFields: fieldList.describe("Fields masked (at any depth) before args or results are stored"),
   onPermanentFailure: z

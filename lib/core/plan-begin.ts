@@ -59,8 +59,9 @@ export function planBegin(existing: CallRecord | null, call: PreparedCall, env: 
 
   switch (existing.state) {
     case "in_progress":
-      if (leaseIsLive(existing, now)) {
-        const retryAfterMs = Math.max(1, Math.min(existing.leaseExpiresAt! - now, policy.policy.retry.initialDelayMs));
+      // Silent for the lease plus its grace, the holder is dead; within the grace it is only late.
+      if (leaseIsLive(existing, now - policy.policy.leaseGraceSeconds * 1000)) {
+        const retryAfterMs = Math.max(1, Math.min(existing.leaseExpiresAt! + policy.policy.leaseGraceSeconds * 1000 - now, policy.policy.retry.initialDelayMs));
         return {
           op: "none",
           record: existing,

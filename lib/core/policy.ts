@@ -59,6 +59,12 @@ export interface ToolPolicy {
   /** How long an accepted (started, not finished) operation is kept and replayed by its id. */
   acceptedTtlSeconds: number;
   leaseSeconds: number;
+  /**
+   * Liveness: a holder is dead only once it has been silent (no beat) for the lease plus this
+   * grace. A holder whose beats are merely late (a starved process, an event loop busy for seconds,
+   * a GC pause) keeps its key, and a late beat renews the lease as long as nobody took over.
+   */
+  leaseGraceSeconds: number;
   cacheFailures: boolean;
   retry: RetryAdvice;
   loop: LoopPolicy;
@@ -122,6 +128,7 @@ export const DEFAULT_POLICY: Readonly<ToolPolicy> = Object.freeze<ToolPolicy>({
   ttlSeconds: 86_400,
   acceptedTtlSeconds: 604_800,
   leaseSeconds: 30,
+  leaseGraceSeconds: 5,
   cacheFailures: true,
   retry: { maxAttempts: 3, initialDelayMs: 1_000, backoffFactor: 2, maxDelayMs: 30_000 },
   loop: { enabled: true, repeats: 3, maxCycleLength: 2, action: "block" },

@@ -18,6 +18,7 @@ const LABELS: Record<string, PolicyLabel> = {
   ttlSeconds: { label: "Keep outcomes for (seconds)", help: "How long a finished call's outcome is kept and replayed. 86 400 s is one day." },
   acceptedTtlSeconds: { label: "Keep accepted operations for (seconds)", help: "How long a long-running, unfinished operation is kept and replayed by its operation id." },
   leaseSeconds: { label: "Lease (seconds)", help: "How long an attempt may run without a heartbeat before another may take over." },
+  leaseGraceSeconds: { label: "Lease grace (seconds)", help: "A holder whose heartbeats are late (a starved machine) keeps its key this long past its lease; only a holder silent for the lease plus this grace is taken over." },
   cacheFailures: { label: "Replay permanent failures", help: "Yes: a permanent failure is replayed like a success. Retryable failures are never replayed." },
   keepHeaders: { label: "HTTP: headers replayed", help: "For HTTP routes (tools named like POST /v1/refunds): comma-separated response headers a replay sends again; x-* keeps every header starting with x-. Set-Cookie never." },
   mode: { label: "Mode", help: "Enforce: the gate's decision is the answer. Shadow: every call runs as without Idemgate; the gate records what it would have done (would replay, would block, …)." },

@@ -59,6 +59,21 @@ describe.each(PROVIDERS)("%s: what a crash can lose from the write-behind ledger
     await db?.drop();
   });
 
+  /**
+   * A retryable 503 (the store busy past its timeouts on a loaded machine) means nothing was
+   * written: the contract is to send the same request again, as the SDK does.
+   */
+  async function retryingUnavailable<T>(send: () => Promise<T>): Promise<T> {
+    for (let attempt = 1; ; attempt++) {
+      try {
+        return await send();
+      } catch (error) {
+        if (attempt >= 20 || !(error instanceof Error) || !/^HTTP 503: .*"retryable":true/.test(error.message)) throw error;
+        await new Promise((resolve) => setTimeout(resolve, 250));
+      }
+    }
+  }
+
   /** Agents that run call after call on `server` until `stop()` or the server is gone; every answer they got is kept. */
   async function load(server: TestServer, tool: string) {
     const client = new TestClient(server.baseUrl, apiKey);
@@ -71,13 +86,13 @@ describe.each(PROVIDERS)("%s: what a crash can lose from the write-behind ledger
       for (let n = 0; !stopped; n++) {
         const request = { tool, runId: uniqueRun(`w${w}_${n}`), stepId: "charge", args: { amount: n } };
         try {
-          const first = await client.begin(request);
+          const first = await retryingUnavailable(() => client.begin(request));
           if (first.decision !== "execute") throw new Error(`expected execute, got ${JSON.stringify(first)}`);
           answers.executes.push({ callId: first.callId, attempt: first.attempt });
-          await client.complete(first.callId, { leaseToken: first.leaseToken, outcome: "succeeded", result: { n } });
+          await retryingUnavailable(() => client.complete(first.callId, { leaseToken: first.leaseToken, outcome: "succeeded", result: { n } }));
           answers.completes.push(first.callId);
           for (let r = 0; r < REPLAYS_PER_CALL && !stopped; r++) {
-            const replay = await client.begin(request);
+            const replay = await retryingUnavailable(() => client.begin(request));
             if (replay.decision !== "replay") throw new Error(`expected replay, got ${JSON.stringify(replay)}`);
             answers.replays.set(first.callId, [...(answers.replays.get(first.callId) ?? []), Date.now()]);
           }

@@ -46,6 +46,8 @@ describe.each(PROVIDERS)("%s: secrets inside URLs", (provider) => {
     port = (receiver.address() as AddressInfo).port;
     world = await startTwoProjects(provider, { IDEMGATE_SECRETS_KEY: SECRETS_KEY, IDEMGATE_ALERT_INTERVAL_MS: "200" });
     await world.root.call(OutboundAllowlistEntrySchema, "POST", p("/outbound-allowlist"), { pattern: `127.0.0.1:${port}` });
+    // Upstream URLs must pass the allowlist when they are saved: the example hosts are on it.
+    await world.root.call(OutboundAllowlistEntrySchema, "POST", p("/outbound-allowlist"), { pattern: "*.example.com" });
   });
   afterAll(async () => {
     await world?.stop();

@@ -13,15 +13,21 @@ export const TEST_FINGERPRINTER = argsFingerprinter("test-install-secret");
 export const NOW = 1_700_000_000_000;
 export const SECOND = 1_000;
 
+/**
+ * These tests pin the lease's own boundary (expired at leaseExpiresAt exactly), so their default
+ * policy has no liveness grace; the grace is tested on its own (plan-begin.test.ts).
+ */
+export const EXACT_LEASE_POLICY: EffectivePolicy = { ...DEFAULT_EFFECTIVE_POLICY, policy: { ...DEFAULT_POLICY, leaseGraceSeconds: 0 } };
+
 /** Deterministic ids: call-1, call-2, … and lease-1, lease-2, … per env. */
-export function makeEnv(policy: EffectivePolicy = DEFAULT_EFFECTIVE_POLICY, now: number = NOW): PlanEnv {
+export function makeEnv(policy: EffectivePolicy = EXACT_LEASE_POLICY, now: number = NOW): PlanEnv {
   let calls = 0;
   let leases = 0;
   return { now, policy, newCallId: () => `call-${++calls}`, newLeaseToken: () => `lease-${++leases}` };
 }
 
 export function policyWith(overrides: Partial<ToolPolicy>, version = 7): EffectivePolicy {
-  return { policy: { ...DEFAULT_POLICY, ...overrides }, version };
+  return { policy: { ...DEFAULT_POLICY, leaseGraceSeconds: 0, ...overrides }, version };
 }
 
 export const BASE_CALL: BeginCall = {

@@ -89,7 +89,7 @@ const ROWS: Row[] = [
 
 describe("planBegin — state machine", () => {
   it.each(ROWS.map((r) => [r.name, r] as const))("%s", (_name, row) => {
-    const env = makeEnv(row.policy ?? DEFAULT_EFFECTIVE_POLICY);
+    const env = makeEnv(row.policy);
     const call = row.call ?? CALL;
     const plan = planBegin(row.existing, call, env);
 
@@ -204,5 +204,28 @@ describe("planBegin — invariants over arbitrary records", () => {
       }),
       { numRuns: 500 },
     );
+  });
+});
+
+describe("planBegin — liveness grace (a late holder is not a dead one)", () => {
+  const GRACE = policyWith({ leaseGraceSeconds: 5 });
+  const lapsedBy = (ms: number) => makeRecord({ leaseExpiresAt: NOW - ms });
+
+  it("a lease lapsed less than the grace ago is still the holder's: in_progress, retry after the grace ends", () => {
+    const plan = planBegin(lapsedBy(4 * SECOND), CALL, makeEnv(GRACE));
+    expect(plan.op).toBe("none");
+    expect(plan.decision).toMatchObject({ decision: "in_progress", retryAfterMs: 1_000 });
+    const late = planBegin(lapsedBy(4_999), CALL, makeEnv(GRACE));
+    expect(late.decision).toMatchObject({ decision: "in_progress", retryAfterMs: 1 });
+  });
+
+  it("silent for the lease plus the grace, the holder is dead: taken over (write) or verify (async)", () => {
+    expect(planBegin(lapsedBy(5 * SECOND), CALL, makeEnv(GRACE)).decision).toMatchObject({ decision: "execute", recovered: true, attempt: 2 });
+    expect(planBegin(lapsedBy(6 * SECOND), CALL, makeEnv(policyWith({ effect: "async", leaseGraceSeconds: 5 }))).decision).toMatchObject({ decision: "verify" });
+  });
+
+  it("the default policy gives a holder 5 s of grace", () => {
+    expect(DEFAULT_POLICY.leaseGraceSeconds).toBe(5);
+    expect(planBegin(lapsedBy(3 * SECOND), CALL, makeEnv(DEFAULT_EFFECTIVE_POLICY)).decision.decision).toBe("in_progress");
   });
 });

@@ -102,7 +102,7 @@ describe("planComplete — lease ownership", () => {
 
   it("after a takeover the old lease is lost and the new one completes", () => {
     const record = claim();
-    const takeover = planBegin(record, CALL, { ...makeEnv(DEFAULT_EFFECTIVE_POLICY, NOW + 31 * SECOND), newLeaseToken: () => "lease-B" });
+    const takeover = planBegin(record, CALL, { ...makeEnv(undefined, NOW + 31 * SECOND), newLeaseToken: () => "lease-B" });
     expect(takeover.decision).toMatchObject({ decision: "execute", recovered: true, attempt: 2, leaseToken: "lease-B" });
     const current = takeover.record;
 

@@ -6,7 +6,8 @@ let t: TestGate;
 afterEach(async () => t?.close());
 
 /** The gate's policy lease is 1 s here; every tool below runs 2–2.5 s, longer than the lease. */
-const ONE_SECOND_LEASE = { leaseSeconds: 1 };
+// No liveness grace: these tests pin when the lease itself lapses (the grace is tested in plan-begin.test.ts).
+const ONE_SECOND_LEASE = { leaseSeconds: 1, leaseGraceSeconds: 0 };
 
 describe("heartbeats keep a slow execution's lease", () => {
   it("a contender arriving after the original lease would have lapsed waits and replays: one execution", async () => {
@@ -69,7 +70,7 @@ describe("heartbeats keep a slow execution's lease", () => {
   });
 
   it("leaseSeconds on the client shortens the lease, so a vanished agent is taken over quickly", async () => {
-    t = await inProcessGate(); // policy lease: 30 s
+    t = await inProcessGate({ policy: { leaseGraceSeconds: 0 } }); // policy lease: 30 s
     const crashing = t.client({ leaseSeconds: 1, heartbeat: false });
     const resumed = t.client();
     const abandoned = crashing.run({ runId: "crash-1" }, () => crashing.call({ tool: "charge", step: "charge" }, () => new Promise(() => {})));

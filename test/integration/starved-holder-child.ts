@@ -1,0 +1,33 @@
+// A holder in its own process: `node --import tsx test/integration/starved-holder-child.ts <job.json>`.
+// It begins the export through the SDK (2 s leases kept by heartbeats), says "started", then runs a
+// tool whose main thread is busy for `busyMs` (no heartbeat can leave while it spins), or that never
+// ends (the test SIGKILLs it). Prints "done <status>" when the call ends.
+import { appendFileSync, readFileSync } from "node:fs";
+import { createGate } from "../../lib/sdk";
+
+interface Job {
+  baseUrl: string;
+  apiKey: string;
+  runId: string;
+  effectsFile: string;
+  busyMs: number | null;
+}
+
+const job = JSON.parse(readFileSync(process.argv[2]!, "utf8")) as Job;
+const gate = createGate({ baseUrl: job.baseUrl, apiKey: job.apiKey, leaseSeconds: 2, maxWaitMs: 60_000 });
+
+const outcome = await gate.run({ runId: job.runId }, () =>
+  gate.call({ tool: "export_report", step: "export" }, async () => {
+    appendFileSync(job.effectsFile, "export\n");
+    console.log("started");
+    if (job.busyMs === null) await new Promise(() => undefined);
+    // Starved: the event loop is blocked, so the heartbeat timers fire only once this ends.
+    const until = Date.now() + job.busyMs!;
+    while (Date.now() < until) {
+      // spin
+    }
+    return { rows: 42 };
+  }),
+);
+console.log(`done ${outcome.status}`);
+process.exit(0);
