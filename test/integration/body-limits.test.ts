@@ -117,7 +117,7 @@ describe.each(PROVIDERS)("%s: body limits hold on the bytes read, on every route
 
     it("the middleware with the gate over HTTP: a body too large for a begin is a 413 naming the limit; the handler never runs", async () => {
       let runs = 0;
-      const served = withIdempotency({ gate: createGate({ baseUrl: base(), apiKey: world.apiKey }), route: "/v1/uploads" }, async () => {
+      const served = withIdempotency({ gate: createGate({ baseUrl: base(), apiKey: world.apiKey }), caller: null, route: "/v1/uploads" }, async () => {
         runs++;
         return Response.json({ ok: true });
       });

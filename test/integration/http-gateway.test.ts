@@ -1,6 +1,7 @@
 import { randomUUID } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { CallListSchema } from "../../lib/contract/calls";
+import { callerScoped } from "../../lib/sdk/http";
 import { PROVIDERS } from "../helpers/databases";
 import { type GatewayWorld, startGatewayWorld } from "../helpers/gateway-world";
 import { sql } from "../helpers/sql";
@@ -17,7 +18,9 @@ async function untilAnswered(send: () => Promise<Response>, budgetMs = 60_000): 
   }
 }
 
-async function callsOfRun(world: GatewayWorld, runId: string) {
+/** The calls of one Idempotency-Key sent with the world's API key: its run is the key in that caller's scope. */
+async function callsOfRun(world: GatewayWorld, key: string) {
+  const runId = callerScoped(world.apiKeyId, key);
   const res = await world.root.raw("GET", `/api/v1/operator/projects/${world.projectId}/calls?runId=${encodeURIComponent(runId)}`);
   return CallListSchema.parse(await res.json()).calls;
 }
@@ -66,6 +69,24 @@ describe("HTTP gateway /gw/{upstream}", () => {
     const key = randomUUID();
     expect((await world.gw("v1/charges", { key, body: { amount: 5 } })).status).toBe(200);
     expect((await world.gw("v1/charges", { key, body: { amount: 6 } })).status).toBe(422);
+  });
+
+  it("keys are the calling API key's: another key of the project sending the same Idempotency-Key and body is charged on its own, never handed the first key's response", async () => {
+    const created = await world.root.raw("POST", `/api/v1/operator/projects/${world.projectId}/api-keys`, { name: "second caller" });
+    expect(created.status).toBe(200);
+    const second = ((await created.json()) as { key: string }).key;
+    const key = randomUUID();
+    const first = await world.gw("v1/charges", { key, body: { amount: 31 } });
+    const firstCharge = (await first.json()) as { chargeId: string };
+    const other = await world.gw("v1/charges", { key, body: { amount: 31 }, headers: { authorization: `Bearer ${second}` } });
+    expect(other.status).toBe(200);
+    expect(other.headers.get("idempotent-replayed")).toBeNull();
+    const otherCharge = (await other.json()) as { chargeId: string };
+    expect(otherCharge.chargeId).not.toBe(firstCharge.chargeId);
+    expect(world.upstream.charges.filter((c) => c.amount === 31)).toHaveLength(2);
+    // Each key's retry replays its own charge.
+    const again = await world.gw("v1/charges", { key, body: { amount: 31 }, headers: { authorization: `Bearer ${second}` } });
+    expect([again.headers.get("idempotent-replayed"), ((await again.json()) as { chargeId: string }).chargeId]).toEqual(["true", otherCharge.chargeId]);
   });
 
   it("client timeouts and retries of one intended charge: exactly one upstream effect", async () => {

@@ -158,6 +158,26 @@ describe.each<[Framework, Backend]>([
     expect(tool.executions.get(id)).toBe(2);
   });
 
+  it("keys are the caller's: another caller's same key and payload runs as its own request, never replays the first caller's response", async () => {
+    const id = newId();
+    const key = randomUUID();
+    const alice = await post("/v1/refunds", { id, amount: 9 }, { "idempotency-key": key, "x-caller": "alice" });
+    expect(alice.status).toBe(201);
+    const bob = await post("/v1/refunds", { id, amount: 9 }, { "idempotency-key": key, "x-caller": "bob" });
+    expect(bob.status).toBe(201);
+    expect(bob.headers.get("idempotent-replayed")).toBeNull();
+    expect(bob.body.refundId).not.toBe(alice.body.refundId);
+    expect(bob.body.key).not.toBe(alice.body.key);
+    expect(tool.executions.get(id)).toBe(2);
+    // Each caller's own retry still replays its own response, once.
+    const aliceAgain = await post("/v1/refunds", { id, amount: 9 }, { "idempotency-key": key, "x-caller": "alice" });
+    expect([aliceAgain.status, aliceAgain.headers.get("idempotent-replayed"), aliceAgain.body.refundId]).toEqual([201, "true", alice.body.refundId]);
+    // No caller (an app that named none for this request) is a scope of its own too.
+    const nobody = await post("/v1/refunds", { id, amount: 9 }, { "idempotency-key": key });
+    expect(nobody.headers.get("idempotent-replayed")).toBeNull();
+    expect(tool.executions.get(id)).toBe(3);
+  });
+
   it("422: the same key with a different payload", async () => {
     const id = newId();
     const key = randomUUID();

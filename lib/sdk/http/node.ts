@@ -1,5 +1,5 @@
 import type { IncomingMessage, OutgoingHttpHeaders, ServerResponse } from "node:http";
-import { type IdempotencyOptions, runIdempotent } from "./idempotency-core";
+import { type CallerOf, type IdempotencyOptions, requireCaller, resolveCaller, runIdempotent } from "./idempotency-core";
 import { bodyValue } from "./fetch-reply";
 import type { HttpReply } from "./stored-response";
 
@@ -10,6 +10,8 @@ type Next = (error?: unknown) => void;
 export interface NodeIdempotencyOptions extends IdempotencyOptions {
   /** The route pattern naming the tool; default Express's matched route (when mounted on a route), else the path. */
   route?: string;
+  /** Who sent the request (`(req) => req.user.id`), part of the key's scope; null when the app has one caller. Required. */
+  caller: CallerOf<IncomingMessage & { body?: unknown }>;
 }
 
 /**
@@ -18,6 +20,7 @@ export interface NodeIdempotencyOptions extends IdempotencyOptions {
  * (parsed when JSON, else a Buffer). The handler's response is held until the gate has it.
  */
 export function idempotencyMiddleware(options: NodeIdempotencyOptions): (req: IncomingMessage, res: ServerResponse, next: Next) => void {
+  requireCaller(options.caller);
   return (req, res, next) => {
     handle(options, req as NodeRequest, res, next).catch(next);
   };
@@ -32,6 +35,7 @@ export function withIdempotencyNode(
 }
 
 function idempotencyHandler(options: NodeIdempotencyOptions, handler: (req: IncomingMessage, res: ServerResponse) => void | Promise<void>) {
+  requireCaller(options.caller);
   return (req: IncomingMessage, res: ServerResponse) => {
     const fail = (error?: unknown) => {
       if (error === undefined) return;
@@ -75,6 +79,7 @@ async function handle(options: NodeIdempotencyOptions, req: NodeRequest, res: Se
       return Array.isArray(value) ? value.join(", ") : (value ?? null);
     },
     body: await readBody(req),
+    caller: await resolveCaller(options.caller, req),
   };
   const original = { writeHead: res.writeHead, write: res.write, end: res.end };
   const answer = await runIdempotent(options, incoming, (ctx) => (ctx.replayable ? capture(res, next) : passThrough(res, next)));

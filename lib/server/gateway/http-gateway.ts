@@ -99,6 +99,8 @@ export class HttpGateway {
       target: source.pathname + source.search,
       header: (name: string) => req.headers.get(name),
       body: bodyValue(bytes, req.headers.get("content-type")),
+      // Keys are the calling API key's: another key's same Idempotency-Key is its own request.
+      caller: caller?.apiKeyId ?? null,
     };
     const forward = (key: string | null, signal?: AbortSignal, storeUpTo = maxStoredBytes) => this.forward(projectId, resolved, target, req, bytes, key, storeUpTo, signal);
     // A route whose policy never replays streams its response through from the first byte.
