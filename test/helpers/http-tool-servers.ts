@@ -115,7 +115,9 @@ export async function startToolServer(framework: Framework, gate: Gate): Promise
       const out = await refund(req.body as RefundBody, executions, effects, req.get("idemgate-fixture-key"));
       res.status(out.status).set(out.headers).json(out.body);
     };
-    app.post("/v1/refunds", express.json(), idempotencyMiddleware({ gate, caller: caller.express }), handler);
+    // Before the body parser: it reads the bytes itself (numbers fingerprinted as written) and leaves
+    // req.body parsed; /v1/latched keeps the other order (after express.json()).
+    app.post("/v1/refunds", idempotencyMiddleware({ gate, caller: caller.express }), express.json(), handler);
     app.post("/v1/latched", express.json(), idempotencyMiddleware({ ...latch, caller: caller.express }), handler);
     app.get("/v1/refunds", (_req, res) => void res.json({ list: [] }));
     app.post("/v1/stream", express.json(), idempotencyMiddleware({ gate, caller: caller.express }), async (req, res) => {

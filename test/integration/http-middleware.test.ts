@@ -189,6 +189,24 @@ describe.each<[Framework, Backend]>([
     expect(tool.executions.get(id)).toBe(1);
   });
 
+  it("422: bodies that differ only in a number a double cannot hold (an account past 2^53, a decimal past its precision); 1.0 is 1", async () => {
+    const send = async (key: string, text: string) => {
+      const res = await fetch(`${tool.baseUrl}/v1/refunds`, { method: "POST", headers: { "content-type": "application/json", "idempotency-key": key }, body: text });
+      return { status: res.status, headers: res.headers, body: (await res.json()) as Record<string, unknown> };
+    };
+    const id = newId();
+    const key = randomUUID();
+    expect((await send(key, `{"id":"${id}","amount":1.0,"account":9007199254740993}`)).status).toBe(201);
+    const other = await send(key, `{"id":"${id}","amount":1.0,"account":9007199254740992}`);
+    expect([other.status, other.body.type]).toEqual([422, "urn:idemgate:problem:idempotency-key-reused"]);
+    const same = await send(key, `{"account":9007199254740993.00,"id":"${id}","amount":1}`);
+    expect([same.status, same.headers.get("idempotent-replayed")]).toEqual([201, "true"]);
+    const precise = randomUUID();
+    expect((await send(precise, `{"id":"${id}","amount":0.1}`)).status).toBe(201);
+    expect((await send(precise, `{"id":"${id}","amount":0.10000000000000001}`)).status).toBe(422);
+    expect(tool.executions.get(id)).toBe(2);
+  });
+
   it("409: a concurrent request with the same key while the first is processed", async () => {
     const id = newId();
     const key = randomUUID();

@@ -50,16 +50,25 @@ function idempotencyHandler(options: NodeIdempotencyOptions, handler: (req: Inco
   };
 }
 
-async function readBody(req: NodeRequest): Promise<unknown> {
+/**
+ * The body as the fingerprint sees it. Mounted before a body parser, it reads the bytes itself, so
+ * numbers are fingerprinted as written, and leaves on `req.body` what `express.json()` would (a
+ * parser after it then has nothing left to read). After a parser it has only the parsed value (or a
+ * `req.rawBody` Buffer, when the parser's `verify` kept one).
+ */
+async function readBody(req: NodeRequest & { rawBody?: unknown }): Promise<unknown> {
+  const contentType = req.headers["content-type"];
+  if (Buffer.isBuffer(req.rawBody)) return bodyValue(req.rawBody, contentType);
   if (req.body !== undefined) {
-    if (Buffer.isBuffer(req.body)) return bodyValue(req.body, req.headers["content-type"]);
-    if (typeof req.body === "string") return bodyValue(Buffer.from(req.body), req.headers["content-type"]);
+    if (Buffer.isBuffer(req.body)) return bodyValue(req.body, contentType);
+    if (typeof req.body === "string") return bodyValue(Buffer.from(req.body), contentType);
     return req.body;
   }
   const chunks: Buffer[] = [];
   for await (const chunk of req) chunks.push(chunk as Buffer);
-  const value = bodyValue(Buffer.concat(chunks), req.headers["content-type"]);
-  req.body = value instanceof Uint8Array ? Buffer.from(value) : value;
+  const bytes = Buffer.concat(chunks);
+  const value = bodyValue(bytes, contentType);
+  req.body = value instanceof Uint8Array ? bytes : value === null ? null : JSON.parse(bytes.toString("utf8"));
   return value;
 }
 
