@@ -1,6 +1,7 @@
 import http from "node:http";
 import type { AddressInfo } from "node:net";
 import { Readable } from "node:stream";
+import { gzipSync } from "node:zlib";
 
 /**
  * A payments API the gateway sits in front of, counting its side effects. Like Stripe, it
@@ -32,6 +33,22 @@ export async function startChargeUpstream(): Promise<ChargeUpstream> {
     requests.push({ path: url.pathname, key, authorization: req.headers.authorization ?? null, headers: { ...req.headers } });
     if (url.pathname === "/v1/redirect-to-metadata") {
       res.writeHead(302, { location: "http://169.254.169.254/latest/meta-data/iam/security-credentials/" }).end();
+      return;
+    }
+    if (url.pathname === "/v1/gzip") {
+      // Compressed as the caller asked (Accept-Encoding), with a header for this hop only (named in
+      // Connection) and the upstream's own Via: a proxy passes the bytes and their encoding, not the hop.
+      const body = Buffer.from(JSON.stringify({ served: requests.length, acceptEncoding: req.headers["accept-encoding"] ?? null }));
+      const gzip = /\bgzip\b/.test(String(req.headers["accept-encoding"] ?? ""));
+      res.writeHead(200, {
+        "content-type": "application/json",
+        ...(gzip ? { "content-encoding": "gzip" } : {}),
+        connection: "keep-alive, x-hop-secret",
+        "x-hop-secret": "for the next hop only",
+        "proxy-connection": "keep-alive",
+        via: "1.1 upstream-lb",
+      });
+      res.end(gzip ? gzipSync(body) : body);
       return;
     }
     if (url.pathname === "/v1/export") {

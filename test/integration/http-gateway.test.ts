@@ -1,4 +1,6 @@
 import { randomUUID } from "node:crypto";
+import http from "node:http";
+import { gunzipSync } from "node:zlib";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { CallListSchema } from "../../lib/contract/calls";
 import { callerScoped } from "../../lib/sdk/http";
@@ -23,6 +25,21 @@ async function callsOfRun(world: GatewayWorld, key: string) {
   const runId = callerScoped(world.apiKeyId, key);
   const res = await world.root.raw("GET", `/api/v1/operator/projects/${world.projectId}/calls?runId=${encodeURIComponent(runId)}`);
   return CallListSchema.parse(await res.json()).calls;
+}
+
+/** A POST over node:http, whose headers (Connection among them) go out as written and whose body comes back undecoded. */
+function rawRequest(url: string, headers: Record<string, string>, body: string): Promise<{ status: number; headers: http.IncomingHttpHeaders; body: Buffer }> {
+  return new Promise((resolve, reject) => {
+    const req = http.request(url, { method: "POST", headers, agent: false }, (res) => {
+      const chunks: Buffer[] = [];
+      res.on("data", (chunk: Buffer) => chunks.push(chunk));
+      res.on("end", () => resolve({ status: res.statusCode ?? 0, headers: res.headers, body: Buffer.concat(chunks) }));
+      res.on("error", reject);
+    });
+    req.on("error", reject);
+    req.setTimeout(60_000, () => req.destroy(new Error("no answer within 60 s")));
+    req.end(body);
+  });
 }
 
 /** The gateway in front of a real upstream that counts its charges, on one gate instance. */
@@ -87,6 +104,38 @@ describe("HTTP gateway /gw/{upstream}", () => {
     // Each key's retry replays its own charge.
     const again = await world.gw("v1/charges", { key, body: { amount: 31 }, headers: { authorization: `Bearer ${second}` } });
     expect([again.headers.get("idempotent-replayed"), ((await again.json()) as { chargeId: string }).chargeId]).toEqual(["true", otherCharge.chargeId]);
+  });
+
+  it("proxies as RFC 9110 §7.6 says: headers named in Connection and Proxy-Connection stay on their hop both ways, Via names the gate, and a compressed response passes byte-exact with its Content-Encoding, first time and on replay", async () => {
+    const key = randomUUID();
+    const send = () =>
+      rawRequest(`${world.servers[0]!.baseUrl}/gw/pay/v1/gzip`, {
+        authorization: `Bearer ${world.apiKey}`,
+        "idempotency-key": key,
+        "content-type": "application/json",
+        "accept-encoding": "gzip",
+        connection: "keep-alive, x-private",
+        "x-private": "this hop only",
+        "proxy-connection": "keep-alive",
+        "x-public": "forwarded",
+      }, "{}");
+    const first = await send();
+    expect(first.status).toBe(200);
+    const sent = world.upstream.requests.filter((r) => r.path === "/v1/gzip").at(-1)!;
+    expect(sent.headers["x-private"]).toBeUndefined();
+    expect(sent.headers["proxy-connection"]).toBeUndefined();
+    expect(sent.headers["x-public"]).toBe("forwarded");
+    expect(sent.headers.via).toBe("1.1 idemgate");
+    expect(first.headers["content-encoding"]).toBe("gzip");
+    expect(first.headers["x-hop-secret"]).toBeUndefined();
+    expect(first.headers["proxy-connection"]).toBeUndefined();
+    expect(first.headers.via).toBe("1.1 upstream-lb, 1.1 idemgate");
+    expect(JSON.parse(gunzipSync(first.body).toString("utf8"))).toMatchObject({ acceptEncoding: "gzip" });
+
+    const replay = await send();
+    expect([replay.status, replay.headers["idempotent-replayed"], replay.headers["content-encoding"]]).toEqual([200, "true", "gzip"]);
+    expect(replay.body.equals(first.body)).toBe(true);
+    expect(world.upstream.requests.filter((r) => r.path === "/v1/gzip" && r.headers["idempotency-key"] === sent.headers["idempotency-key"])).toHaveLength(1);
   });
 
   it("client timeouts and retries of one intended charge: exactly one upstream effect", async () => {

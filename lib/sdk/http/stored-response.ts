@@ -39,8 +39,14 @@ export function headerKeeper(keep: readonly string[] = DEFAULT_KEEP_HEADERS): (n
   };
 }
 
+/**
+ * Kept whatever the policy's keepHeaders say: they describe the stored bytes, and a replay without
+ * them is bytes the client cannot read (a gzip body with no Content-Encoding).
+ */
+const DESCRIBE_BYTES = new Set(["content-type", "content-encoding"]);
+
 export function toStored(reply: HttpReply, keeps: (name: string) => boolean, maxBytes: number): StoredResponse {
-  const headers = reply.headers.filter(([name]) => keeps(name));
+  const headers = reply.headers.filter(([name]) => DESCRIBE_BYTES.has(name.toLowerCase()) || keeps(name));
   const contentType = reply.headers.find(([name]) => name.toLowerCase() === "content-type")?.[1] ?? "";
   if (reply.stream || reply.sent || (reply.body && reply.body.byteLength > maxBytes)) return { status: reply.status, headers, body: null, encoding: "utf8", bodyOmitted: true };
   if (!reply.body || reply.body.byteLength === 0) return { status: reply.status, headers, body: null, encoding: "utf8" };
