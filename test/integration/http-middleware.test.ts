@@ -114,6 +114,18 @@ describe.each<[Framework, Backend]>([
     expect(tool.executions.get(id)).toBeUndefined();
   });
 
+  it("400: an Idempotency-Key that is not one sf-string (or bare key): two different keys, another structured type, a malformed string; nothing runs", async () => {
+    const id = newId();
+    for (const raw of [`"${randomUUID()}", "${randomUUID()}"`, "42", "?1", `"${randomUUID()}`]) {
+      const res = await refund(raw, { id, amount: 5 });
+      expect([raw, res.status, res.body.type]).toEqual([raw, 400, "urn:idemgate:problem:idempotency-key-invalid"]);
+    }
+    expect(tool.executions.get(id)).toBeUndefined();
+    // The same key twice is that key.
+    const key = randomUUID();
+    expect((await refund(`"${key}", ${key}`, { id, amount: 5 })).status).toBe(201);
+  });
+
   it("a completed key replays status, kept headers and body; the handler ran once", async () => {
     const id = newId();
     const key = `"${randomUUID()}"`;
