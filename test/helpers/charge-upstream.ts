@@ -35,6 +35,11 @@ export async function startChargeUpstream(): Promise<ChargeUpstream> {
       res.writeHead(302, { location: "http://169.254.169.254/latest/meta-data/iam/security-credentials/" }).end();
       return;
     }
+    if (url.pathname === "/v1/redirect") {
+      // Wherever the test says: another origin, to see which headers follow.
+      res.writeHead(307, { location: url.searchParams.get("to")! }).end();
+      return;
+    }
     if (url.pathname === "/v1/gzip") {
       // Compressed as the caller asked (Accept-Encoding), with a header for this hop only (named in
       // Connection) and the upstream's own Via: a proxy passes the bytes and their encoding, not the hop.

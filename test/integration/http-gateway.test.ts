@@ -138,6 +138,34 @@ describe("HTTP gateway /gw/{upstream}", () => {
     expect(world.upstream.requests.filter((r) => r.path === "/v1/gzip" && r.headers["idempotency-key"] === sent.headers["idempotency-key"])).toHaveLength(1);
   });
 
+  it("an upstream's secret in its own secretHeader goes only to its origin: a redirect to another (allowed) origin does not carry it", async () => {
+    const seen: http.IncomingHttpHeaders[] = [];
+    const other = http.createServer((req, res) => {
+      seen.push(req.headers);
+      req.resume();
+      res.writeHead(200, { "content-type": "application/json" }).end('{"landed":true}');
+    });
+    await new Promise<void>((resolve) => other.listen(0, "127.0.0.1", resolve));
+    const port = (other.address() as { port: number }).port;
+    try {
+      const base = `/api/v1/operator/projects/${world.projectId}`;
+      expect((await world.root.raw("POST", `${base}/outbound-allowlist`, { pattern: `127.0.0.1:${port}`, note: "another origin" })).ok).toBe(true);
+      const created = await world.root.raw("POST", `${base}/upstreams`, { kind: "http", name: "keyed", url: `${world.upstream.url}/`, secret: "sk_only_for_pay", secretHeader: "x-api-key" });
+      expect(created.status).toBe(200);
+      const to = encodeURIComponent(`http://127.0.0.1:${port}/landing`);
+      const res = await world.gw(`v1/redirect?to=${to}`, { key: randomUUID(), body: {}, upstream: "keyed" });
+      expect(res.status).toBe(200);
+      expect(await res.json()).toEqual({ landed: true });
+      expect(world.upstream.requests.filter((r) => r.path === "/v1/redirect").at(-1)!.headers["x-api-key"]).toBe("sk_only_for_pay");
+      expect(seen).toHaveLength(1);
+      expect(seen[0]!["x-api-key"]).toBeUndefined();
+      expect(JSON.stringify(seen[0])).not.toContain("sk_only_for_pay");
+    } finally {
+      other.closeAllConnections();
+      await new Promise((resolve) => other.close(resolve));
+    }
+  });
+
   it("client timeouts and retries of one intended charge: exactly one upstream effect", async () => {
     const key = randomUUID();
     const effects = () => world.upstream.charges.filter((c) => c.amount === 777).length;

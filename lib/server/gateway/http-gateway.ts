@@ -148,6 +148,8 @@ export class HttpGateway {
           headers: { ...headers, ...trace },
           body: bytes.byteLength && method !== "GET" && method !== "HEAD" ? bytes : null,
           signal: signal ? AbortSignal.any([signal, timeout]) : timeout,
+          // Every header the upstream's configuration adds (its secret among them) is for its origin only.
+          originBound: Object.keys(upstream.headers),
         }),
       );
     } catch (error) {
