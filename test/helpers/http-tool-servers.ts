@@ -76,7 +76,9 @@ async function refund(
   if (body.delayMs) await new Promise((resolve) => setTimeout(resolve, body.delayMs));
   const key = currentToolCall()?.idempotencyKey ?? forwardedKey ?? null;
   if (body.fail && count <= (body.failTimes ?? 1)) {
-    return { status: body.fail, headers: { "content-type": "application/json", "x-failure": `attempt-${count}` }, body: { error: `failed with ${body.fail}`, count } };
+    // A 401 says how to authenticate (RFC 9110 §15.5.2): the header a replay of it must keep.
+    const challenge: Record<string, string> = body.fail === 401 ? { "www-authenticate": 'Bearer realm="refunds"' } : {};
+    return { status: body.fail, headers: { "content-type": "application/json", "x-failure": `attempt-${count}`, ...challenge }, body: { error: `failed with ${body.fail}`, count } };
   }
   effects.set(body.id, (effects.get(body.id) ?? 0) + 1);
   return {

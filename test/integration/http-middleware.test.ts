@@ -219,6 +219,16 @@ describe.each<[Framework, Backend]>([
     expect(tool.executions.get(id)).toBe(2);
   });
 
+  it("a replayed 401 keeps the WWW-Authenticate RFC 9110 requires with it, whatever keepHeaders says", async () => {
+    const id = newId();
+    const key = randomUUID();
+    const first = await refund(key, { id, amount: 3, fail: 401, failTimes: 1 });
+    expect([first.status, first.headers.get("www-authenticate")]).toEqual([401, 'Bearer realm="refunds"']);
+    const again = await refund(key, { id, amount: 3, fail: 401, failTimes: 1 });
+    expect([again.status, again.headers.get("idempotent-replayed"), again.headers.get("www-authenticate")]).toEqual([401, "true", 'Bearer realm="refunds"']);
+    expect(tool.executions.get(id)).toBe(1);
+  });
+
   it("409: a concurrent request with the same key while the first is processed", async () => {
     const id = newId();
     const key = randomUUID();
