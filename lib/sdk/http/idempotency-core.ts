@@ -172,6 +172,20 @@ function specFor(source: Extract<KeySource, { kind: "key" | "run" }>, tool: stri
   };
 }
 
+/** Room for the rest of a complete request (lease token, outcome, ids) around the stored response. */
+const COMPLETE_OVERHEAD = 16 * 1024;
+
+/**
+ * A stored response whose encoded form (JSON, base64 for binary bodies) would not fit in the gate's
+ * request is kept as one without its body: recorded not replayable, as one over maxStoredBytes is,
+ * never sent for the gate to refuse (its replay was a 500).
+ */
+function fitsGate(stored: StoredResponse, maxRequestBytes: number | undefined): StoredResponse {
+  if (maxRequestBytes === undefined || stored.body === null) return stored;
+  if (Buffer.byteLength(JSON.stringify(stored)) + COMPLETE_OVERHEAD <= maxRequestBytes) return stored;
+  return { ...stored, body: null, bodyOmitted: true };
+}
+
 /** A permanent failure's response rides in the error message, so the gate replays it as the cached failure. */
 function permanentMessage(stored: StoredResponse): string {
   const full = STORED_PREFIX + JSON.stringify(stored);
@@ -241,7 +255,7 @@ export async function runIdempotent(options: IdempotencyOptions, incoming: Incom
         const verdict = classifyStatus(reply.status);
         // The headers the route's policy keeps, and any the code adds.
         const keeps = headerKeeper([...(ctx.keepHeaders ?? DEFAULT_KEEP_HEADERS), ...(options.keepHeaders ?? [])]);
-        const stored = toStored(reply, keeps, maxBytes);
+        const stored = fitsGate(toStored(reply, keeps, maxBytes), options.gate.transport.maxRequestBytes);
         if (verdict === "retryable") throw new HandlerFailed(reply, `HTTP ${reply.status}`, true);
         // Too large to keep on a replaying route: never recorded as a success a replay could not
         // reproduce. A permanent failure marked not replayable, so a duplicate is told it ran instead
