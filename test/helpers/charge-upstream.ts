@@ -15,6 +15,8 @@ export interface ChargeUpstream {
   charges: { id: string; amount: number; key: string | null; ref: string | null }[];
   /** Every request received, keyed or not. */
   requests: { path: string; key: string | null; authorization: string | null; headers: Record<string, unknown> }[];
+  /** `/v1/held?id=…` sends its first line, then waits for this before its last. */
+  release(id: string): void;
   close(): Promise<void>;
 }
 
@@ -25,6 +27,12 @@ export async function startChargeUpstream(): Promise<ChargeUpstream> {
   const requests: ChargeUpstream["requests"] = [];
   const byKey = new Map<string, { done: boolean; body: string }>();
   const failedOnce = new Set<string>();
+  const held = new Map<string, () => void>();
+  const released = new Set<string>();
+  const release = (id: string) => {
+    released.add(id);
+    held.get(id)?.();
+  };
   const server = http.createServer(async (req, res) => {
     let raw = "";
     for await (const chunk of req) raw += chunk;
@@ -33,6 +41,14 @@ export async function startChargeUpstream(): Promise<ChargeUpstream> {
     requests.push({ path: url.pathname, key, authorization: req.headers.authorization ?? null, headers: { ...req.headers } });
     if (url.pathname === "/v1/redirect-to-metadata") {
       res.writeHead(302, { location: "http://169.254.169.254/latest/meta-data/iam/security-credentials/" }).end();
+      return;
+    }
+    if (url.pathname === "/v1/held") {
+      const id = url.searchParams.get("id")!;
+      res.writeHead(200, { "content-type": "text/plain" });
+      res.write("first\n");
+      if (!released.has(id)) await new Promise<void>((resolve) => held.set(id, resolve));
+      res.end("last\n");
       return;
     }
     if (url.pathname === "/v1/redirect") {
@@ -99,6 +115,7 @@ export async function startChargeUpstream(): Promise<ChargeUpstream> {
     port,
     charges,
     requests,
+    release,
     close: () =>
       new Promise<void>((resolve) => {
         server.closeAllConnections();

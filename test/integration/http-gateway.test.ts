@@ -241,6 +241,24 @@ describe("HTTP gateway /gw/{upstream}", () => {
     expect(res.status).toBe(404);
   });
 
+  it("an ungated GET streams from the first byte: the caller reads the upstream's first line while the upstream still holds its last", async () => {
+    const id = randomUUID();
+    const res = await world.gw(`v1/held?id=${id}`, { method: "GET" });
+    expect(res.status).toBe(200);
+    const reader = res.body!.getReader();
+    const decoder = new TextDecoder();
+    let text = "";
+    while (!text.includes("first\n")) {
+      const chunk = await reader.read();
+      if (chunk.done) break;
+      text += decoder.decode(chunk.value, { stream: true });
+    }
+    expect(text).toBe("first\n");
+    world.upstream.release(id);
+    for (let chunk = await reader.read(); !chunk.done; chunk = await reader.read()) text += decoder.decode(chunk.value, { stream: true });
+    expect(text).toBe("first\nlast\n");
+  });
+
   it("an upstream outside the allowlist is refused at registration (and a change of URL to one), and at use once its entry is removed, before anything is recorded or sent", async () => {
     const base = `/api/v1/operator/projects/${world.projectId}/upstreams`;
     const elsewhere = { kind: "http", name: "elsewhere", url: `http://127.0.0.1:${world.upstream.port + 1}/` };

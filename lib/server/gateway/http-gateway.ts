@@ -105,7 +105,8 @@ export class HttpGateway {
     const forward = (key: string | null, signal?: AbortSignal, storeUpTo = maxStoredBytes) => this.forward(projectId, resolved, target, req, bytes, key, storeUpTo, signal);
     // A route whose policy never replays streams its response through from the first byte.
     const answer = await runIdempotent(options, incoming, (ctx) => forward(ctx.idempotencyKey, ctx.signal, ctx.replayable ? maxStoredBytes : 0));
-    if (answer.kind === "pass") return responseFromReply(await forward(null));
+    // Not gated (a GET, or no key where one is optional): nothing is stored, so it streams from the first byte.
+    if (answer.kind === "pass") return responseFromReply(await forward(null, undefined, 0));
     return responseFromReply(answer.reply);
   }
 
