@@ -62,7 +62,8 @@ export function returnedResponseHeaders(upstream: Headers): [string, string][] {
   const hop = connectionOptions(upstream);
   upstream.forEach((value, name) => {
     const lower = name.toLowerCase();
-    if (!DROPPED_RESPONSE.has(lower) && !hop.has(lower) && lower !== "via") headers.push([name, value]);
+    // An upstream never speaks in Idemgate's own headers (idemgate-content-encoding is the gateway's, http-gateway.ts).
+    if (!DROPPED_RESPONSE.has(lower) && !hop.has(lower) && lower !== "via" && !lower.startsWith("idemgate-")) headers.push([name, value]);
   });
   headers.push(["via", withVia(upstream.get("via"))]);
   return headers;
