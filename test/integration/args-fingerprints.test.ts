@@ -7,6 +7,7 @@ import type { KeyStrategy } from "../../lib/core/policy";
 import { AdminClient, TEST_ADMIN_TOKEN } from "../helpers/admin-client";
 import { BeginResponseSchema } from "../../lib/contract/v1";
 import { TestClient } from "../helpers/client";
+import { createGate } from "../../lib/sdk";
 import { PROVIDERS, type TestDatabase, createTestDatabase } from "../helpers/databases";
 import { createTestProject } from "../helpers/fixtures";
 import { dumpTables, expectDecision, runOnce, uniqueRun, uniqueTool } from "../helpers/policy-fixtures";
@@ -95,6 +96,13 @@ describe.each(PROVIDERS)("%s: keyed args fingerprints", (provider) => {
     expect(other.argsMismatch).toBe(true);
     const same = expectDecision(await begin(clients[1]!, body("9007199254740993.0").replace('"amount":1.0', '"amount":1')), "replay");
     expect(same.argsMismatch).toBe(false);
+
+    // The SDK over HTTP: a BigInt account goes as the exact number (JSON.stringify alone throws on it).
+    const sdk = createGate({ baseUrl: servers[0]!.baseUrl, apiKey: clients[0]!.apiKey });
+    const sdkRun = uniqueRun("exact-sdk");
+    expect((await sdk.call({ tool: "transfer", runId: sdkRun, step: "send", args: { account: 9007199254740993n } }, () => "sent")).status).toBe("executed");
+    const sdkOther = await sdk.call({ tool: "transfer", runId: sdkRun, step: "send", args: { account: 9007199254740992n } }, () => "sent again");
+    expect(sdkOther).toMatchObject({ status: "replayed", argsMismatch: true });
 
     const tool = uniqueTool("exact_args");
     await admin.put(tool, { keyStrategy: "args", loop: { enabled: false } });
