@@ -76,8 +76,26 @@ function serveRequest({ handle, commonHeaders, hosts }, req, res) {
       res.end(JSON.stringify({ error: { code: "internal", message: "internal error", retryable: true } }));
     });
   } else {
+    if (req.url?.startsWith("/gw/")) restoreContentEncoding(res);
     handle(req, res);
   }
+}
+
+/**
+ * Next.js drops Content-Encoding from a route handler's answer; `/gw` passes an upstream's
+ * compressed bytes through as they are and names their encoding `idemgate-content-encoding`
+ * (lib/server/gateway/http-gateway.ts), written back here as Content-Encoding on the way out.
+ */
+function restoreContentEncoding(res) {
+  const writeHead = res.writeHead;
+  res.writeHead = function (...args) {
+    const encoding = res.getHeader("idemgate-content-encoding");
+    if (encoding !== undefined) {
+      res.removeHeader("idemgate-content-encoding");
+      res.setHeader("content-encoding", encoding);
+    }
+    return writeHead.apply(this, args);
+  };
 }
 
 const server = http.createServer((req, res) => {

@@ -1,4 +1,5 @@
 import { createHash } from "node:crypto";
+import { NUMBER_FIELD, canonicalNumber } from "./exact-number";
 import { fieldMatcher } from "./identity";
 
 /** Fields dropped before fingerprinting unless a policy says otherwise: they change on every retry. */
@@ -30,8 +31,9 @@ export function standInDigest(entries: [string, unknown][]): string | null {
 /**
  * Canonical form of tool arguments: object keys NFC-normalised and sorted, ignored fields removed
  * at every depth (matched as redaction matches names: any case, Unicode form or confusable
- * spelling), strings NFC-normalised, so that two spellings of the same arguments fingerprint
- * the same. Serialised directly rather than through an intermediate object, so a `__proto__`
+ * spelling), strings NFC-normalised, numbers by their exact value (a `{ "idemgate/number": "…" }`
+ * stand-in is the number as written: exact-number.ts), so that two spellings of the same arguments
+ * fingerprint the same and two different numbers never do. Serialised directly rather than through an intermediate object, so a `__proto__`
  * field is kept like any other and keys that collide after normalisation both count.
  */
 export function canonicalize(value: unknown, ignoreFields: readonly string[] = DEFAULT_IGNORE_FIELDS): string {
@@ -43,11 +45,15 @@ function serialize(value: unknown, ignore: (name: string) => boolean): string {
   if (typeof value === "string") return JSON.stringify(value.normalize("NFC"));
   if (typeof value === "number") return Number.isFinite(value) ? JSON.stringify(value) : "null";
   if (typeof value === "boolean") return value ? "true" : "false";
+  // A BigInt (the SDK in process) is the integer it is, never "null" as JSON would lose it.
+  if (typeof value === "bigint") return canonicalNumber(value.toString())!;
   if (Array.isArray(value)) return `[${value.map((item) => serialize(item, ignore)).join(",")}]`;
   if (typeof value === "object") {
     const entries = Object.entries(value as Record<string, unknown>);
     const digest = standInDigest(entries);
     if (digest !== null) return JSON.stringify(digest);
+    const number = standInNumber(entries);
+    if (number !== null) return number;
     const fields: [normalized: string, raw: string, item: unknown][] = [];
     for (const [raw, item] of entries) {
       const normalized = raw.normalize("NFC");
@@ -58,6 +64,13 @@ function serialize(value: unknown, ignore: (name: string) => boolean): string {
     return `{${fields.map(([key, , item]) => `${JSON.stringify(key)}:${serialize(item, ignore)}`).join(",")}}`;
   }
   return "null";
+}
+
+/** The canonical text of a number stand-in (exact-number.ts), or null when `entries` are anything else. */
+function standInNumber(entries: [string, unknown][]): string | null {
+  if (entries.length !== 1) return null;
+  const [name, value] = entries[0]!;
+  return name === NUMBER_FIELD && typeof value === "string" ? canonicalNumber(value) : null;
 }
 
 function compare(a: string, b: string): number {

@@ -1,3 +1,4 @@
+import { parseExactJson } from "../sdk/exact-json";
 import { AppError } from "../server/app-error";
 import { assertWithinJsonBounds } from "../server/json-bounds";
 import { type BodySource, MAX_BODY_BYTES, readBoundedBody } from "./bounded-body";
@@ -21,7 +22,9 @@ export async function readJsonBodyFrom(headers: HeaderReader, body: BodySource |
   if (text.trim() === "") throw emptyBody();
   let parsed: unknown;
   try {
-    parsed = JSON.parse(text);
+    // Numbers a double cannot hold as written keep their text (exact-json.ts): two accounts
+    // 9007199254740993 and …992 in a begin's args are two payloads, not one.
+    parsed = parseExactJson(text);
   } catch (error) {
     throw new AppError("invalid_json", `the request body is not JSON: ${(error as Error).message}`);
   }

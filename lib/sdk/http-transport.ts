@@ -1,3 +1,4 @@
+import { NUMBER_FIELD, fitsDouble } from "../core/exact-number";
 import type { z } from "zod";
 import {
   BeginResponseSchema,
@@ -25,6 +26,8 @@ const DEFAULT_REQUEST_TIMEOUT_MS = 15_000;
 
 /** The gate's agent API over fetch. Responses are parsed with the contract's own schemas. */
 export class HttpTransport implements GateTransport, SagaTransport, PreviewTransport {
+  /** The gate's bound on a request body (lib/http/bounded-body.ts, MAX_BODY_BYTES): a complete over it is refused. */
+  readonly maxRequestBytes = 1024 * 1024;
   private readonly baseUrl: string;
   private readonly fetchImpl: typeof fetch;
   private readonly timeoutMs: number;
@@ -99,7 +102,7 @@ export class HttpTransport implements GateTransport, SagaTransport, PreviewTrans
           ...traceHeaders(),
           ...(body !== undefined ? { "content-type": "application/json" } : {}),
         },
-        body: body === undefined ? undefined : JSON.stringify(body),
+        body: body === undefined ? undefined : JSON.stringify(body, exactBigInt),
         signal: signal ? AbortSignal.any([signal, timeout]) : timeout,
       });
     } catch (error) {
@@ -154,3 +157,15 @@ function describe(error: unknown): string {
   const cause = error.cause as { code?: string; message?: string } | undefined;
   return cause?.code ? `${error.message} (${cause.code})` : error.message;
 }
+
+/**
+ * A BigInt in args (an account number past 2^53) goes as the exact number it is: JSON.stringify
+ * throws on one, and a Number would be another account. One a double holds is that number; a
+ * larger one is the `{ "idemgate/number": "…" }` stand-in the gate fingerprints exactly.
+ */
+function exactBigInt(_key: string, value: unknown): unknown {
+  if (typeof value !== "bigint") return value;
+  const text = value.toString();
+  return fitsDouble(text) ? Number(text) : { [NUMBER_FIELD]: text };
+}
+

@@ -21,6 +21,8 @@ export type CreatePreviewRequest = z.input<typeof CreatePreviewRequestSchema>;
  * contract (lib/contract/v1.ts) and throw GateError, so everything above them is shared.
  */
 export interface GateTransport {
+  /** The largest request the gate accepts, where it has one (over HTTP): a result must fit in it to be stored. */
+  readonly maxRequestBytes?: number;
   begin(request: BeginRequest, signal?: AbortSignal): Promise<BeginResponse>;
   complete(callId: string, request: CompleteRequest): Promise<CallStatus>;
   heartbeat(callId: string, request: HeartbeatRequest): Promise<HeartbeatResponse>;

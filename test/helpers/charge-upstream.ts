@@ -1,6 +1,7 @@
 import http from "node:http";
 import type { AddressInfo } from "node:net";
 import { Readable } from "node:stream";
+import { gzipSync } from "node:zlib";
 
 /**
  * A payments API the gateway sits in front of, counting its side effects. Like Stripe, it
@@ -14,6 +15,8 @@ export interface ChargeUpstream {
   charges: { id: string; amount: number; key: string | null; ref: string | null }[];
   /** Every request received, keyed or not. */
   requests: { path: string; key: string | null; authorization: string | null; headers: Record<string, unknown> }[];
+  /** `/v1/held?id=…` sends its first line, then waits for this before its last. */
+  release(id: string): void;
   close(): Promise<void>;
 }
 
@@ -24,6 +27,12 @@ export async function startChargeUpstream(): Promise<ChargeUpstream> {
   const requests: ChargeUpstream["requests"] = [];
   const byKey = new Map<string, { done: boolean; body: string }>();
   const failedOnce = new Set<string>();
+  const held = new Map<string, () => void>();
+  const released = new Set<string>();
+  const release = (id: string) => {
+    released.add(id);
+    held.get(id)?.();
+  };
   const server = http.createServer(async (req, res) => {
     let raw = "";
     for await (const chunk of req) raw += chunk;
@@ -32,6 +41,35 @@ export async function startChargeUpstream(): Promise<ChargeUpstream> {
     requests.push({ path: url.pathname, key, authorization: req.headers.authorization ?? null, headers: { ...req.headers } });
     if (url.pathname === "/v1/redirect-to-metadata") {
       res.writeHead(302, { location: "http://169.254.169.254/latest/meta-data/iam/security-credentials/" }).end();
+      return;
+    }
+    if (url.pathname === "/v1/held") {
+      const id = url.searchParams.get("id")!;
+      res.writeHead(200, { "content-type": "text/plain" });
+      res.write("first\n");
+      if (!released.has(id)) await new Promise<void>((resolve) => held.set(id, resolve));
+      res.end("last\n");
+      return;
+    }
+    if (url.pathname === "/v1/redirect") {
+      // Wherever the test says: another origin, to see which headers follow.
+      res.writeHead(307, { location: url.searchParams.get("to")! }).end();
+      return;
+    }
+    if (url.pathname === "/v1/gzip") {
+      // Compressed as the caller asked (Accept-Encoding), with a header for this hop only (named in
+      // Connection) and the upstream's own Via: a proxy passes the bytes and their encoding, not the hop.
+      const body = Buffer.from(JSON.stringify({ served: requests.length, acceptEncoding: req.headers["accept-encoding"] ?? null }));
+      const gzip = /\bgzip\b/.test(String(req.headers["accept-encoding"] ?? ""));
+      res.writeHead(200, {
+        "content-type": "application/json",
+        ...(gzip ? { "content-encoding": "gzip" } : {}),
+        connection: "keep-alive, x-hop-secret",
+        "x-hop-secret": "for the next hop only",
+        "proxy-connection": "keep-alive",
+        via: "1.1 upstream-lb",
+      });
+      res.end(gzip ? gzipSync(body) : body);
       return;
     }
     if (url.pathname === "/v1/export") {
@@ -77,6 +115,7 @@ export async function startChargeUpstream(): Promise<ChargeUpstream> {
     port,
     charges,
     requests,
+    release,
     close: () =>
       new Promise<void>((resolve) => {
         server.closeAllConnections();

@@ -11,6 +11,8 @@ export interface GatewayWorld {
   servers: TestServer[];
   projectId: string;
   apiKey: string;
+  /** The API key's id: the caller its `/gw` keys are scoped to. */
+  apiKeyId: string;
   upstream: ChargeUpstream;
   root: OperatorClient;
   policies: AdminClient;
@@ -38,11 +40,14 @@ export async function startGatewayWorld(provider: Provider, instances = 1): Prom
     const res = await root.raw("POST", path, body);
     if (!res.ok) throw new Error(`setup ${path}: ${res.status} ${await res.text()}`);
   }
+  const keys = (await (await root.raw("GET", `${base}/api-keys`)).json()) as { keys: { id: string; prefix: string }[] };
+  const apiKeyId = keys.keys.find((k) => project.apiKey.startsWith(k.prefix))!.id;
   return {
     db,
     servers,
     projectId: project.projectId,
     apiKey: project.apiKey,
+    apiKeyId,
     upstream,
     root,
     policies: new AdminClient(servers[0]!.baseUrl, project.projectId),

@@ -76,7 +76,9 @@ async function refund(
   if (body.delayMs) await new Promise((resolve) => setTimeout(resolve, body.delayMs));
   const key = currentToolCall()?.idempotencyKey ?? forwardedKey ?? null;
   if (body.fail && count <= (body.failTimes ?? 1)) {
-    return { status: body.fail, headers: { "content-type": "application/json", "x-failure": `attempt-${count}` }, body: { error: `failed with ${body.fail}`, count } };
+    // A 401 says how to authenticate (RFC 9110 §15.5.2): the header a replay of it must keep.
+    const challenge: Record<string, string> = body.fail === 401 ? { "www-authenticate": 'Bearer realm="refunds"' } : {};
+    return { status: body.fail, headers: { "content-type": "application/json", "x-failure": `attempt-${count}`, ...challenge }, body: { error: `failed with ${body.fail}`, count } };
   }
   effects.set(body.id, (effects.get(body.id) ?? 0) + 1);
   return {
@@ -102,6 +104,8 @@ export async function startToolServer(framework: Framework, gate: Gate): Promise
   const executions = new Map<string, number>();
   const effects = new Map<string, number>();
   if (framework === "next") throw new Error("the Next.js routes are this app's own: see nextToolServer");
+  // The caller is whoever the request says it is (`x-caller`), none without it: the tests send two.
+  const caller = { express: (req: http.IncomingMessage) => (req.headers["x-caller"] as string | undefined) ?? null, fetch: (req: Request) => req.headers.get("x-caller") };
   const latch = { gate, latchMs: 15_000 };
   const holds = new Holds();
   const streamResponse = (body: RefundBody) =>
@@ -113,10 +117,12 @@ export async function startToolServer(framework: Framework, gate: Gate): Promise
       const out = await refund(req.body as RefundBody, executions, effects, req.get("idemgate-fixture-key"));
       res.status(out.status).set(out.headers).json(out.body);
     };
-    app.post("/v1/refunds", express.json(), idempotencyMiddleware({ gate }), handler);
-    app.post("/v1/latched", express.json(), idempotencyMiddleware(latch), handler);
+    // Before the body parser: it reads the bytes itself (numbers fingerprinted as written) and leaves
+    // req.body parsed; /v1/latched keeps the other order (after express.json()).
+    app.post("/v1/refunds", idempotencyMiddleware({ gate, caller: caller.express }), express.json(), handler);
+    app.post("/v1/latched", express.json(), idempotencyMiddleware({ ...latch, caller: caller.express }), handler);
     app.get("/v1/refunds", (_req, res) => void res.json({ list: [] }));
-    app.post("/v1/stream", express.json(), idempotencyMiddleware({ gate }), async (req, res) => {
+    app.post("/v1/stream", express.json(), idempotencyMiddleware({ gate, caller: caller.express }), async (req, res) => {
       res.status(200).set({ "content-type": "text/plain", "x-refund-id": `rf_${(req.body as RefundBody).id}` });
       for await (const chunk of streamed(req.body as RefundBody, executions, effects, holds)) res.write(chunk);
       res.end();
@@ -134,16 +140,16 @@ export async function startToolServer(framework: Framework, gate: Gate): Promise
   let fetchApp: (request: Request) => Promise<Response>;
   if (framework === "hono") {
     const app = new Hono();
-    app.post("/v1/refunds", idempotency({ gate }), (c) => fetchHandler(c.req.raw));
-    app.post("/v1/latched", idempotency(latch), (c) => fetchHandler(c.req.raw));
+    app.post("/v1/refunds", idempotency({ gate, caller: (c) => caller.fetch(c.req.raw) }), (c) => fetchHandler(c.req.raw));
+    app.post("/v1/latched", idempotency({ ...latch, caller: (c) => caller.fetch(c.req.raw) }), (c) => fetchHandler(c.req.raw));
     app.get("/v1/refunds", (c) => c.json({ list: [] }));
-    app.post("/v1/stream", idempotency({ gate }), async (c) => streamResponse((await c.req.json()) as RefundBody));
+    app.post("/v1/stream", idempotency({ gate, caller: (c) => caller.fetch(c.req.raw) }), async (c) => streamResponse((await c.req.json()) as RefundBody));
     fetchApp = async (request) => app.fetch(request);
   } else {
     // A Next.js route module's exports, as `app/v1/refunds/route.ts` would have them.
-    const refunds = { POST: withIdempotency({ gate, route: "/v1/refunds" }, fetchHandler), GET: async () => Response.json({ list: [] }) };
-    const latched = { POST: withIdempotency({ ...latch, route: "/v1/latched" }, fetchHandler) };
-    const stream = { POST: withIdempotency({ gate, route: "/v1/stream" }, async (request: Request) => streamResponse((await request.json()) as RefundBody)) };
+    const refunds = { POST: withIdempotency({ gate, caller: caller.fetch, route: "/v1/refunds" }, fetchHandler), GET: async () => Response.json({ list: [] }) };
+    const latched = { POST: withIdempotency({ ...latch, caller: caller.fetch, route: "/v1/latched" }, fetchHandler) };
+    const stream = { POST: withIdempotency({ gate, caller: caller.fetch, route: "/v1/stream" }, async (request: Request) => streamResponse((await request.json()) as RefundBody)) };
     fetchApp = async (request) => {
       const { pathname } = new URL(request.url);
       const route = pathname === "/v1/refunds" ? refunds : pathname === "/v1/latched" ? latched : pathname === "/v1/stream" ? stream : null;

@@ -5,7 +5,9 @@ import { deriveKey } from "../../lib/core/keys";
 import { FINGERPRINT_SECRET } from "../../lib/server/install-fingerprinter";
 import type { KeyStrategy } from "../../lib/core/policy";
 import { AdminClient, TEST_ADMIN_TOKEN } from "../helpers/admin-client";
+import { BeginResponseSchema } from "../../lib/contract/v1";
 import { TestClient } from "../helpers/client";
+import { createGate } from "../../lib/sdk";
 import { PROVIDERS, type TestDatabase, createTestDatabase } from "../helpers/databases";
 import { createTestProject } from "../helpers/fixtures";
 import { dumpTables, expectDecision, runOnce, uniqueRun, uniqueTool } from "../helpers/policy-fixtures";
@@ -78,6 +80,36 @@ describe.each(PROVIDERS)("%s: keyed args fingerprints", (provider) => {
     expect(same.argsMismatch).toBe(false);
     const other = expectDecision(await clients[0]!.begin({ tool: "send_email", runId, stepId: "notify", args: { ...args, body: "Refunded" } }), "replay");
     expect(other.argsMismatch).toBe(true);
+  });
+
+  it("numbers are compared as written (issue #35 §2): two accounts past 2^53 are two payloads, a mismatch under the step strategy and two keys under the args strategy; 1.0 is still 1", async () => {
+    const begin = async (client: TestClient, text: string) => {
+      const res = await client.raw("POST", "/api/v1/calls/begin", text);
+      expect(res.status).toBe(200);
+      return BeginResponseSchema.parse(await res.json());
+    };
+    const runId = uniqueRun("exact");
+    const body = (account: string) => `{"tool":"transfer","runId":"${runId}","stepId":"send","args":{"account":${account},"amount":1.0}}`;
+    const first = expectDecision(await begin(clients[0]!, body("9007199254740993")), "execute");
+    await clients[0]!.complete(first.callId, { leaseToken: first.leaseToken, outcome: "succeeded", result: { ok: true } });
+    const other = expectDecision(await begin(clients[1]!, body("9007199254740992")), "replay");
+    expect(other.argsMismatch).toBe(true);
+    const same = expectDecision(await begin(clients[1]!, body("9007199254740993.0").replace('"amount":1.0', '"amount":1')), "replay");
+    expect(same.argsMismatch).toBe(false);
+
+    // The SDK over HTTP: a BigInt account goes as the exact number (JSON.stringify alone throws on it).
+    const sdk = createGate({ baseUrl: servers[0]!.baseUrl, apiKey: clients[0]!.apiKey });
+    const sdkRun = uniqueRun("exact-sdk");
+    expect((await sdk.call({ tool: "transfer", runId: sdkRun, step: "send", args: { account: 9007199254740993n } }, () => "sent")).status).toBe("executed");
+    const sdkOther = await sdk.call({ tool: "transfer", runId: sdkRun, step: "send", args: { account: 9007199254740992n } }, () => "sent again");
+    expect(sdkOther).toMatchObject({ status: "replayed", argsMismatch: true });
+
+    const tool = uniqueTool("exact_args");
+    await admin.put(tool, { keyStrategy: "args", loop: { enabled: false } });
+    const byArgs = (account: string) => `{"tool":"${tool}","runId":"${runId}","args":{"account":${account}}}`;
+    const a = expectDecision(await begin(clients[0]!, byArgs("12345678901234567890123")), "execute");
+    await clients[0]!.complete(a.callId, { leaseToken: a.leaseToken, outcome: "succeeded", result: { ok: true } });
+    expectDecision(await begin(clients[1]!, byArgs("12345678901234567890124")), "execute");
   });
 
   it.each<[string, KeyStrategy, string | undefined]>([

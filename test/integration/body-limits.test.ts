@@ -117,7 +117,7 @@ describe.each(PROVIDERS)("%s: body limits hold on the bytes read, on every route
 
     it("the middleware with the gate over HTTP: a body too large for a begin is a 413 naming the limit; the handler never runs", async () => {
       let runs = 0;
-      const served = withIdempotency({ gate: createGate({ baseUrl: base(), apiKey: world.apiKey }), route: "/v1/uploads" }, async () => {
+      const served = withIdempotency({ gate: createGate({ baseUrl: base(), apiKey: world.apiKey }), caller: null, route: "/v1/uploads" }, async () => {
         runs++;
         return Response.json({ ok: true });
       });
@@ -136,6 +136,27 @@ describe.each(PROVIDERS)("%s: body limits hold on the bytes read, on every route
       expect(res.headers.get("retry-after")).toBeNull();
       expect(runs).toBe(0);
       expect(await stored()).toBe(before);
+    });
+  });
+
+  describe("a stored response must fit in the gate's request (issue #35 §3)", () => {
+    it("the middleware with the gate over HTTP: a binary body under maxStoredBytes whose base64 is over the gate's request limit is recorded not replayable; the duplicate is told it ran (409), never a 500", async () => {
+      let runs = 0;
+      // 900 KiB of binary: under the 1 MiB maxStoredBytes, but 1.2 MB as base64 in a complete.
+      const bytes = new Uint8Array(900 * 1024).map((_, i) => (i * 7) & 0xff);
+      const served = withIdempotency({ gate: createGate({ baseUrl: base(), apiKey: world.apiKey }), caller: null, route: "/v1/exports" }, async () => {
+        runs++;
+        return new Response(bytes, { status: 200, headers: { "content-type": "application/octet-stream" } });
+      });
+      const key = `binary-${Date.now()}`;
+      const send = () => served(new Request("http://tool.test/v1/exports", { method: "POST", headers: { "idempotency-key": key, "content-type": "application/json" }, body: "{}" }));
+      const first = await send();
+      expect(first.status).toBe(200);
+      expect(Buffer.from(await first.arrayBuffer()).equals(Buffer.from(bytes))).toBe(true);
+      const again = await send();
+      const problem = (await again.json()) as { type: string };
+      expect([again.status, problem.type]).toEqual([409, "urn:idemgate:problem:request-already-processed"]);
+      expect(runs).toBe(1);
     });
   });
 

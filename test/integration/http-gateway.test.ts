@@ -1,6 +1,9 @@
 import { randomUUID } from "node:crypto";
+import http from "node:http";
+import { gunzipSync } from "node:zlib";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { CallListSchema } from "../../lib/contract/calls";
+import { callerScoped } from "../../lib/sdk/http";
 import { PROVIDERS } from "../helpers/databases";
 import { type GatewayWorld, startGatewayWorld } from "../helpers/gateway-world";
 import { sql } from "../helpers/sql";
@@ -17,9 +20,26 @@ async function untilAnswered(send: () => Promise<Response>, budgetMs = 60_000): 
   }
 }
 
-async function callsOfRun(world: GatewayWorld, runId: string) {
+/** The calls of one Idempotency-Key sent with the world's API key: its run is the key in that caller's scope. */
+async function callsOfRun(world: GatewayWorld, key: string) {
+  const runId = callerScoped(world.apiKeyId, key);
   const res = await world.root.raw("GET", `/api/v1/operator/projects/${world.projectId}/calls?runId=${encodeURIComponent(runId)}`);
   return CallListSchema.parse(await res.json()).calls;
+}
+
+/** A POST over node:http, whose headers (Connection among them) go out as written and whose body comes back undecoded. */
+function rawRequest(url: string, headers: Record<string, string>, body: string): Promise<{ status: number; headers: http.IncomingHttpHeaders; body: Buffer }> {
+  return new Promise((resolve, reject) => {
+    const req = http.request(url, { method: "POST", headers, agent: false }, (res) => {
+      const chunks: Buffer[] = [];
+      res.on("data", (chunk: Buffer) => chunks.push(chunk));
+      res.on("end", () => resolve({ status: res.statusCode ?? 0, headers: res.headers, body: Buffer.concat(chunks) }));
+      res.on("error", reject);
+    });
+    req.on("error", reject);
+    req.setTimeout(60_000, () => req.destroy(new Error("no answer within 60 s")));
+    req.end(body);
+  });
 }
 
 /** The gateway in front of a real upstream that counts its charges, on one gate instance. */
@@ -66,6 +86,84 @@ describe("HTTP gateway /gw/{upstream}", () => {
     const key = randomUUID();
     expect((await world.gw("v1/charges", { key, body: { amount: 5 } })).status).toBe(200);
     expect((await world.gw("v1/charges", { key, body: { amount: 6 } })).status).toBe(422);
+  });
+
+  it("keys are the calling API key's: another key of the project sending the same Idempotency-Key and body is charged on its own, never handed the first key's response", async () => {
+    const created = await world.root.raw("POST", `/api/v1/operator/projects/${world.projectId}/api-keys`, { name: "second caller" });
+    expect(created.status).toBe(200);
+    const second = ((await created.json()) as { key: string }).key;
+    const key = randomUUID();
+    const first = await world.gw("v1/charges", { key, body: { amount: 31 } });
+    const firstCharge = (await first.json()) as { chargeId: string };
+    const other = await world.gw("v1/charges", { key, body: { amount: 31 }, headers: { authorization: `Bearer ${second}` } });
+    expect(other.status).toBe(200);
+    expect(other.headers.get("idempotent-replayed")).toBeNull();
+    const otherCharge = (await other.json()) as { chargeId: string };
+    expect(otherCharge.chargeId).not.toBe(firstCharge.chargeId);
+    expect(world.upstream.charges.filter((c) => c.amount === 31)).toHaveLength(2);
+    // Each key's retry replays its own charge.
+    const again = await world.gw("v1/charges", { key, body: { amount: 31 }, headers: { authorization: `Bearer ${second}` } });
+    expect([again.headers.get("idempotent-replayed"), ((await again.json()) as { chargeId: string }).chargeId]).toEqual(["true", otherCharge.chargeId]);
+  });
+
+  it("proxies as RFC 9110 §7.6 says: headers named in Connection and Proxy-Connection stay on their hop both ways, Via names the gate, and a compressed response passes byte-exact with its Content-Encoding, first time and on replay", async () => {
+    const key = randomUUID();
+    const send = () =>
+      rawRequest(`${world.servers[0]!.baseUrl}/gw/pay/v1/gzip`, {
+        authorization: `Bearer ${world.apiKey}`,
+        "idempotency-key": key,
+        "content-type": "application/json",
+        "accept-encoding": "gzip",
+        connection: "keep-alive, x-private",
+        "x-private": "this hop only",
+        "proxy-connection": "keep-alive",
+        "x-public": "forwarded",
+      }, "{}");
+    const first = await send();
+    expect(first.status).toBe(200);
+    const sent = world.upstream.requests.filter((r) => r.path === "/v1/gzip").at(-1)!;
+    expect(sent.headers["x-private"]).toBeUndefined();
+    expect(sent.headers["proxy-connection"]).toBeUndefined();
+    expect(sent.headers["x-public"]).toBe("forwarded");
+    expect(sent.headers.via).toBe("1.1 idemgate");
+    expect(first.headers["content-encoding"]).toBe("gzip");
+    expect(first.headers["x-hop-secret"]).toBeUndefined();
+    expect(first.headers["proxy-connection"]).toBeUndefined();
+    expect(first.headers.via).toBe("1.1 upstream-lb, 1.1 idemgate");
+    expect(JSON.parse(gunzipSync(first.body).toString("utf8"))).toMatchObject({ acceptEncoding: "gzip" });
+
+    const replay = await send();
+    expect([replay.status, replay.headers["idempotent-replayed"], replay.headers["content-encoding"]]).toEqual([200, "true", "gzip"]);
+    expect(replay.body.equals(first.body)).toBe(true);
+    expect(world.upstream.requests.filter((r) => r.path === "/v1/gzip" && r.headers["idempotency-key"] === sent.headers["idempotency-key"])).toHaveLength(1);
+  });
+
+  it("an upstream's secret in its own secretHeader goes only to its origin: a redirect to another (allowed) origin does not carry it", async () => {
+    const seen: http.IncomingHttpHeaders[] = [];
+    const other = http.createServer((req, res) => {
+      seen.push(req.headers);
+      req.resume();
+      res.writeHead(200, { "content-type": "application/json" }).end('{"landed":true}');
+    });
+    await new Promise<void>((resolve) => other.listen(0, "127.0.0.1", resolve));
+    const port = (other.address() as { port: number }).port;
+    try {
+      const base = `/api/v1/operator/projects/${world.projectId}`;
+      expect((await world.root.raw("POST", `${base}/outbound-allowlist`, { pattern: `127.0.0.1:${port}`, note: "another origin" })).ok).toBe(true);
+      const created = await world.root.raw("POST", `${base}/upstreams`, { kind: "http", name: "keyed", url: `${world.upstream.url}/`, secret: "sk_only_for_pay", secretHeader: "x-api-key" });
+      expect(created.status).toBe(200);
+      const to = encodeURIComponent(`http://127.0.0.1:${port}/landing`);
+      const res = await world.gw(`v1/redirect?to=${to}`, { key: randomUUID(), body: {}, upstream: "keyed" });
+      expect(res.status).toBe(200);
+      expect(await res.json()).toEqual({ landed: true });
+      expect(world.upstream.requests.filter((r) => r.path === "/v1/redirect").at(-1)!.headers["x-api-key"]).toBe("sk_only_for_pay");
+      expect(seen).toHaveLength(1);
+      expect(seen[0]!["x-api-key"]).toBeUndefined();
+      expect(JSON.stringify(seen[0])).not.toContain("sk_only_for_pay");
+    } finally {
+      other.closeAllConnections();
+      await new Promise((resolve) => other.close(resolve));
+    }
   });
 
   it("client timeouts and retries of one intended charge: exactly one upstream effect", async () => {
@@ -141,6 +239,24 @@ describe("HTTP gateway /gw/{upstream}", () => {
   it("GET is forwarded ungated", async () => {
     const res = await world.gw("v1/nothing-here", { method: "GET" });
     expect(res.status).toBe(404);
+  });
+
+  it("an ungated GET streams from the first byte: the caller reads the upstream's first line while the upstream still holds its last", async () => {
+    const id = randomUUID();
+    const res = await world.gw(`v1/held?id=${id}`, { method: "GET" });
+    expect(res.status).toBe(200);
+    const reader = res.body!.getReader();
+    const decoder = new TextDecoder();
+    let text = "";
+    while (!text.includes("first\n")) {
+      const chunk = await reader.read();
+      if (chunk.done) break;
+      text += decoder.decode(chunk.value, { stream: true });
+    }
+    expect(text).toBe("first\n");
+    world.upstream.release(id);
+    for (let chunk = await reader.read(); !chunk.done; chunk = await reader.read()) text += decoder.decode(chunk.value, { stream: true });
+    expect(text).toBe("first\nlast\n");
   });
 
   it("an upstream outside the allowlist is refused at registration (and a change of URL to one), and at use once its entry is removed, before anything is recorded or sent", async () => {

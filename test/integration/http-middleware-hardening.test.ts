@@ -28,7 +28,7 @@ describe("HTTP middleware: a non-JSON body's digest is keyed at rest", () => {
   beforeAll(async () => {
     gate = await inProcessGate();
     // The Fetch adapter as a route module exports it, called with real Requests.
-    const served = withIdempotency({ gate: gate.gate, route }, async () => {
+    const served = withIdempotency({ gate: gate.gate, caller: null, route }, async () => {
       runs++;
       callIds.push(currentToolCall()!.callId);
       return new Response(JSON.stringify({ ok: true }), { status: 201, headers: { "content-type": "application/json" } });
@@ -97,7 +97,7 @@ describe("HTTP middleware: identities the gate can key", () => {
 
   beforeAll(async () => {
     gate = await inProcessGate();
-    serve = withIdempotency({ gate: gate.gate }, async (request) => {
+    serve = withIdempotency({ gate: gate.gate, caller: null }, async (request) => {
       ran.push(new URL(request.url).pathname);
       return new Response(JSON.stringify({ path: new URL(request.url).pathname }), { status: 201, headers: { "content-type": "application/json" } });
     });

@@ -114,6 +114,18 @@ describe.each<[Framework, Backend]>([
     expect(tool.executions.get(id)).toBeUndefined();
   });
 
+  it("400: an Idempotency-Key that is not one sf-string (or bare key): two different keys, another structured type, a malformed string; nothing runs", async () => {
+    const id = newId();
+    for (const raw of [`"${randomUUID()}", "${randomUUID()}"`, "42", "?1", `"${randomUUID()}`]) {
+      const res = await refund(raw, { id, amount: 5 });
+      expect([raw, res.status, res.body.type]).toEqual([raw, 400, "urn:idemgate:problem:idempotency-key-invalid"]);
+    }
+    expect(tool.executions.get(id)).toBeUndefined();
+    // The same key twice is that key.
+    const key = randomUUID();
+    expect((await refund(`"${key}", ${key}`, { id, amount: 5 })).status).toBe(201);
+  });
+
   it("a completed key replays status, kept headers and body; the handler ran once", async () => {
     const id = newId();
     const key = `"${randomUUID()}"`;
@@ -158,6 +170,26 @@ describe.each<[Framework, Backend]>([
     expect(tool.executions.get(id)).toBe(2);
   });
 
+  it("keys are the caller's: another caller's same key and payload runs as its own request, never replays the first caller's response", async () => {
+    const id = newId();
+    const key = randomUUID();
+    const alice = await post("/v1/refunds", { id, amount: 9 }, { "idempotency-key": key, "x-caller": "alice" });
+    expect(alice.status).toBe(201);
+    const bob = await post("/v1/refunds", { id, amount: 9 }, { "idempotency-key": key, "x-caller": "bob" });
+    expect(bob.status).toBe(201);
+    expect(bob.headers.get("idempotent-replayed")).toBeNull();
+    expect(bob.body.refundId).not.toBe(alice.body.refundId);
+    expect(bob.body.key).not.toBe(alice.body.key);
+    expect(tool.executions.get(id)).toBe(2);
+    // Each caller's own retry still replays its own response, once.
+    const aliceAgain = await post("/v1/refunds", { id, amount: 9 }, { "idempotency-key": key, "x-caller": "alice" });
+    expect([aliceAgain.status, aliceAgain.headers.get("idempotent-replayed"), aliceAgain.body.refundId]).toEqual([201, "true", alice.body.refundId]);
+    // No caller (an app that named none for this request) is a scope of its own too.
+    const nobody = await post("/v1/refunds", { id, amount: 9 }, { "idempotency-key": key });
+    expect(nobody.headers.get("idempotent-replayed")).toBeNull();
+    expect(tool.executions.get(id)).toBe(3);
+  });
+
   it("422: the same key with a different payload", async () => {
     const id = newId();
     const key = randomUUID();
@@ -166,6 +198,34 @@ describe.each<[Framework, Backend]>([
     expect(changed.status).toBe(422);
     expect(changed.headers.get("content-type")).toBe("application/problem+json");
     expect(changed.body).toMatchObject({ type: "urn:idemgate:problem:idempotency-key-reused", status: 422 });
+    expect(tool.executions.get(id)).toBe(1);
+  });
+
+  it("422: bodies that differ only in a number a double cannot hold (an account past 2^53, a decimal past its precision); 1.0 is 1", async () => {
+    const send = async (key: string, text: string) => {
+      const res = await fetch(`${tool.baseUrl}/v1/refunds`, { method: "POST", headers: { "content-type": "application/json", "idempotency-key": key }, body: text });
+      return { status: res.status, headers: res.headers, body: (await res.json()) as Record<string, unknown> };
+    };
+    const id = newId();
+    const key = randomUUID();
+    expect((await send(key, `{"id":"${id}","amount":1.0,"account":9007199254740993}`)).status).toBe(201);
+    const other = await send(key, `{"id":"${id}","amount":1.0,"account":9007199254740992}`);
+    expect([other.status, other.body.type]).toEqual([422, "urn:idemgate:problem:idempotency-key-reused"]);
+    const same = await send(key, `{"account":9007199254740993.00,"id":"${id}","amount":1}`);
+    expect([same.status, same.headers.get("idempotent-replayed")]).toEqual([201, "true"]);
+    const precise = randomUUID();
+    expect((await send(precise, `{"id":"${id}","amount":0.1}`)).status).toBe(201);
+    expect((await send(precise, `{"id":"${id}","amount":0.10000000000000001}`)).status).toBe(422);
+    expect(tool.executions.get(id)).toBe(2);
+  });
+
+  it("a replayed 401 keeps the WWW-Authenticate RFC 9110 requires with it, whatever keepHeaders says", async () => {
+    const id = newId();
+    const key = randomUUID();
+    const first = await refund(key, { id, amount: 3, fail: 401, failTimes: 1 });
+    expect([first.status, first.headers.get("www-authenticate")]).toEqual([401, 'Bearer realm="refunds"']);
+    const again = await refund(key, { id, amount: 3, fail: 401, failTimes: 1 });
+    expect([again.status, again.headers.get("idempotent-replayed"), again.headers.get("www-authenticate")]).toEqual([401, "true", 'Bearer realm="refunds"']);
     expect(tool.executions.get(id)).toBe(1);
   });
 

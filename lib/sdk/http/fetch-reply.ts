@@ -1,3 +1,4 @@
+import { parseExactJson } from "../exact-json";
 import type { HttpReply } from "./stored-response";
 
 const NULL_BODY = new Set([101, 204, 205, 304]);
@@ -21,12 +22,19 @@ export function responseFromReply(reply: HttpReply): Response {
 
 const JSON_TYPE = /^application\/(?:[\w.+-]*\+)?json\b/i;
 
-/** The body as the fingerprint sees it: JSON by value (key order and spacing do not matter), else bytes. */
+export function isJson(contentType: string | null | undefined): boolean {
+  return !!contentType && JSON_TYPE.test(contentType);
+}
+
+/**
+ * The body as the fingerprint sees it: JSON by value (key order and spacing do not matter, numbers
+ * exactly as written: exact-json.ts), else bytes.
+ */
 export function bodyValue(bytes: Uint8Array, contentType: string | null | undefined): unknown {
   if (bytes.byteLength === 0) return null;
-  if (contentType && JSON_TYPE.test(contentType)) {
+  if (isJson(contentType)) {
     try {
-      return JSON.parse(Buffer.from(bytes).toString("utf8"));
+      return parseExactJson(Buffer.from(bytes).toString("utf8"));
     } catch {
       // Not JSON after all: fingerprinted by its bytes.
     }

@@ -1,13 +1,14 @@
-import type { MiddlewareHandler } from "hono";
+import type { Context, MiddlewareHandler } from "hono";
 import { routePath } from "hono/route";
-import { type IdempotencyOptions, runIdempotent } from "./idempotency-core";
+import { type CallerOf, type IdempotencyOptions, requireCaller, resolveCaller, runIdempotent } from "./idempotency-core";
 import { bodyValue, replyFromResponse, responseFromReply } from "./fetch-reply";
 
 /**
  * Hono middleware: `app.post("/v1/refunds", idempotency({ gate }), handler)` or
  * `app.use("/v1/*", idempotency({ gate }))`. The tool is the method and the matched route pattern.
  */
-export function idempotency(options: IdempotencyOptions & { route?: string }): MiddlewareHandler {
+export function idempotency(options: IdempotencyOptions & { route?: string; caller: CallerOf<Context> }): MiddlewareHandler {
+  requireCaller(options.caller);
   return async (c, next) => {
     const url = new URL(c.req.url);
     const raw = c.req.raw;
@@ -18,6 +19,7 @@ export function idempotency(options: IdempotencyOptions & { route?: string }): M
       target: url.pathname + url.search,
       header: (name: string) => c.req.header(name) ?? null,
       body: bodyValue(bytes, c.req.header("content-type")),
+      caller: await resolveCaller(options.caller, c),
     };
     const answer = await runIdempotent(options, incoming, async (ctx) => {
       await next();

@@ -46,6 +46,32 @@ export interface IncomingHttp {
   header: HeaderReader;
   /** The body: parsed JSON when it is JSON, else its bytes. */
   body: unknown;
+  /**
+   * Who sent it (the adapter's `caller(req)`; `/gw`: the API key), or null for an app with one
+   * caller: part of the key's scope, so one caller's key never replays another's response.
+   */
+  caller: string | null;
+}
+
+/** The adapters' `caller` option: who sent a request, or null for an app with one caller. */
+export type CallerOf<Req> = ((req: Req) => string | null | undefined | Promise<string | null | undefined>) | null;
+
+/**
+ * `caller` is required: left out, two clients that happen to send one key would share a response
+ * (the draft's security considerations; Stripe scopes keys per account). `null` says, explicitly,
+ * that the app has one caller.
+ */
+export function requireCaller<Req>(caller: CallerOf<Req> | undefined): CallerOf<Req> {
+  if (caller === undefined) {
+    throw new TypeError("idempotency: the `caller` option is required: a function naming the request's caller (the authenticated user or API key), or null when the app has one caller");
+  }
+  return caller;
+}
+
+export async function resolveCaller<Req>(caller: CallerOf<Req>, req: Req): Promise<string | null> {
+  if (caller === null) return null;
+  const name = await caller(req);
+  return name === undefined || name === null || name === "" ? null : String(name);
 }
 
 export interface HandlerContext {
@@ -111,18 +137,53 @@ export function problemReply(kind: ProblemKind, detail: string, headers: [string
   };
 }
 
-function specFor(source: Extract<KeySource, { kind: "key" | "run" }>, tool: string, args: unknown): CallSpec {
+/** The gate's bound on an id (contract/v1.ts). */
+const MAX_ID = 200;
+
+/**
+ * An id in a caller's scope: `<caller tag>/<id>`, the tag a digest of the caller (an API key or a
+ * user id is never stored or shown). Null keeps the id as it is, so an app with one caller keeps
+ * its keys. An id too long for the gate with its tag keeps its start and ends with a digest of the
+ * whole, as toolName does.
+ */
+export function callerScoped(caller: string | null, id: string): string {
+  if (caller === null) return id;
+  const tag = createHash("sha256").update(`idemgate/caller\u0000${caller}`).digest("hex").slice(0, 16);
+  const scoped = `${tag}/${id}`;
+  if (scoped.length <= MAX_ID) return scoped;
+  const digest = createHash("sha256").update(id).digest("hex").slice(0, 16);
+  return `${scoped.slice(0, MAX_ID - digest.length - 1)}~${digest}`;
+}
+
+function specFor(source: Extract<KeySource, { kind: "key" | "run" }>, tool: string, args: unknown, caller: string | null): CallSpec {
   // Under the step (default), scope and toolCallId strategies the gate's key is then a function of
-  // (project, method and route, Idempotency-Key) only: the draft's key scope.
-  if (source.kind === "key") return { tool, runId: source.key, scope: source.key, toolCallId: source.key, args };
+  // (project, caller, method and route, Idempotency-Key) only: the key scope (DESIGN.md).
+  if (source.kind === "key") {
+    const id = callerScoped(caller, source.key);
+    return { tool, runId: id, scope: id, toolCallId: id, args };
+  }
   return {
     tool,
-    runId: source.runId,
+    runId: callerScoped(caller, source.runId),
     ...(source.stepId ? { step: source.stepId } : {}),
-    ...(source.scope ? { scope: source.scope } : {}),
+    ...(source.scope ? { scope: callerScoped(caller, source.scope) } : {}),
     ...(source.agentId ? { agentId: source.agentId } : {}),
     args,
   };
+}
+
+/** Room for the rest of a complete request (lease token, outcome, ids) around the stored response. */
+const COMPLETE_OVERHEAD = 16 * 1024;
+
+/**
+ * A stored response whose encoded form (JSON, base64 for binary bodies) would not fit in the gate's
+ * request is kept as one without its body: recorded not replayable, as one over maxStoredBytes is,
+ * never sent for the gate to refuse (its replay was a 500).
+ */
+function fitsGate(stored: StoredResponse, maxRequestBytes: number | undefined): StoredResponse {
+  if (maxRequestBytes === undefined || stored.body === null) return stored;
+  if (Buffer.byteLength(JSON.stringify(stored)) + COMPLETE_OVERHEAD <= maxRequestBytes) return stored;
+  return { ...stored, body: null, bodyOmitted: true };
 }
 
 /** A permanent failure's response rides in the error message, so the gate replays it as the cached failure. */
@@ -183,7 +244,7 @@ export async function runIdempotent(options: IdempotencyOptions, incoming: Incom
   const maxBytes = options.maxStoredBytes ?? DEFAULT_MAX_STORED_BYTES;
   let live: HttpReply | null = null;
   let result: CallResult<StoredResponse>;
-  const spec = specFor(source, toolName(incoming.method, incoming.route), payloadArgs(incoming.target, incoming.body));
+  const spec = specFor(source, toolName(incoming.method, incoming.route), payloadArgs(incoming.target, incoming.body), incoming.caller);
   try {
     result = await options.gate.call<StoredResponse>(
       resendReason === null ? spec : { ...spec, bypass: { reason: resendReason } },
@@ -194,7 +255,7 @@ export async function runIdempotent(options: IdempotencyOptions, incoming: Incom
         const verdict = classifyStatus(reply.status);
         // The headers the route's policy keeps, and any the code adds.
         const keeps = headerKeeper([...(ctx.keepHeaders ?? DEFAULT_KEEP_HEADERS), ...(options.keepHeaders ?? [])]);
-        const stored = toStored(reply, keeps, maxBytes);
+        const stored = fitsGate(toStored(reply, keeps, maxBytes), options.gate.transport.maxRequestBytes);
         if (verdict === "retryable") throw new HandlerFailed(reply, `HTTP ${reply.status}`, true);
         // Too large to keep on a replaying route: never recorded as a success a replay could not
         // reproduce. A permanent failure marked not replayable, so a duplicate is told it ran instead

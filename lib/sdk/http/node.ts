@@ -1,5 +1,5 @@
 import type { IncomingMessage, OutgoingHttpHeaders, ServerResponse } from "node:http";
-import { type IdempotencyOptions, runIdempotent } from "./idempotency-core";
+import { type CallerOf, type IdempotencyOptions, requireCaller, resolveCaller, runIdempotent } from "./idempotency-core";
 import { bodyValue } from "./fetch-reply";
 import type { HttpReply } from "./stored-response";
 
@@ -10,6 +10,8 @@ type Next = (error?: unknown) => void;
 export interface NodeIdempotencyOptions extends IdempotencyOptions {
   /** The route pattern naming the tool; default Express's matched route (when mounted on a route), else the path. */
   route?: string;
+  /** Who sent the request (`(req) => req.user.id`), part of the key's scope; null when the app has one caller. Required. */
+  caller: CallerOf<IncomingMessage & { body?: unknown }>;
 }
 
 /**
@@ -18,6 +20,7 @@ export interface NodeIdempotencyOptions extends IdempotencyOptions {
  * (parsed when JSON, else a Buffer). The handler's response is held until the gate has it.
  */
 export function idempotencyMiddleware(options: NodeIdempotencyOptions): (req: IncomingMessage, res: ServerResponse, next: Next) => void {
+  requireCaller(options.caller);
   return (req, res, next) => {
     handle(options, req as NodeRequest, res, next).catch(next);
   };
@@ -32,6 +35,7 @@ export function withIdempotencyNode(
 }
 
 function idempotencyHandler(options: NodeIdempotencyOptions, handler: (req: IncomingMessage, res: ServerResponse) => void | Promise<void>) {
+  requireCaller(options.caller);
   return (req: IncomingMessage, res: ServerResponse) => {
     const fail = (error?: unknown) => {
       if (error === undefined) return;
@@ -46,16 +50,25 @@ function idempotencyHandler(options: NodeIdempotencyOptions, handler: (req: Inco
   };
 }
 
-async function readBody(req: NodeRequest): Promise<unknown> {
+/**
+ * The body as the fingerprint sees it. Mounted before a body parser, it reads the bytes itself, so
+ * numbers are fingerprinted as written, and leaves on `req.body` what `express.json()` would (a
+ * parser after it then has nothing left to read). After a parser it has only the parsed value (or a
+ * `req.rawBody` Buffer, when the parser's `verify` kept one).
+ */
+async function readBody(req: NodeRequest & { rawBody?: unknown }): Promise<unknown> {
+  const contentType = req.headers["content-type"];
+  if (Buffer.isBuffer(req.rawBody)) return bodyValue(req.rawBody, contentType);
   if (req.body !== undefined) {
-    if (Buffer.isBuffer(req.body)) return bodyValue(req.body, req.headers["content-type"]);
-    if (typeof req.body === "string") return bodyValue(Buffer.from(req.body), req.headers["content-type"]);
+    if (Buffer.isBuffer(req.body)) return bodyValue(req.body, contentType);
+    if (typeof req.body === "string") return bodyValue(Buffer.from(req.body), contentType);
     return req.body;
   }
   const chunks: Buffer[] = [];
   for await (const chunk of req) chunks.push(chunk as Buffer);
-  const value = bodyValue(Buffer.concat(chunks), req.headers["content-type"]);
-  req.body = value instanceof Uint8Array ? Buffer.from(value) : value;
+  const bytes = Buffer.concat(chunks);
+  const value = bodyValue(bytes, contentType);
+  req.body = value instanceof Uint8Array ? bytes : value === null ? null : JSON.parse(bytes.toString("utf8"));
   return value;
 }
 
@@ -75,6 +88,7 @@ async function handle(options: NodeIdempotencyOptions, req: NodeRequest, res: Se
       return Array.isArray(value) ? value.join(", ") : (value ?? null);
     },
     body: await readBody(req),
+    caller: await resolveCaller(options.caller, req),
   };
   const original = { writeHead: res.writeHead, write: res.write, end: res.end };
   const answer = await runIdempotent(options, incoming, (ctx) => (ctx.replayable ? capture(res, next) : passThrough(res, next)));

@@ -39,8 +39,29 @@ export function headerKeeper(keep: readonly string[] = DEFAULT_KEEP_HEADERS): (n
   };
 }
 
+/**
+ * Kept whatever the policy's keepHeaders say: they describe the stored bytes, and a replay without
+ * them is bytes the client cannot read (a gzip body with no Content-Encoding).
+ */
+const DESCRIBE_BYTES = new Set(["content-type", "content-encoding"]);
+
+/**
+ * Headers RFC 9110 requires with a status (a 401 without WWW-Authenticate is not a 401 a client can
+ * act on): kept for a replay of that status whatever keepHeaders says.
+ */
+const REQUIRED_WITH_STATUS: Record<number, readonly string[]> = {
+  206: ["content-range"],
+  401: ["www-authenticate"],
+  405: ["allow"],
+  407: ["proxy-authenticate"],
+  413: ["retry-after"],
+  416: ["content-range"],
+  503: ["retry-after"],
+};
+
 export function toStored(reply: HttpReply, keeps: (name: string) => boolean, maxBytes: number): StoredResponse {
-  const headers = reply.headers.filter(([name]) => keeps(name));
+  const required = REQUIRED_WITH_STATUS[reply.status] ?? [];
+  const headers = reply.headers.filter(([name]) => DESCRIBE_BYTES.has(name.toLowerCase()) || required.includes(name.toLowerCase()) || keeps(name));
   const contentType = reply.headers.find(([name]) => name.toLowerCase() === "content-type")?.[1] ?? "";
   if (reply.stream || reply.sent || (reply.body && reply.body.byteLength > maxBytes)) return { status: reply.status, headers, body: null, encoding: "utf8", bodyOmitted: true };
   if (!reply.body || reply.body.byteLength === 0) return { status: reply.status, headers, body: null, encoding: "utf8" };

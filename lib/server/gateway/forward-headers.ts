@@ -16,24 +16,56 @@ const DROPPED_REQUEST = new Set([
   "x-request-id",
 ]);
 const DROPPED_RESPONSE = new Set(["connection", "keep-alive", "transfer-encoding", "content-length", "upgrade", "trailer", "proxy-authenticate"]);
+/** Hop-by-hop in either direction too: a pre-standard Connection some clients still send (RFC 9110 §7.6.1). */
+const PROXY_CONNECTION = "proxy-connection";
 
-/** The caller's headers minus transport, credentials, Idemgate's own and the key headers (the gate's key replaces them). */
+/** What the gateway adds to Via in both directions (RFC 9110 §7.6.3): the protocol it received, and its name. */
+export const VIA = "1.1 idemgate";
+
+/**
+ * The field names a message's Connection header lists: options for this hop only, never
+ * forwarded (RFC 9110 §7.6.1), whatever their name.
+ */
+function connectionOptions(headers: Headers): Set<string> {
+  const names = new Set<string>([PROXY_CONNECTION]);
+  for (const token of (headers.get("connection") ?? "").split(",")) {
+    const name = token.trim().toLowerCase();
+    if (name) names.add(name);
+  }
+  return names;
+}
+
+function withVia(received: string | null): string {
+  return received ? `${received}, ${VIA}` : VIA;
+}
+
+/**
+ * The caller's headers minus transport (hop-by-hop, and any named in Connection), credentials,
+ * Idemgate's own and the key headers (the gate's key replaces them); Via names this hop.
+ */
 export function forwardedRequestHeaders(incoming: Headers, keyHeaders: string[]): Record<string, string> {
   const headers: Record<string, string> = {};
   const keys = new Set(keyHeaders.map((name) => name.toLowerCase()));
+  const hop = connectionOptions(incoming);
   incoming.forEach((value, name) => {
     const lower = name.toLowerCase();
-    if (DROPPED_REQUEST.has(lower) || lower.startsWith("idemgate-") || keys.has(lower)) return;
+    if (DROPPED_REQUEST.has(lower) || hop.has(lower) || lower.startsWith("idemgate-") || keys.has(lower)) return;
     headers[lower] = value;
   });
+  headers.via = withVia(incoming.get("via"));
   return headers;
 }
 
+/** The upstream's headers minus transport (hop-by-hop, and any named in its Connection); Via names this hop. */
 export function returnedResponseHeaders(upstream: Headers): [string, string][] {
   const headers: [string, string][] = [];
+  const hop = connectionOptions(upstream);
   upstream.forEach((value, name) => {
-    if (!DROPPED_RESPONSE.has(name.toLowerCase())) headers.push([name, value]);
+    const lower = name.toLowerCase();
+    // An upstream never speaks in Idemgate's own headers (idemgate-content-encoding is the gateway's, http-gateway.ts).
+    if (!DROPPED_RESPONSE.has(lower) && !hop.has(lower) && lower !== "via" && !lower.startsWith("idemgate-")) headers.push([name, value]);
   });
+  headers.push(["via", withVia(upstream.get("via"))]);
   return headers;
 }
 

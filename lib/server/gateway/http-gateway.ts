@@ -99,12 +99,15 @@ export class HttpGateway {
       target: source.pathname + source.search,
       header: (name: string) => req.headers.get(name),
       body: bodyValue(bytes, req.headers.get("content-type")),
+      // Keys are the calling API key's: another key's same Idempotency-Key is its own request.
+      caller: caller?.apiKeyId ?? null,
     };
     const forward = (key: string | null, signal?: AbortSignal, storeUpTo = maxStoredBytes) => this.forward(projectId, resolved, target, req, bytes, key, storeUpTo, signal);
     // A route whose policy never replays streams its response through from the first byte.
     const answer = await runIdempotent(options, incoming, (ctx) => forward(ctx.idempotencyKey, ctx.signal, ctx.replayable ? maxStoredBytes : 0));
-    if (answer.kind === "pass") return responseFromReply(await forward(null));
-    return responseFromReply(answer.reply);
+    // Not gated (a GET, or no key where one is optional): nothing is stored, so it streams from the first byte.
+    if (answer.kind === "pass") return responseFromReply(throughNext(await forward(null, undefined, 0)));
+    return responseFromReply(throughNext(answer.reply));
   }
 
   private gateFor(projectId: string): Gate {
@@ -146,6 +149,8 @@ export class HttpGateway {
           headers: { ...headers, ...trace },
           body: bytes.byteLength && method !== "GET" && method !== "HEAD" ? bytes : null,
           signal: signal ? AbortSignal.any([signal, timeout]) : timeout,
+          // Every header the upstream's configuration adds (its secret among them) is for its origin only.
+          originBound: Object.keys(upstream.headers),
         }),
       );
     } catch (error) {
@@ -158,6 +163,19 @@ export class HttpGateway {
     const base = { status: response.status, headers: returnedResponseHeaders(response.headers) };
     return "bytes" in body ? { ...base, body: body.bytes.byteLength ? body.bytes : null } : { ...base, body: null, stream: body.stream };
   }
+}
+
+/**
+ * Next.js drops Content-Encoding from a route handler's answer (it assumes fetch decoded the body),
+ * which would leave the caller compressed bytes it cannot read. The gateway passes the upstream's
+ * bytes as they are, so it sends the encoding under its own name and the server (scripts/serve.mjs)
+ * writes it back as Content-Encoding on the way out.
+ */
+export const CONTENT_ENCODING_THROUGH_NEXT = "idemgate-content-encoding";
+
+function throughNext(reply: HttpReply): HttpReply {
+  if (!reply.headers.some(([name]) => name.toLowerCase() === "content-encoding")) return reply;
+  return { ...reply, headers: reply.headers.map(([name, value]) => (name.toLowerCase() === "content-encoding" ? [CONTENT_ENCODING_THROUGH_NEXT, value] : [name, value])) };
 }
 
 function refused(error: OutboundRefusedError): HttpReply {

@@ -18,6 +18,11 @@ export interface OutboundInit {
   /** "follow" (default) re-checks every hop against the allowlist; "manual" returns the 3xx. */
   redirect?: "follow" | "manual";
   maxRedirects?: number;
+  /**
+   * Headers the caller added as credentials of the first origin (an upstream's secret in its
+   * `secretHeader`, its configured headers): dropped, like Authorization, when a redirect leaves it.
+   */
+  originBound?: string[];
 }
 
 const REDIRECTS = new Set([301, 302, 303, 307, 308]);
@@ -74,7 +79,7 @@ export class OutboundGuard {
         headers.delete("content-type");
         headers.delete("content-length");
       }
-      if (next.url.origin !== target.url.origin) for (const name of ORIGIN_BOUND_HEADERS) headers.delete(name);
+      if (next.url.origin !== target.url.origin) for (const name of [...ORIGIN_BOUND_HEADERS, ...(init.originBound ?? [])]) headers.delete(name);
       target = next;
     }
   }
