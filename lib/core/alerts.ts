@@ -220,15 +220,19 @@ export function shapeAlert(signal: AlertSignal, condition: AlertCondition, baseU
     return { ...base, type: `${type}.resolved`, title: `Resolved: ${opened.title}`, summary: RESOLVED_WHY[condition] ?? "The condition has cleared.", link: opened.link, data };
   }
   switch (condition) {
-    case "lease_lost":
+    case "lease_lost": {
+      // The event's own attempt is the record's current one; the attempt that answered late is in its detail.
+      const late = typeof inner.lateAttempt === "number" ? inner.lateAttempt : null;
+      const who = late === null ? `An earlier attempt of call ${signal.callId}` : `Attempt ${late} of call ${signal.callId}`;
       return {
         ...base,
         type,
         title: `${tool} may have run twice`,
-        summary: `Call ${signal.callId} of ${tool} (run ${signal.runId}, attempt ${String(detail.attempt)}) answered after its lease was lost: another attempt may have run the same effect.`,
+        summary: `${who} of ${tool} (run ${signal.runId}) answered after its lease was lost to attempt ${String(detail.attempt)}: both may have run the same effect.`,
         link: callLink ?? runLink ?? pages,
         data,
       };
+    }
     case "budget_exceeded":
       return {
         ...base,
@@ -350,14 +354,24 @@ const SLACK_ICON: Record<AlertSeverity, string> = { critical: ":red_circle:", er
 /** A Slack incoming webhook's body: one readable line of what and where, the figures, and the link. */
 export function slackBody(alert: Alert): Record<string, unknown> {
   const icon = alert.action === "resolve" ? ":white_check_mark:" : SLACK_ICON[alert.severity];
-  const text = `${icon} *${alert.title}*\n${alert.summary}\n<${alert.link}|Open in Idemgate>`;
+  const text = `${icon} *${slackEscape(alert.title)}*\n${slackEscape(alert.summary)}\n<${slackEscape(alert.link)}|Open in Idemgate>`;
+  const tool = alert.tool ? ` · tool \`${slackEscape(alert.tool)}\`` : "";
   return {
     text,
     blocks: [
       { type: "section", text: { type: "mrkdwn", text } },
-      { type: "context", elements: [{ type: "mrkdwn", text: `project \`${alert.projectId}\`${alert.tool ? ` · tool \`${alert.tool}\`` : ""} · ${alert.condition}` }] },
+      { type: "context", elements: [{ type: "mrkdwn", text: `project \`${slackEscape(alert.projectId)}\`${tool} · ${alert.condition}` }] },
     ],
   };
+}
+
+/**
+ * Slack's three control characters as its docs say to escape them. Titles and summaries carry text
+ * an agent chose (tool names, run ids): unescaped, a tool named `x<!channel>` would ping the whole
+ * channel, and `<https://evil|Open>` would plant a link.
+ */
+export function slackEscape(text: string): string {
+  return text.replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;");
 }
 
 /** PagerDuty Events API v2: `trigger` with the alert, or `resolve` (only the key is needed). */

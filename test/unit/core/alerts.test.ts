@@ -121,6 +121,27 @@ describe("alert shapes", () => {
     const alert = shapeAlert(signal({ detail: { type: "lease_lost", attempt: 1 } }), "lease_lost", "");
     expect(alert).toMatchObject({ title: "charge may have run twice", severity: "critical", link: "/projects/proj_1/calls/call_1", dedupKey: "idemgate:proj_1:sig_1" });
   });
+
+  it("lease_lost names the attempt that answered late, not the record's current one", () => {
+    const alert = shapeAlert(signal({ detail: { type: "lease_lost", attempt: 2, detail: JSON.stringify({ lateAttempt: 1 }) } }), "lease_lost", "");
+    expect(alert.summary).toContain("Attempt 1 of call call_1");
+    expect(alert.summary).toContain("lost to attempt 2");
+  });
+
+  it("agent-controlled text reaches Slack escaped: no mention, no link of its own", () => {
+    const alert = shapeAlert(signal({ tool: "kb_search<!channel>", runId: "run<https://evil.example|x>&", detail: { type: "lease_lost", attempt: 2 } }), "lease_lost", "https://gate.example.com");
+    const body = slackBody(alert) as { text: string; blocks: { text?: { text: string }; elements?: { text: string }[] }[] };
+    const texts = [body.text, body.blocks[0]!.text!.text, body.blocks[1]!.elements![0]!.text];
+    for (const text of texts) {
+      expect(text).not.toContain("<!channel>");
+      expect(text).not.toContain("<https://evil");
+    }
+    expect(body.text).toContain("kb_search&lt;!channel&gt;");
+    expect(body.text).toContain("run&lt;https://evil.example|x&gt;&amp;");
+    // The one link that remains is ours.
+    expect(body.text.match(/<[^>]*>/g)).toEqual(["<https://gate.example.com/projects/proj_1/calls/call_1|Open in Idemgate>"]);
+    expect(body.blocks[1]!.elements![0]!.text).toContain("tool `kb_search&lt;!channel&gt;`");
+  });
 });
 
 describe("delivery backoff", () => {
