@@ -25,9 +25,10 @@ export const TIMED_CONDITIONS: readonly AlertCondition[] = ["verify_unresolved",
  * at each one it alerted on and, once the thing is settled, raises its resolve (PagerDuty `resolve`
  * under the trigger's dedup_key). A verify is answered or resolved by an operator; a resend request
  * is approved, denied or expired; an operator raises the run's budget; a failed undo is retried or
- * resolved by hand. Loops and lease_lost are moments, not states: they stay for a human to close.
+ * resolved by hand; a looping run is aborted or moves on (a later begin of the run is not blocked).
+ * lease_lost is a moment, not a state: it stays for a human to close.
  */
-export const CLOSABLE_CONDITIONS: readonly AlertCondition[] = ["verify_unresolved", "approval_pending", "budget_exceeded", "compensation_failed"];
+export const CLOSABLE_CONDITIONS: readonly AlertCondition[] = ["verify_unresolved", "approval_pending", "budget_exceeded", "loop_blocked", "compensation_failed"];
 
 /** The id of the signal that resolves `triggerId`: one per trigger, whoever raises it first. */
 export function resolveSignalId(triggerId: string): string {
@@ -139,7 +140,7 @@ export function parseDetail(value: unknown): Record<string, unknown> | null {
 }
 
 export interface Routed {
-  ruleId: string;
+  ruleId: string | null;
   channelId: string;
   condition: AlertCondition;
 }
@@ -162,6 +163,38 @@ export function routeSignal(signal: AlertSignal, rules: readonly AlertRuleSpec[]
     }
   }
   return [...routed.values()];
+}
+
+/** A channel that was told an incident fired and has not been told it resolved. */
+export interface OpenIncidentChannel {
+  channelId: string;
+  ruleId: string | null;
+  condition: AlertCondition;
+}
+
+/** The incident a signal is about: its dedup_key (the run's loop, the run's budget, the storm; else the signal). */
+export function incidentKeyOf(signal: AlertSignal): string | null {
+  const condition = conditionsOf(signal)[0];
+  if (condition === undefined) return null;
+  const resolves = typeof signal.detail?.resolves === "string" ? signal.detail.resolves : null;
+  return dedupKeyOf(signal, condition, resolves);
+}
+
+/**
+ * Alerts about incidents, not events (Alertmanager's way): a trigger goes only to the channels not
+ * already told this incident is open (a run blocked five times pages once); a resolve goes to every
+ * channel told it fired (send_resolved by default), whatever its rules say, and to no channel that
+ * never heard the trigger. A storm's close is also a signal of its own: channels with a
+ * `storm_closed` rule still get it.
+ */
+export function routeIncident(signal: AlertSignal, routed: readonly Routed[], open: readonly OpenIncidentChannel[]): Routed[] {
+  const told = new Set(open.map((channel) => channel.channelId));
+  const resolving = signal.kind === "storm_closed" || typeof signal.detail?.resolves === "string";
+  if (!resolving) return routed.filter((route) => !told.has(route.channelId));
+  const out = new Map<string, Routed>();
+  for (const channel of open) out.set(channel.channelId, { ruleId: channel.ruleId, channelId: channel.channelId, condition: channel.condition });
+  if (signal.kind === "storm_closed") for (const route of routed) if (!out.has(route.channelId)) out.set(route.channelId, route);
+  return [...out.values()];
 }
 
 const SEVERITY: Record<AlertCondition, AlertSeverity> = {
@@ -303,6 +336,7 @@ const RESOLVED_WHY: Partial<Record<AlertCondition, string>> = {
   verify_unresolved: "The verify was answered (or resolved by an operator): the call has an outcome.",
   approval_pending: "The resend request was approved, denied or expired.",
   budget_exceeded: "An operator raised the run's budget: its next begin is judged against the new limit.",
+  loop_blocked: "The run moved on (a later begin was not blocked) or was aborted.",
   compensation_failed: "An operator retried the undo or resolved it by hand.",
 };
 

@@ -1,7 +1,7 @@
 import { hostname } from "node:os";
 import { randomBytes } from "node:crypto";
-import { type Backoff, attemptOutcome, retryDelayMs } from "../../core/alert-delivery";
-import { type Alert, CLOSABLE_CONDITIONS, closableCondition, resolveSignal, routeSignal, shapeAlert } from "../../core/alerts";
+import { type Backoff, CHANNEL_PACE_MS, attemptOutcome, retryAfterMs, retryDelayMs } from "../../core/alert-delivery";
+import { type Alert, CLOSABLE_CONDITIONS, closableCondition, incidentKeyOf, resolveSignal, routeIncident, routeSignal, shapeAlert } from "../../core/alerts";
 import type { AlertDeliveryRow, AlertStore } from "../../store/ports/alert-store";
 import { newId } from "../ids";
 import { OutboundRefusedError } from "../outbound/outbound-refused";
@@ -13,9 +13,7 @@ import { pendingDelivery } from "./pending-delivery";
 const SIGNAL_BATCH = 100;
 /** Open incidents looked at per scan. */
 const INCIDENT_BATCH = 200;
-const DELIVERY_BATCH = 20;
-/** Deliveries sent at once by one worker. */
-const PARALLEL = 4;
+const DELIVERY_BATCH = 100;
 /** How far back a timed scan looks for unanswered verifies. */
 const VERIFY_LOOKBACK_MS = 24 * 3_600_000;
 const MINUTE_MS = 60_000;
@@ -53,6 +51,10 @@ export class AlertDispatcher {
   private lastPurge = 0;
   private running: Promise<void> | null = null;
   private again = false;
+  /** Channels this worker is sending to now, each in its own lane: a slow receiver holds up only itself. */
+  private readonly lanes = new Map<string, Promise<void>>();
+  /** When each channel may next be sent to (its service's pace). */
+  private readonly nextSendAt = new Map<string, number>();
 
   constructor(private readonly deps: AlertDispatcherDeps) {
     this.clock = deps.clock ?? Date.now;
@@ -86,7 +88,8 @@ export class AlertDispatcher {
       await this.closeIncidents(now);
     }
     await this.fanOut();
-    await this.deliverDue();
+    // The lanes are not awaited: each runs on; a pass only starts the lanes of idle channels.
+    await this.startLanes();
     if (now - this.lastPurge >= PURGE_EVERY_MS) {
       this.lastPurge = now;
       await this.deps.store.purge(now - this.deps.retentionMs);
@@ -153,7 +156,9 @@ export class AlertDispatcher {
     const rulesOf = new Map<string, Awaited<ReturnType<AlertStore["listRules"]>>>();
     for (const signal of await store.unprocessedSignals(SIGNAL_BATCH)) {
       if (!rulesOf.has(signal.projectId)) rulesOf.set(signal.projectId, await store.listRules(signal.projectId));
-      const routed = routeSignal(signal, rulesOf.get(signal.projectId)!);
+      const key = incidentKeyOf(signal);
+      const open = key === null ? [] : await store.openIncidentChannels(signal.projectId, key);
+      const routed = routeIncident(signal, routeSignal(signal, rulesOf.get(signal.projectId)!), open);
       const now = this.clock();
       const storm = routed.length > 0 && signal.kind.startsWith("storm_") ? await this.deps.storm(signal.projectId, signal.sourceId) : null;
       const deliveries = routed.map(({ ruleId, channelId, condition }) => {
@@ -164,14 +169,40 @@ export class AlertDispatcher {
     }
   }
 
+  /**
+   * Due deliveries, one lane per channel: a channel's deliveries go out one after another at its
+   * service's pace, channels side by side, so one hanging receiver delays only its own alerts. A
+   * channel whose lane is still running is left to it. Resolves when the lanes it started end.
+   */
   async deliverDue(): Promise<void> {
-    const ids = await this.deps.store.dueDeliveries(this.clock(), DELIVERY_BATCH);
-    let next = 0;
-    await Promise.all(
-      Array.from({ length: Math.min(PARALLEL, ids.length) }, async () => {
-        for (let i = next++; i < ids.length; i = next++) await this.deliverOne(ids[i]!);
-      }),
-    );
+    await Promise.all(await this.startLanes());
+  }
+
+  private async startLanes(): Promise<Promise<void>[]> {
+    const due = await this.deps.store.dueDeliveries(this.clock(), DELIVERY_BATCH);
+    const byChannel = new Map<string, string[]>();
+    for (const { id, channelId } of due) byChannel.set(channelId, [...(byChannel.get(channelId) ?? []), id]);
+    const started: Promise<void>[] = [];
+    for (const [channelId, ids] of byChannel) {
+      if (this.lanes.has(channelId)) continue;
+      const lane = (async () => {
+        try {
+          for (const id of ids) {
+            const wait = (this.nextSendAt.get(channelId) ?? 0) - Date.now();
+            if (wait > 0) await new Promise((resolve) => setTimeout(resolve, wait));
+            await this.deliverOne(id);
+          }
+        } catch (error) {
+          // The store failed mid-lane: what was claimed goes back when its lease runs out.
+          console.warn(`[idemgate] alert delivery to ${channelId} failed: ${error instanceof Error ? error.message : String(error)}`);
+        } finally {
+          this.lanes.delete(channelId);
+        }
+      })();
+      this.lanes.set(channelId, lane);
+      started.push(lane);
+    }
+    return started;
   }
 
   private async deliverOne(id: string): Promise<void> {
@@ -179,14 +210,15 @@ export class AlertDispatcher {
     const delivery = await store.claim(id, this.owner, this.clock(), this.deps.leaseMs);
     if (!delivery) return;
     // Whatever goes wrong before an answer is an attempt that failed: a throw here would keep the lease and log nothing.
-    const { status, error } = await this.send(delivery).catch((reason: unknown) => ({ status: null, error: `not sent: ${reason instanceof Error ? reason.message : String(reason)}` }));
+    const { status, error, retryAfter = null } = await this.send(delivery).catch((reason: unknown) => ({ status: null, error: `not sent: ${reason instanceof Error ? reason.message : String(reason)}`, retryAfter: null }));
     const now = this.clock();
     const attempts = delivery.attempts + 1;
     const outcome = error === "channel removed" ? "failed" : attemptOutcome(status, attempts, backoff);
     await store.finishAttempt(id, this.owner, {
       status: outcome === "retry" ? "pending" : outcome,
       attempts,
-      nextAttemptAt: outcome === "retry" ? now + retryDelayMs(attempts, backoff) : now,
+      // A receiver that said when to come back (429/503 with Retry-After) is heard, within a bound.
+      nextAttemptAt: outcome === "retry" ? now + (retryAfterMs(status, retryAfter, now) ?? retryDelayMs(attempts, backoff)) : now,
       lastCode: status,
       lastError: error,
       deliveredAt: outcome === "delivered" ? now : null,
@@ -194,8 +226,8 @@ export class AlertDispatcher {
     });
   }
 
-  /** One attempt: the HTTP status, or null and why there was none. */
-  private async send(delivery: AlertDeliveryRow): Promise<{ status: number | null; error: string | null }> {
+  /** One attempt: the HTTP status (and a Retry-After, if any), or null and why there was none. */
+  private async send(delivery: AlertDeliveryRow): Promise<{ status: number | null; error: string | null; retryAfter?: string | null }> {
     const channel = await this.deps.store.findChannel(delivery.projectId, delivery.channelId);
     if (!channel) return { status: null, error: "channel removed" };
     let secrets: ReturnType<typeof openSecrets>;
@@ -208,6 +240,8 @@ export class AlertDispatcher {
       return { status: null, error: "this instance cannot open the channel's secrets: every instance needs the same IDEMGATE_SECRETS_KEY" };
     }
     const alert = JSON.parse(delivery.alert) as Alert;
+    // The lane waits for this slot before it claims the next delivery (so the wait never eats a lease).
+    this.nextSendAt.set(channel.id, Date.now() + CHANNEL_PACE_MS[channel.kind]);
     const { headers, body } = channelRequest(channel, secrets, alert, delivery.id, this.clock());
     try {
       const response = await this.deps.fetch(delivery.projectId, secrets.url, {
@@ -218,7 +252,7 @@ export class AlertDispatcher {
         signal: AbortSignal.timeout(this.deps.timeoutMs),
       });
       await response.body?.cancel().catch(() => undefined);
-      return { status: response.status, error: response.ok ? null : `HTTP ${response.status}` };
+      return { status: response.status, error: response.ok ? null : `HTTP ${response.status}`, retryAfter: response.headers.get("retry-after") };
     } catch (error) {
       if (error instanceof OutboundRefusedError) return { status: null, error: `refused by the outbound allowlist: ${error.message}` };
       const name = error instanceof Error ? error.name : "";

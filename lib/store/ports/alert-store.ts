@@ -1,4 +1,4 @@
-import type { AlertCondition, AlertSignal } from "../../core/alerts";
+import type { AlertCondition, AlertSignal, OpenIncidentChannel } from "../../core/alerts";
 import type { AuditEntryRow } from "./operator-store";
 
 export interface AlertChannelRow {
@@ -107,8 +107,8 @@ export interface AlertStore {
   /** Test alerts: one delivery, written directly. */
   insertDelivery(delivery: AlertDeliveryRow): Promise<void>;
 
-  /** Ids of deliveries due now whose lease, if any, has run out. */
-  dueDeliveries(now: number, limit: number): Promise<string[]>;
+  /** Deliveries due now whose lease, if any, has run out (oldest due first), with their channel. */
+  dueDeliveries(now: number, limit: number): Promise<{ id: string; channelId: string }[]>;
   /** Takes the delivery's lease when it is still due and unleased (or its lease ran out); null when another worker has it. */
   claim(id: string, owner: string, now: number, leaseMs: number): Promise<AlertDeliveryRow | null>;
   /** Records an attempt and releases the lease, only while `owner` still holds it. */
@@ -126,6 +126,11 @@ export interface AlertStore {
    * (oldest first): the incidents the dispatcher checks for closing.
    */
   openIncidents(conditions: readonly AlertCondition[], limit: number): Promise<AlertSignal[]>;
+  /**
+   * Channels whose latest delivery under this dedup_key (failed ones aside: that channel was never
+   * told) is a trigger: the incident is open there.
+   */
+  openIncidentChannels(projectId: string, dedupKey: string): Promise<OpenIncidentChannel[]>;
   /** Whether what raised a closable signal still holds (see CLOSABLE_CONDITIONS in lib/core/alerts). */
   incidentHolds(signal: AlertSignal, condition: AlertCondition): Promise<boolean>;
   waitingResends(projectId: string, olderThan: number): Promise<WaitingResend[]>;

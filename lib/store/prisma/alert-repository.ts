@@ -1,4 +1,4 @@
-import type { AlertCondition, AlertSignal, SignalKind } from "../../core/alerts";
+import type { AlertCondition, AlertSignal, OpenIncidentChannel, SignalKind } from "../../core/alerts";
 import type {
   AlertAttemptRow,
   AlertChannelRow,
@@ -145,6 +145,19 @@ export class PrismaAlertRepository implements AlertStore {
     return rows.map(toSignal);
   }
 
+  async openIncidentChannels(projectId: string, dedupKey: string): Promise<OpenIncidentChannel[]> {
+    const rows = await this.prisma.alertDelivery.findMany({
+      where: { projectId, dedupKey, status: { not: "failed" } },
+      select: { channelId: true, ruleId: true, condition: true, action: true },
+      orderBy: [{ createdAt: "asc" }, { id: "asc" }],
+    });
+    const latest = new Map<string, (typeof rows)[number]>();
+    for (const row of rows) latest.set(row.channelId, row);
+    return [...latest.values()]
+      .filter((row) => row.action === "trigger")
+      .map((row) => ({ channelId: row.channelId, ruleId: row.ruleId, condition: row.condition as AlertCondition }));
+  }
+
   async incidentHolds(signal: AlertSignal, condition: AlertCondition): Promise<boolean> {
     const { projectId } = signal;
     switch (condition) {
@@ -171,6 +184,15 @@ export class PrismaAlertRepository implements AlertStore {
         });
         return raised === null;
       }
+      case "loop_blocked": {
+        // The run moved on (a later begin answered otherwise) or was aborted.
+        if (!signal.runId) return false;
+        const [movedOn, aborted] = await Promise.all([
+          this.prisma.event.findFirst({ where: { projectId, runId: signal.runId, type: "begin", decision: { not: "blocked" }, at: { gt: BigInt(signal.at) } }, select: { id: true } }),
+          this.prisma.runAbort.findFirst({ where: { projectId, runId: signal.runId }, select: { runId: true } }),
+        ]);
+        return movedOn === null && aborted === null;
+      }
       default:
         return true;
     }
@@ -191,15 +213,15 @@ export class PrismaAlertRepository implements AlertStore {
     await this.prisma.alertDelivery.create({ data: deliveryData(delivery) });
   }
 
-  async dueDeliveries(now: number, limit: number): Promise<string[]> {
+  async dueDeliveries(now: number, limit: number): Promise<{ id: string; channelId: string }[]> {
     const at = BigInt(now);
     const rows = await this.prisma.alertDelivery.findMany({
       where: { status: "pending", nextAttemptAt: { lte: at }, OR: [{ leaseUntil: null }, { leaseUntil: { lt: at } }] },
-      orderBy: { nextAttemptAt: "asc" },
+      orderBy: [{ nextAttemptAt: "asc" }, { createdAt: "asc" }, { id: "asc" }],
       take: limit,
-      select: { id: true },
+      select: { id: true, channelId: true },
     });
-    return rows.map((row) => row.id);
+    return rows;
   }
 
   async claim(id: string, owner: string, now: number, leaseMs: number): Promise<AlertDeliveryRow | null> {

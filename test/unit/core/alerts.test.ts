@@ -4,14 +4,16 @@ import {
   type AlertSignal,
   closableCondition,
   conditionsOf,
+  incidentKeyOf,
   pagerDutyBody,
   resolveSignal,
+  routeIncident,
   routeSignal,
   shapeAlert,
   slackBody,
   webhookBody,
 } from "../../../lib/core/alerts";
-import { attemptOutcome, retryDelayMs } from "../../../lib/core/alert-delivery";
+import { MAX_RETRY_AFTER_MS, attemptOutcome, retryAfterMs, retryDelayMs } from "../../../lib/core/alert-delivery";
 
 const signal = (over: Partial<AlertSignal>): AlertSignal => ({
   id: "sig_1",
@@ -80,7 +82,31 @@ describe("closing incidents", () => {
       expect(pagerDutyBody(closed, "rk")).toEqual({ routing_key: "rk", event_action: "resolve", dedup_key: opened.dedupKey });
     }
     expect(closableCondition(signal({ detail: { type: "lease_lost" } }))).toBeNull();
-    expect(closableCondition(signal({ detail: { type: "begin", decision: "blocked", detail: JSON.stringify({ loop: { repeats: 3 } }) } }))).toBeNull();
+    expect(closableCondition(signal({ detail: { type: "begin", decision: "blocked", detail: JSON.stringify({ loop: { repeats: 3 } }) } }))).toBe("loop_blocked");
+  });
+
+  it("a trigger goes only to channels not already told the incident is open; a resolve to every channel told it fired", () => {
+    const rules = [rule({ id: "b", condition: "budget_exceeded", channelIds: ["pd", "slack"] })];
+    const again = { ...budget, id: "sig_2", sourceId: "evt_2" };
+    expect(incidentKeyOf(again)).toBe("idemgate:proj_1:budget:run_1");
+    // The first refusal opens the incident on both; the second is the same incident: nobody hears it again.
+    expect(routeIncident(budget, routeSignal(budget, rules), []).map((r) => r.channelId)).toEqual(["pd", "slack"]);
+    const open = [
+      { channelId: "pd", ruleId: "b", condition: "budget_exceeded" as const },
+      { channelId: "slack", ruleId: "b", condition: "budget_exceeded" as const },
+    ];
+    expect(routeIncident(again, routeSignal(again, rules), open)).toEqual([]);
+    // A rule removed since: the resolve still reaches both channels that were told.
+    const resolve = resolveSignal(budget, budget.at + 1);
+    expect(incidentKeyOf(resolve)).toBe("idemgate:proj_1:budget:run_1");
+    expect(routeIncident(resolve, [], open).map((r) => r.channelId)).toEqual(["pd", "slack"]);
+    // Nobody told: no stray resolve.
+    expect(routeIncident(resolve, routeSignal(resolve, rules), [])).toEqual([]);
+    // A storm's close goes to the channels told it opened (only a storm_opened rule) and to storm_closed rules.
+    const closed = storm("storm_closed");
+    expect(incidentKeyOf(closed)).toBe(incidentKeyOf(storm("storm_opened")));
+    const stormRules = [rule({ id: "c", condition: "storm_closed", channelIds: ["log"] })];
+    expect(routeIncident(closed, routeSignal(closed, stormRules), [{ channelId: "pd", ruleId: "o", condition: "storm_opened" }]).map((r) => r.channelId)).toEqual(["pd", "log"]);
   });
 
   it("budgets and loops page once per run: a run refused again shares the incident", () => {
@@ -154,5 +180,15 @@ describe("delivery backoff", () => {
     expect([null, 408, 429, 500, 503].map((s) => attemptOutcome(s, 1, backoff))).toEqual(["retry", "retry", "retry", "retry", "retry"]);
     expect(attemptOutcome(500, 5, backoff)).toBe("failed");
     expect([400, 401, 404].map((s) => attemptOutcome(s, 1, backoff))).toEqual(["failed", "failed", "failed"]);
+  });
+
+  it("a 429 or 503 with Retry-After is retried after that time, within a bound; other answers use the backoff", () => {
+    const now = 1_700_000_000_000;
+    expect(retryAfterMs(429, "20", now)).toBe(20_000);
+    expect(retryAfterMs(503, " 3 ", now)).toBe(3_000);
+    expect(retryAfterMs(503, new Date(now + 7_000).toUTCString(), now)).toBe(7_000);
+    expect(retryAfterMs(429, "86400", now)).toBe(MAX_RETRY_AFTER_MS);
+    expect(retryAfterMs(429, new Date(now - 7_000).toUTCString(), now)).toBe(0);
+    for (const [status, header] of [[500, "20"], [429, null], [429, "soon"], [null, "20"]] as const) expect(retryAfterMs(status, header, now)).toBeNull();
   });
 });
