@@ -408,6 +408,38 @@ export function slackEscape(text: string): string {
   return text.replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;");
 }
 
+/** At most this many alerts in one grouped Slack message (a section block each, under Slack's 50). */
+export const SLACK_GROUP_MAX = 20;
+/** A grouped alert's summary in Slack, so that its section block stays under Slack's 3,000 characters. */
+const SLACK_SUMMARY_MAX = 2_000;
+
+/**
+ * Alerts of one channel that fired together, as one Slack message (Alertmanager's grouping): a
+ * line that says how many, then each alert's line, title, summary and link, escaped like any
+ * Slack text. A burst of twenty storms is one post, not twenty in 200 ms.
+ */
+export function slackGroupBody(alerts: readonly Alert[]): Record<string, unknown> {
+  if (alerts.length === 1) return slackBody(alerts[0]!);
+  const firing = alerts.filter((alert) => alert.action === "trigger").length;
+  const resolved = alerts.length - firing;
+  const counts = [firing > 0 ? `${firing} firing` : null, resolved > 0 ? `${resolved} resolved` : null].filter(Boolean).join(", ");
+  const head = `:bell: *${alerts.length} alerts in project \`${slackEscape(alerts[0]!.projectId)}\`* (${counts})`;
+  const lines = alerts.map((alert) => {
+    const icon = alert.action === "resolve" ? ":white_check_mark:" : SLACK_ICON[alert.severity];
+    // Only the summary is cut (never our link): each line stays within a section block's 3,000 characters.
+    const summary = slackEscape(alert.summary);
+    const cut = summary.length > SLACK_SUMMARY_MAX ? `${summary.slice(0, SLACK_SUMMARY_MAX)}…` : summary;
+    return `${icon} *${slackEscape(alert.title).slice(0, 300)}*\n${cut}\n<${slackEscape(alert.link)}|Open in Idemgate>`;
+  });
+  return {
+    text: [head, ...lines].join("\n"),
+    blocks: [
+      { type: "section", text: { type: "mrkdwn", text: head } },
+      ...lines.map((line) => ({ type: "section", text: { type: "mrkdwn", text: line } })),
+    ],
+  };
+}
+
 /** PagerDuty Events API v2: `trigger` with the alert, or `resolve` (only the key is needed). */
 export function pagerDutyBody(alert: Alert, routingKey: string): Record<string, unknown> {
   if (alert.action === "resolve") return { routing_key: routingKey, event_action: "resolve", dedup_key: alert.dedupKey };

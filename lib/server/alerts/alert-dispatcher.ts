@@ -1,7 +1,7 @@
 import { hostname } from "node:os";
 import { randomBytes } from "node:crypto";
 import { type Backoff, CHANNEL_PACE_MS, attemptOutcome, retryAfterMs, retryDelayMs } from "../../core/alert-delivery";
-import { type Alert, CLOSABLE_CONDITIONS, closableCondition, incidentKeyOf, resolveSignal, routeIncident, routeSignal, shapeAlert } from "../../core/alerts";
+import { type Alert, CLOSABLE_CONDITIONS, SLACK_GROUP_MAX, closableCondition, incidentKeyOf, resolveSignal, routeIncident, routeSignal, shapeAlert, slackGroupBody } from "../../core/alerts";
 import type { AlertDeliveryRow, AlertStore } from "../../store/ports/alert-store";
 import { newId } from "../ids";
 import { OutboundRefusedError } from "../outbound/outbound-refused";
@@ -14,6 +14,8 @@ const SIGNAL_BATCH = 100;
 /** Open incidents looked at per scan. */
 const INCIDENT_BATCH = 200;
 const DELIVERY_BATCH = 100;
+/** Groups one Slack lane sends before it yields to the next pass. */
+const MAX_GROUPS_PER_LANE = 10;
 /** How far back a timed scan looks for unanswered verifies. */
 const VERIFY_LOOKBACK_MS = 24 * 3_600_000;
 const MINUTE_MS = 60_000;
@@ -29,6 +31,8 @@ export interface AlertDispatcherDeps {
   backoff: Backoff;
   timeoutMs: number;
   leaseMs: number;
+  /** How long a Slack delivery waits for others of its channel to go out with it (Alertmanager's group_wait). */
+  groupWaitMs?: number;
   /** How often timed rules are scanned (verify unresolved, approval pending), and open incidents checked for closing. */
   timedScanMs?: number;
   /** Processed signals, settled deliveries and their log are kept this long. */
@@ -154,8 +158,10 @@ export class AlertDispatcher {
   async fanOut(): Promise<void> {
     const { store } = this.deps;
     const rulesOf = new Map<string, Awaited<ReturnType<AlertStore["listRules"]>>>();
+    const slackOf = new Map<string, Set<string>>();
     for (const signal of await store.unprocessedSignals(SIGNAL_BATCH)) {
       if (!rulesOf.has(signal.projectId)) rulesOf.set(signal.projectId, await store.listRules(signal.projectId));
+      if (!slackOf.has(signal.projectId)) slackOf.set(signal.projectId, new Set((await store.listChannels(signal.projectId)).filter((c) => c.kind === "slack").map((c) => c.id)));
       const key = incidentKeyOf(signal);
       const open = key === null ? [] : await store.openIncidentChannels(signal.projectId, key);
       const routed = routeIncident(signal, routeSignal(signal, rulesOf.get(signal.projectId)!), open);
@@ -163,7 +169,9 @@ export class AlertDispatcher {
       const storm = routed.length > 0 && signal.kind.startsWith("storm_") ? await this.deps.storm(signal.projectId, signal.sourceId) : null;
       const deliveries = routed.map(({ ruleId, channelId, condition }) => {
         const alert = shapeAlert(signal, condition, this.deps.baseUrl, storm);
-        return pendingDelivery(signal.projectId, alert, channelId, ruleId, now);
+        const delivery = pendingDelivery(signal.projectId, alert, channelId, ruleId, now);
+        // Slack groups what fires together: its first try waits the group wait, and takes the others along.
+        return slackOf.get(signal.projectId)!.has(channelId) ? { ...delivery, nextAttemptAt: now + (this.deps.groupWaitMs ?? 0) } : delivery;
       });
       await store.fanOut(signal.id, deliveries, now);
     }
@@ -180,55 +188,86 @@ export class AlertDispatcher {
 
   private async startLanes(): Promise<Promise<void>[]> {
     const due = await this.deps.store.dueDeliveries(this.clock(), DELIVERY_BATCH);
-    const byChannel = new Map<string, string[]>();
-    for (const { id, channelId } of due) byChannel.set(channelId, [...(byChannel.get(channelId) ?? []), id]);
+    const byChannel = new Map<string, { projectId: string; ids: string[] }>();
+    for (const { id, projectId, channelId } of due) {
+      const lane = byChannel.get(channelId) ?? { projectId, ids: [] };
+      lane.ids.push(id);
+      byChannel.set(channelId, lane);
+    }
     const started: Promise<void>[] = [];
-    for (const [channelId, ids] of byChannel) {
+    for (const [channelId, { projectId, ids }] of byChannel) {
       if (this.lanes.has(channelId)) continue;
-      const lane = (async () => {
-        try {
-          for (const id of ids) {
-            const wait = (this.nextSendAt.get(channelId) ?? 0) - Date.now();
-            if (wait > 0) await new Promise((resolve) => setTimeout(resolve, wait));
-            await this.deliverOne(id);
-          }
-        } catch (error) {
-          // The store failed mid-lane: what was claimed goes back when its lease runs out.
-          console.warn(`[idemgate] alert delivery to ${channelId} failed: ${error instanceof Error ? error.message : String(error)}`);
-        } finally {
-          this.lanes.delete(channelId);
-        }
-      })();
+      const lane = this.runLane(projectId, channelId, ids)
+        // The store failed mid-lane: what was claimed goes back when its lease runs out.
+        .catch((error: unknown) => console.warn(`[idemgate] alert delivery to ${channelId} failed: ${error instanceof Error ? error.message : String(error)}`))
+        .finally(() => this.lanes.delete(channelId));
       this.lanes.set(channelId, lane);
       started.push(lane);
     }
     return started;
   }
 
-  private async deliverOne(id: string): Promise<void> {
-    const { store, backoff } = this.deps;
-    const delivery = await store.claim(id, this.owner, this.clock(), this.deps.leaseMs);
-    if (!delivery) return;
-    // Whatever goes wrong before an answer is an attempt that failed: a throw here would keep the lease and log nothing.
-    const { status, error, retryAfter = null } = await this.send(delivery).catch((reason: unknown) => ({ status: null, error: `not sent: ${reason instanceof Error ? reason.message : String(reason)}`, retryAfter: null }));
-    const now = this.clock();
-    const attempts = delivery.attempts + 1;
-    const outcome = error === "channel removed" ? "failed" : attemptOutcome(status, attempts, backoff);
-    await store.finishAttempt(id, this.owner, {
-      status: outcome === "retry" ? "pending" : outcome,
-      attempts,
-      // A receiver that said when to come back (429/503 with Retry-After) is heard, within a bound.
-      nextAttemptAt: outcome === "retry" ? now + (retryAfterMs(status, retryAfter, now) ?? retryDelayMs(attempts, backoff)) : now,
-      lastCode: status,
-      lastError: error,
-      deliveredAt: outcome === "delivered" ? now : null,
-      log: { id: newId("ala", now), deliveryId: id, projectId: delivery.projectId, at: now, outcome, statusCode: status, error },
-    });
+  /**
+   * One channel's lane. Slack groups (Alertmanager's group_wait and group_interval): the first
+   * delivery is due once its group wait is over, and goes out with every other one of the channel
+   * not yet tried, as one message; what arrives meanwhile goes out one pace later, together. Other
+   * channels send one delivery per request (a PagerDuty event is one incident; a webhook request
+   * one webhook-id).
+   */
+  private async runLane(projectId: string, channelId: string, ids: string[]): Promise<void> {
+    const channel = await this.deps.store.findChannel(projectId, channelId);
+    if (channel?.kind === "slack") {
+      for (let groups = 0; groups < MAX_GROUPS_PER_LANE; groups++) {
+        await this.waitForPace(channelId);
+        const group = await this.deps.store.groupable(channelId, this.clock(), SLACK_GROUP_MAX);
+        if (group.length === 0) return;
+        await this.deliverGroup(group, true);
+      }
+      return;
+    }
+    for (const id of ids) {
+      await this.waitForPace(channelId);
+      await this.deliverGroup([id], false);
+    }
   }
 
-  /** One attempt: the HTTP status (and a Retry-After, if any), or null and why there was none. */
-  private async send(delivery: AlertDeliveryRow): Promise<{ status: number | null; error: string | null; retryAfter?: string | null }> {
-    const channel = await this.deps.store.findChannel(delivery.projectId, delivery.channelId);
+  private async waitForPace(channelId: string): Promise<void> {
+    const wait = (this.nextSendAt.get(channelId) ?? 0) - Date.now();
+    if (wait > 0) await new Promise((resolve) => setTimeout(resolve, wait));
+  }
+
+  /** Claims what it can of `ids` and sends it in one request; every claimed delivery records the attempt. */
+  private async deliverGroup(ids: string[], untried: boolean): Promise<void> {
+    const { store, backoff } = this.deps;
+    const claimed: AlertDeliveryRow[] = [];
+    for (const id of ids) {
+      const delivery = await store.claim(id, this.owner, this.clock(), this.deps.leaseMs, untried);
+      if (delivery) claimed.push(delivery);
+    }
+    if (claimed.length === 0) return;
+    // Whatever goes wrong before an answer is an attempt that failed: a throw here would keep the lease and log nothing.
+    const { status, error, retryAfter = null } = await this.send(claimed).catch((reason: unknown) => ({ status: null, error: `not sent: ${reason instanceof Error ? reason.message : String(reason)}`, retryAfter: null }));
+    const now = this.clock();
+    for (const delivery of claimed) {
+      const attempts = delivery.attempts + 1;
+      const outcome = error === "channel removed" ? "failed" : attemptOutcome(status, attempts, backoff);
+      await store.finishAttempt(delivery.id, this.owner, {
+        status: outcome === "retry" ? "pending" : outcome,
+        attempts,
+        // A receiver that said when to come back (429/503 with Retry-After) is heard, within a bound.
+        nextAttemptAt: outcome === "retry" ? now + (retryAfterMs(status, retryAfter, now) ?? retryDelayMs(attempts, backoff)) : now,
+        lastCode: status,
+        lastError: error,
+        deliveredAt: outcome === "delivered" ? now : null,
+        log: { id: newId("ala", now), deliveryId: delivery.id, projectId: delivery.projectId, at: now, outcome, statusCode: status, error },
+      });
+    }
+  }
+
+  /** One attempt of one request (a group of Slack alerts, else one delivery): the HTTP status (and a Retry-After, if any), or null and why there was none. */
+  private async send(deliveries: AlertDeliveryRow[]): Promise<{ status: number | null; error: string | null; retryAfter?: string | null }> {
+    const first = deliveries[0]!;
+    const channel = await this.deps.store.findChannel(first.projectId, first.channelId);
     if (!channel) return { status: null, error: "channel removed" };
     let secrets: ReturnType<typeof openSecrets>;
     try {
@@ -239,14 +278,15 @@ export class AlertDispatcher {
       // an instance holding the right key sends it; boot's key check (shared-keys.ts) stops this earlier.
       return { status: null, error: "this instance cannot open the channel's secrets: every instance needs the same IDEMGATE_SECRETS_KEY" };
     }
-    const alert = JSON.parse(delivery.alert) as Alert;
+    const alerts = deliveries.map((delivery) => JSON.parse(delivery.alert) as Alert);
+    const request = channelRequest(channel, secrets, alerts[0]!, first.id, this.clock());
+    const body = deliveries.length > 1 ? JSON.stringify(slackGroupBody(alerts)) : request.body;
     // The lane waits for this slot before it claims the next delivery (so the wait never eats a lease).
     this.nextSendAt.set(channel.id, Date.now() + CHANNEL_PACE_MS[channel.kind]);
-    const { headers, body } = channelRequest(channel, secrets, alert, delivery.id, this.clock());
     try {
-      const response = await this.deps.fetch(delivery.projectId, secrets.url, {
+      const response = await this.deps.fetch(first.projectId, secrets.url, {
         method: "POST",
-        headers,
+        headers: request.headers,
         body,
         redirect: "manual",
         signal: AbortSignal.timeout(this.deps.timeoutMs),

@@ -108,9 +108,17 @@ export interface AlertStore {
   insertDelivery(delivery: AlertDeliveryRow): Promise<void>;
 
   /** Deliveries due now whose lease, if any, has run out (oldest due first), with their channel. */
-  dueDeliveries(now: number, limit: number): Promise<{ id: string; channelId: string }[]>;
-  /** Takes the delivery's lease when it is still due and unleased (or its lease ran out); null when another worker has it. */
-  claim(id: string, owner: string, now: number, leaseMs: number): Promise<AlertDeliveryRow | null>;
+  dueDeliveries(now: number, limit: number): Promise<{ id: string; projectId: string; channelId: string }[]>;
+  /**
+   * A channel's deliveries that may go out together now (oldest first): unleased (or the lease ran
+   * out) and due, or not yet tried (still in their group wait).
+   */
+  groupable(channelId: string, now: number, limit: number): Promise<string[]>;
+  /**
+   * Takes the delivery's lease when it is still due (or, with `untried`, not yet tried) and unleased
+   * (or its lease ran out); null when another worker has it.
+   */
+  claim(id: string, owner: string, now: number, leaseMs: number, untried?: boolean): Promise<AlertDeliveryRow | null>;
   /** Records an attempt and releases the lease, only while `owner` still holds it. */
   finishAttempt(id: string, owner: string, result: AttemptResult): Promise<boolean>;
 

@@ -213,22 +213,38 @@ export class PrismaAlertRepository implements AlertStore {
     await this.prisma.alertDelivery.create({ data: deliveryData(delivery) });
   }
 
-  async dueDeliveries(now: number, limit: number): Promise<{ id: string; channelId: string }[]> {
+  async dueDeliveries(now: number, limit: number): Promise<{ id: string; projectId: string; channelId: string }[]> {
     const at = BigInt(now);
     const rows = await this.prisma.alertDelivery.findMany({
       where: { status: "pending", nextAttemptAt: { lte: at }, OR: [{ leaseUntil: null }, { leaseUntil: { lt: at } }] },
       orderBy: [{ nextAttemptAt: "asc" }, { createdAt: "asc" }, { id: "asc" }],
       take: limit,
-      select: { id: true, channelId: true },
+      select: { id: true, projectId: true, channelId: true },
     });
     return rows;
   }
 
-  async claim(id: string, owner: string, now: number, leaseMs: number): Promise<AlertDeliveryRow | null> {
+  async groupable(channelId: string, now: number, limit: number): Promise<string[]> {
     const at = BigInt(now);
+    const rows = await this.prisma.alertDelivery.findMany({
+      where: {
+        channelId,
+        status: "pending",
+        AND: [{ OR: [{ leaseUntil: null }, { leaseUntil: { lt: at } }] }, { OR: [{ nextAttemptAt: { lte: at } }, { attempts: 0 }] }],
+      },
+      orderBy: [{ createdAt: "asc" }, { id: "asc" }],
+      take: limit,
+      select: { id: true },
+    });
+    return rows.map((row) => row.id);
+  }
+
+  async claim(id: string, owner: string, now: number, leaseMs: number, untried = false): Promise<AlertDeliveryRow | null> {
+    const at = BigInt(now);
+    const due = untried ? { OR: [{ nextAttemptAt: { lte: at } }, { attempts: 0 }] } : { nextAttemptAt: { lte: at } };
     // One conditional UPDATE: of two workers, only one sees a row change.
     const { count } = await this.prisma.alertDelivery.updateMany({
-      where: { id, status: "pending", nextAttemptAt: { lte: at }, OR: [{ leaseUntil: null }, { leaseUntil: { lt: at } }] },
+      where: { id, status: "pending", AND: [due, { OR: [{ leaseUntil: null }, { leaseUntil: { lt: at } }] }] },
       data: { leaseOwner: owner, leaseUntil: BigInt(now + leaseMs) },
     });
     if (count !== 1) return null;

@@ -11,6 +11,7 @@ import {
   routeSignal,
   shapeAlert,
   slackBody,
+  slackGroupBody,
   webhookBody,
 } from "../../../lib/core/alerts";
 import { MAX_RETRY_AFTER_MS, attemptOutcome, retryAfterMs, retryDelayMs } from "../../../lib/core/alert-delivery";
@@ -190,5 +191,22 @@ describe("delivery backoff", () => {
     expect(retryAfterMs(429, "86400", now)).toBe(MAX_RETRY_AFTER_MS);
     expect(retryAfterMs(429, new Date(now - 7_000).toUTCString(), now)).toBe(0);
     for (const [status, header] of [[500, "20"], [429, null], [429, "soon"], [null, "20"]] as const) expect(retryAfterMs(status, header, now)).toBeNull();
+  });
+});
+
+describe("grouped Slack messages", () => {
+  it("twenty storms that fire together are one message listing each, within Slack's limits, escaped", () => {
+    const storms = Array.from({ length: 20 }, (_, i) =>
+      shapeAlert({ ...storm("storm_opened"), id: `sig_s${i}`, sourceId: `storm_${i}`, tool: `tool_${i}<!here>` }, "storm_opened", "https://g"),
+    );
+    const body = slackGroupBody(storms) as { text: string; blocks: { text: { text: string } }[] };
+    expect(body.text.split("\n")[0]).toContain("20 alerts in project `proj_1`* (20 firing)");
+    for (let i = 0; i < 20; i++) expect(body.text).toContain(`Retry storm opened on tool_${i}&lt;!here&gt;`);
+    expect(body.text).not.toContain("<!here>");
+    expect(body.blocks.length).toBeLessThanOrEqual(50);
+    expect(body.blocks.every((block) => block.text.text.length <= 3_000)).toBe(true);
+    expect(body.text.length).toBeLessThanOrEqual(40_000);
+    // One alert alone is the plain message.
+    expect(slackGroupBody(storms.slice(0, 1))).toEqual(slackBody(storms[0]!));
   });
 });
