@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { AlertDeliveriesSchema, AlertDeliverySchema, AlertRuleSchema, CreatedAlertChannelSchema } from "../../lib/contract/alerts";
+import { AlertDeliveriesSchema, AlertDeliverySchema, AlertRuleSchema, AlertsSchema, CreatedAlertChannelSchema } from "../../lib/contract/alerts";
+import type { BeginRequest } from "../../lib/contract/v1";
 import { OutboundAllowlistEntrySchema } from "../../lib/contract/outbound";
 import { RunBudgetSchema } from "../../lib/contract/budgets";
 import { openDb } from "../../lib/store/prisma/client";
@@ -105,8 +106,15 @@ describe.each(PROVIDERS)("%s: alerts about incidents", (provider) => {
     const b = { tool: uniqueTool("fetch"), runId: looping, stepId: "fetch", args: { url: "https://kb/refunds" } };
     await runOnce(client, a);
     await runOnce(client, b);
-    for (const request of [a, b, a]) expectDecision(await client.begin(request), "replay");
-    for (let i = 0; i < 5; i++) expectDecision(await client.begin(b), "blocked");
+    // The agent alternates search and fetch until the loop detector blocks it (three repeats of the pair)...
+    let blocked: BeginRequest | null = null;
+    for (let step = 0; step < 12 && blocked === null; step++) {
+      const request = step % 2 === 0 ? a : b;
+      if ((await client.begin(request)).decision === "blocked") blocked = request;
+    }
+    expect(blocked).not.toBeNull();
+    // ...and keeps trying: four more refusals, five in all.
+    for (let i = 0; i < 4; i++) expectDecision(await client.begin(blocked!), "blocked");
     const key = `idemgate:${projectId}:loop:${looping}`;
     await waitFor(async () => rx.incidents.get(key)?.status === "triggered" && rx.hooks("/hooks/loops").length === 1 && rx.slackAt("/slack/loops").length === 1, 60_000, "the loop's trigger");
 
@@ -116,7 +124,7 @@ describe.each(PROVIDERS)("%s: alerts about incidents", (provider) => {
     await quiet("every loop delivery settled", [slack, pd, hook], 6);
 
     expect(pdFor(key)).toEqual(["trigger", "resolve"]);
-    expect(slackAt("/slack/loops")).toEqual([expect.stringContaining(`Loop blocked on ${b.tool}`), expect.stringContaining(`Resolved: Loop blocked on ${b.tool}`)]);
+    expect(slackAt("/slack/loops")).toEqual([expect.stringContaining(`Loop blocked on ${blocked!.tool}`), expect.stringContaining(`Resolved: Loop blocked on ${blocked!.tool}`)]);
     expect(rx.hooks("/hooks/loops").map((h) => h.type)).toEqual(["alert.loop_blocked", "alert.loop_blocked.resolved"]);
     expect(rx.strayResolves).toEqual([]);
     expect(rx.rejected).toEqual([]);
@@ -232,5 +240,25 @@ describe.each(PROVIDERS)("%s: alerts about incidents", (provider) => {
     expect(message!.text).toContain(`Attempt 1 of call ${first.callId}`);
     expect(message!.text).toContain("lost to attempt 2");
     expect(rx.slackViolations).toEqual([]);
+  });
+
+  it("an install without a public URL says so, and adds a channel only when the admin confirms its links will not open", async () => {
+    const { IDEMGATE_PUBLIC_URL: _none, ...withoutUrl } = env();
+    const bare = await startServer(db.url, { ...withoutUrl, IDEMGATE_ALERT_INTERVAL_MS: "0" });
+    try {
+      const there = await createOperator(await OperatorClient.signIn(bare.baseUrl, ROOT.email, ROOT.password), projectId, "admin", "no-public-url");
+      const path = (rest: string) => there.p(projectId, `/alerts${rest}`);
+      const before = await there.call(AlertsSchema, "GET", path(""));
+      expect(before.publicUrl).toBeNull();
+      const refused = await there.expectError("POST", path("/channels"), { kind: "slack", name: "dead links", url: rx.url("/slack/dead") });
+      expect(refused.status).toBe(400);
+      expect(JSON.stringify(refused.body)).toContain("allowDeadLinks");
+      expect((await there.call(AlertsSchema, "GET", path(""))).channels).toHaveLength(before.channels.length);
+      const added = await there.call(CreatedAlertChannelSchema, "POST", path("/channels"), { kind: "slack", name: "dead links", url: rx.url("/slack/dead"), allowDeadLinks: true });
+      expect(added.name).toBe("dead links");
+    } finally {
+      await bare.stop();
+    }
+    expect((await ops.call(AlertsSchema, "GET", alerts())).publicUrl).toBe(PUBLIC_URL);
   });
 });
