@@ -108,13 +108,14 @@ describe.each(PROVIDERS)("%s: alerts about incidents", (provider) => {
     await runOnce(client, b);
     // The agent alternates search and fetch until the loop detector blocks it (three repeats of the pair)...
     let blocked: BeginRequest | null = null;
-    for (let step = 0; step < 12 && blocked === null; step++) {
+    let step = 0;
+    for (; step < 12 && blocked === null; step++) {
       const request = step % 2 === 0 ? a : b;
       if ((await client.begin(request)).decision === "blocked") blocked = request;
     }
     expect(blocked).not.toBeNull();
-    // ...and keeps trying: four more refusals, five in all.
-    for (let i = 0; i < 4; i++) expectDecision(await client.begin(blocked!), "blocked");
+    // ...and keeps going round: four more refusals, five in all, one incident (the run's loop).
+    for (let i = 0; i < 4; i++, step++) expectDecision(await client.begin(step % 2 === 0 ? a : b), "blocked");
     const key = `idemgate:${projectId}:loop:${looping}`;
     await waitFor(async () => rx.incidents.get(key)?.status === "triggered" && rx.hooks("/hooks/loops").length === 1 && rx.slackAt("/slack/loops").length === 1, 60_000, "the loop's trigger");
 
@@ -164,7 +165,11 @@ describe.each(PROVIDERS)("%s: alerts about incidents", (provider) => {
     await quiet("every storm delivery settled", [slack, pd, hook], 6);
 
     expect(pdFor(key)).toEqual(["trigger", "resolve"]);
-    expect(slackAt("/slack/storms")).toEqual([expect.stringContaining(`Retry storm opened on ${stormy.tool}`), expect.stringContaining(`Retry storm closed on ${stormy.tool}`)]);
+    // A storm that closes within the group wait may share one message with its opening: either way, opened then closed.
+    const said = rx.slackAt("/slack/storms").map((m) => m.text).join("\n");
+    expect(said.indexOf(`Retry storm opened on ${stormy.tool}`)).toBeGreaterThanOrEqual(0);
+    expect(said.indexOf(`Retry storm closed on ${stormy.tool}`)).toBeGreaterThan(said.indexOf(`Retry storm opened on ${stormy.tool}`));
+    expect(said.match(/Retry storm (opened|closed)/g)).toHaveLength(2);
     expect(rx.hooks("/hooks/storms").map((h) => h.type)).toEqual(["storm.opened", "storm.closed"]);
   });
 
