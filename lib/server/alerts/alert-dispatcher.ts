@@ -282,7 +282,9 @@ export class AlertDispatcher {
     const request = channelRequest(channel, secrets, alerts[0]!, first.id, this.clock());
     const body = deliveries.length > 1 ? JSON.stringify(slackGroupBody(alerts)) : request.body;
     // The lane waits for this slot before it claims the next delivery (so the wait never eats a lease).
-    this.nextSendAt.set(channel.id, Date.now() + CHANNEL_PACE_MS[channel.kind]);
+    // Counted from the answer too: a first request slow on the way must not bring the next one closer.
+    const book = () => this.nextSendAt.set(channel.id, Date.now() + CHANNEL_PACE_MS[channel.kind]);
+    book();
     try {
       const response = await this.deps.fetch(first.projectId, secrets.url, {
         method: "POST",
@@ -292,6 +294,7 @@ export class AlertDispatcher {
         signal: AbortSignal.timeout(this.deps.timeoutMs),
       });
       await response.body?.cancel().catch(() => undefined);
+      book();
       return { status: response.status, error: response.ok ? null : `HTTP ${response.status}`, retryAfter: response.headers.get("retry-after") };
     } catch (error) {
       if (error instanceof OutboundRefusedError) return { status: null, error: `refused by the outbound allowlist: ${error.message}` };
