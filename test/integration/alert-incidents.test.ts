@@ -215,8 +215,8 @@ describe.each(PROVIDERS)("%s: alerts about incidents", (provider) => {
       const asked = Date.now();
       await ops.call(AlertDeliverySchema, "POST", alerts(`/channels/${healthy}/test`));
       await waitFor(async () => rx.hooks("/hooks/healthy").length === 1, 30_000, "the healthy delivery");
-      // The worker runs every 200 ms; the hanging one's timeout is 10 s.
-      expect(Date.now() - asked).toBeLessThan(3_000);
+      // The worker runs every 200 ms; the hanging one's timeout is 10 s (a loaded machine gets room, never 10 s).
+      expect(Date.now() - asked).toBeLessThan(5_000);
     } finally {
       rx.setMode("/hooks/hanging", { kind: "ok" });
     }
