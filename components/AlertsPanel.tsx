@@ -47,6 +47,12 @@ export function AlertsPanel({ projectId }: { projectId: string }) {
         Send storms, loops, budget overruns, lease_lost and waiting work to Slack, PagerDuty or a signed webhook. URLs must be on the outbound allowlist; URLs, routing keys
         and signing secrets are stored encrypted and never shown again. Every alert is delivered from an outbox, retried with backoff, and logged below.
       </p>
+      {alerts.data && alerts.data.publicUrl === null ? (
+        <div className="card banner" role="alert" data-testid="alerts-no-public-url">
+          <strong>Links in alerts will not work.</strong> This install has no public URL (<code>IDEMGATE_PUBLIC_URL</code>), so the “Open in Idemgate” links in
+          Slack, PagerDuty and webhook alerts are relative and cannot be opened. Set it and restart; until then, adding a channel asks you to confirm.
+        </div>
+      ) : null}
       <ChannelsSection projectId={projectId} />
       <RulesSection projectId={projectId} channels={channels} />
       <DeliveryLog projectId={projectId} channels={channels} />
@@ -61,7 +67,7 @@ function ChannelsSection({ projectId }: { projectId: string }) {
   return (
     <div className="stack">
       <h3 style={{ margin: 0 }}>Channels</h3>
-      <AddChannelForm projectId={projectId} />
+      <AddChannelForm projectId={projectId} deadLinks={alerts.data?.publicUrl === null} />
       <QueryListStates query={alerts} items={(data) => data.channels} loading="Loading channels…" empty={<EmptyState title="No channels yet">Add a Slack webhook, a PagerDuty routing key or a webhook URL.</EmptyState>}>
         {(list) => (
           <ActionsTable label="Alert channels" columns={["Name", "Kind", "Target", "Added"]}>
@@ -102,15 +108,17 @@ function ChannelsSection({ projectId }: { projectId: string }) {
   );
 }
 
-function AddChannelForm({ projectId }: { projectId: string }) {
+function AddChannelForm({ projectId, deadLinks }: { projectId: string; deadLinks: boolean }) {
   const add = useAddAlertChannelMutation(projectId);
   const [kind, setKind] = useState<CreateAlertChannel["kind"]>("slack");
   const [name, setName] = useState("");
   const [url, setUrl] = useState("");
   const [routingKey, setRoutingKey] = useState("");
+  const [allowDeadLinks, setAllowDeadLinks] = useState(false);
   const [submitted, setSubmitted] = useState(false);
   const [secret, setSecret] = useState<{ name: string; value: string } | null>(null);
-  const input = kind === "pagerduty" ? { kind, name, routingKey, ...(url.trim() ? { url: url.trim() } : {}) } : { kind, name, url: url.trim() };
+  const confirm = deadLinks && allowDeadLinks ? { allowDeadLinks: true as const } : {};
+  const input = kind === "pagerduty" ? { kind, name, routingKey, ...(url.trim() ? { url: url.trim() } : {}), ...confirm } : { kind, name, url: url.trim(), ...confirm };
   const checked = validateForm(CreateAlertChannelSchema, input, {});
   const errors = submitted && !checked.ok ? checked.errors : {};
 
@@ -153,6 +161,11 @@ function AddChannelForm({ projectId }: { projectId: string }) {
             <label htmlFor="alert-channel-routing-key">Routing key</label>
             <input id="alert-channel-routing-key" value={routingKey} autoComplete="off" onChange={(e) => setRoutingKey(e.target.value)} style={{ flex: "1 1 160px", minWidth: 0 }} />
           </>
+        ) : null}
+        {deadLinks ? (
+          <label>
+            <input type="checkbox" checked={allowDeadLinks} onChange={(e) => setAllowDeadLinks(e.target.checked)} /> Add it anyway: its links will not open
+          </label>
         ) : null}
         <button type="submit" className="primary" disabled={add.isPending}>
           {add.isPending ? "Adding…" : "Add channel"}

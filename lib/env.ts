@@ -129,6 +129,8 @@ const EnvSchema = z.object({
   IDEMGATE_ALERT_MAX_BACKOFF_MS: z.coerce.number().int().min(10).max(86_400_000).default(600_000),
   /** Attempts in all before a delivery is marked failed. */
   IDEMGATE_ALERT_MAX_ATTEMPTS: z.coerce.number().int().min(1).max(100).default(12),
+  /** Slack: how long an alert waits for others of its channel that fire together, to go out as one message. */
+  IDEMGATE_ALERT_GROUP_WAIT_MS: z.coerce.number().int().min(0).max(600_000).default(1_000),
   /** The dashboard's public URL, for links in alerts; default BETTER_AUTH_URL. Echoed in every alert, so never with credentials. */
   IDEMGATE_PUBLIC_URL: z
     .url()

@@ -22,16 +22,21 @@ const url = z
   .max(2000)
   .refine(...noUserinfo("the receiver's token belongs in the URL's path or query (the whole URL is sealed and never shown) or, for webhooks, in the signing secret"));
 const name = displayNameSchema(100);
+const allowDeadLinks = z
+  .literal(true)
+  .optional()
+  .describe("Add the channel although this install has no public URL (IDEMGATE_PUBLIC_URL): its messages would carry links no one can open");
 
 export const CreateAlertChannelSchema = z
   .discriminatedUnion("kind", [
-    z.object({ kind: z.literal("slack"), name, url: url.describe("The Slack incoming webhook URL (a secret: never shown again)") }).strict(),
+    z.object({ kind: z.literal("slack"), name, url: url.describe("The Slack incoming webhook URL (a secret: never shown again)"), allowDeadLinks }).strict(),
     z
       .object({
         kind: z.literal("pagerduty"),
         name,
         routingKey: z.string().trim().min(1).max(200).describe("The Events API v2 integration (routing) key: never shown again"),
         url: url.optional().describe("Default https://events.pagerduty.com/v2/enqueue"),
+        allowDeadLinks,
       })
       .strict(),
     z
@@ -44,6 +49,7 @@ export const CreateAlertChannelSchema = z
           .regex(/^whsec_[A-Za-z0-9+/=]{24,}$/, "a Standard Webhooks secret: whsec_ and base64 of at least 24 bytes")
           .optional()
           .describe("Standard Webhooks signing secret; generated (and answered once) when absent"),
+        allowDeadLinks,
       })
       .strict(),
   ])
@@ -104,7 +110,11 @@ export const AlertDeliverySchema = z
   .meta({ id: "AlertDelivery" });
 
 export const AlertsSchema = z
-  .object({ channels: z.array(AlertChannelSchema), rules: z.array(AlertRuleSchema) })
+  .object({
+    channels: z.array(AlertChannelSchema),
+    rules: z.array(AlertRuleSchema),
+    publicUrl: z.string().nullable().describe("The base of the links in alerts; null: this install has no public URL, and links in alerts cannot be opened"),
+  })
   .meta({ id: "Alerts" });
 export const AlertDeliveriesSchema = z.object({ deliveries: z.array(AlertDeliverySchema) }).meta({ id: "AlertDeliveries" });
 

@@ -24,3 +24,30 @@ export function attemptOutcome(status: number | null, attempts: number, backoff:
   if (!retryableStatus(status)) return "failed";
   return attempts >= backoff.maxAttempts ? "failed" : "retry";
 }
+
+/** The longest a receiver's Retry-After is honoured: a bound, so a receiver cannot park an alert for a day. */
+export const MAX_RETRY_AFTER_MS = 10 * 60_000;
+
+/**
+ * The wait a 429 or 503 asks for in its Retry-After (seconds, or an HTTP date), bounded by
+ * `capMs`; null when there is none to honour (another status, no header, a value unreadable).
+ */
+export function retryAfterMs(status: number | null, header: string | null, now: number, capMs: number = MAX_RETRY_AFTER_MS): number | null {
+  if ((status !== 429 && status !== 503) || header === null) return null;
+  const text = header.trim();
+  let wait: number;
+  if (/^\d+$/.test(text)) wait = Number(text) * 1_000;
+  else {
+    const at = Date.parse(text);
+    if (Number.isNaN(at)) return null;
+    wait = at - now;
+  }
+  return Math.min(capMs, Math.max(0, wait));
+}
+
+/**
+ * The least time between two sends to one channel, from the service's documented limits: Slack's
+ * incoming webhooks allow about one message per second; PagerDuty's Events API about 120 events a
+ * minute per routing key. A generic webhook has no limit of its own to respect.
+ */
+export const CHANNEL_PACE_MS: Record<"slack" | "pagerduty" | "webhook", number> = { slack: 1_000, pagerduty: 500, webhook: 0 };

@@ -25,9 +25,10 @@ export const TIMED_CONDITIONS: readonly AlertCondition[] = ["verify_unresolved",
  * at each one it alerted on and, once the thing is settled, raises its resolve (PagerDuty `resolve`
  * under the trigger's dedup_key). A verify is answered or resolved by an operator; a resend request
  * is approved, denied or expired; an operator raises the run's budget; a failed undo is retried or
- * resolved by hand. Loops and lease_lost are moments, not states: they stay for a human to close.
+ * resolved by hand; a looping run is aborted or moves on (a later begin of the run is not blocked).
+ * lease_lost is a moment, not a state: it stays for a human to close.
  */
-export const CLOSABLE_CONDITIONS: readonly AlertCondition[] = ["verify_unresolved", "approval_pending", "budget_exceeded", "compensation_failed"];
+export const CLOSABLE_CONDITIONS: readonly AlertCondition[] = ["verify_unresolved", "approval_pending", "budget_exceeded", "loop_blocked", "compensation_failed"];
 
 /** The id of the signal that resolves `triggerId`: one per trigger, whoever raises it first. */
 export function resolveSignalId(triggerId: string): string {
@@ -139,7 +140,7 @@ export function parseDetail(value: unknown): Record<string, unknown> | null {
 }
 
 export interface Routed {
-  ruleId: string;
+  ruleId: string | null;
   channelId: string;
   condition: AlertCondition;
 }
@@ -162,6 +163,38 @@ export function routeSignal(signal: AlertSignal, rules: readonly AlertRuleSpec[]
     }
   }
   return [...routed.values()];
+}
+
+/** A channel that was told an incident fired and has not been told it resolved. */
+export interface OpenIncidentChannel {
+  channelId: string;
+  ruleId: string | null;
+  condition: AlertCondition;
+}
+
+/** The incident a signal is about: its dedup_key (the run's loop, the run's budget, the storm; else the signal). */
+export function incidentKeyOf(signal: AlertSignal): string | null {
+  const condition = conditionsOf(signal)[0];
+  if (condition === undefined) return null;
+  const resolves = typeof signal.detail?.resolves === "string" ? signal.detail.resolves : null;
+  return dedupKeyOf(signal, condition, resolves);
+}
+
+/**
+ * Alerts about incidents, not events (Alertmanager's way): a trigger goes only to the channels not
+ * already told this incident is open (a run blocked five times pages once); a resolve goes to every
+ * channel told it fired (send_resolved by default), whatever its rules say, and to no channel that
+ * never heard the trigger. A storm's close is also a signal of its own: channels with a
+ * `storm_closed` rule still get it.
+ */
+export function routeIncident(signal: AlertSignal, routed: readonly Routed[], open: readonly OpenIncidentChannel[]): Routed[] {
+  const told = new Set(open.map((channel) => channel.channelId));
+  const resolving = signal.kind === "storm_closed" || typeof signal.detail?.resolves === "string";
+  if (!resolving) return routed.filter((route) => !told.has(route.channelId));
+  const out = new Map<string, Routed>();
+  for (const channel of open) out.set(channel.channelId, { ruleId: channel.ruleId, channelId: channel.channelId, condition: channel.condition });
+  if (signal.kind === "storm_closed") for (const route of routed) if (!out.has(route.channelId)) out.set(route.channelId, route);
+  return [...out.values()];
 }
 
 const SEVERITY: Record<AlertCondition, AlertSeverity> = {
@@ -220,15 +253,19 @@ export function shapeAlert(signal: AlertSignal, condition: AlertCondition, baseU
     return { ...base, type: `${type}.resolved`, title: `Resolved: ${opened.title}`, summary: RESOLVED_WHY[condition] ?? "The condition has cleared.", link: opened.link, data };
   }
   switch (condition) {
-    case "lease_lost":
+    case "lease_lost": {
+      // The event's own attempt is the record's current one; the attempt that answered late is in its detail.
+      const late = typeof inner.lateAttempt === "number" ? inner.lateAttempt : null;
+      const who = late === null ? `An earlier attempt of call ${signal.callId}` : `Attempt ${late} of call ${signal.callId}`;
       return {
         ...base,
         type,
         title: `${tool} may have run twice`,
-        summary: `Call ${signal.callId} of ${tool} (run ${signal.runId}, attempt ${String(detail.attempt)}) answered after its lease was lost: another attempt may have run the same effect.`,
+        summary: `${who} of ${tool} (run ${signal.runId}) answered after its lease was lost to attempt ${String(detail.attempt)}: both may have run the same effect.`,
         link: callLink ?? runLink ?? pages,
         data,
       };
+    }
     case "budget_exceeded":
       return {
         ...base,
@@ -299,6 +336,7 @@ const RESOLVED_WHY: Partial<Record<AlertCondition, string>> = {
   verify_unresolved: "The verify was answered (or resolved by an operator): the call has an outcome.",
   approval_pending: "The resend request was approved, denied or expired.",
   budget_exceeded: "An operator raised the run's budget: its next begin is judged against the new limit.",
+  loop_blocked: "The run moved on (a later begin was not blocked) or was aborted.",
   compensation_failed: "An operator retried the undo or resolved it by hand.",
 };
 
@@ -350,12 +388,54 @@ const SLACK_ICON: Record<AlertSeverity, string> = { critical: ":red_circle:", er
 /** A Slack incoming webhook's body: one readable line of what and where, the figures, and the link. */
 export function slackBody(alert: Alert): Record<string, unknown> {
   const icon = alert.action === "resolve" ? ":white_check_mark:" : SLACK_ICON[alert.severity];
-  const text = `${icon} *${alert.title}*\n${alert.summary}\n<${alert.link}|Open in Idemgate>`;
+  const text = `${icon} *${slackEscape(alert.title)}*\n${slackEscape(alert.summary)}\n<${slackEscape(alert.link)}|Open in Idemgate>`;
+  const tool = alert.tool ? ` · tool \`${slackEscape(alert.tool)}\`` : "";
   return {
     text,
     blocks: [
       { type: "section", text: { type: "mrkdwn", text } },
-      { type: "context", elements: [{ type: "mrkdwn", text: `project \`${alert.projectId}\`${alert.tool ? ` · tool \`${alert.tool}\`` : ""} · ${alert.condition}` }] },
+      { type: "context", elements: [{ type: "mrkdwn", text: `project \`${slackEscape(alert.projectId)}\`${tool} · ${alert.condition}` }] },
+    ],
+  };
+}
+
+/**
+ * Slack's three control characters as its docs say to escape them. Titles and summaries carry text
+ * an agent chose (tool names, run ids): unescaped, a tool named `x<!channel>` would ping the whole
+ * channel, and `<https://evil|Open>` would plant a link.
+ */
+export function slackEscape(text: string): string {
+  return text.replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;");
+}
+
+/** At most this many alerts in one grouped Slack message (a section block each, under Slack's 50). */
+export const SLACK_GROUP_MAX = 20;
+/** A grouped alert's summary in Slack, so that its section block stays under Slack's 3,000 characters. */
+const SLACK_SUMMARY_MAX = 2_000;
+
+/**
+ * Alerts of one channel that fired together, as one Slack message (Alertmanager's grouping): a
+ * line that says how many, then each alert's line, title, summary and link, escaped like any
+ * Slack text. A burst of twenty storms is one post, not twenty in 200 ms.
+ */
+export function slackGroupBody(alerts: readonly Alert[]): Record<string, unknown> {
+  if (alerts.length === 1) return slackBody(alerts[0]!);
+  const firing = alerts.filter((alert) => alert.action === "trigger").length;
+  const resolved = alerts.length - firing;
+  const counts = [firing > 0 ? `${firing} firing` : null, resolved > 0 ? `${resolved} resolved` : null].filter(Boolean).join(", ");
+  const head = `:bell: *${alerts.length} alerts in project \`${slackEscape(alerts[0]!.projectId)}\`* (${counts})`;
+  const lines = alerts.map((alert) => {
+    const icon = alert.action === "resolve" ? ":white_check_mark:" : SLACK_ICON[alert.severity];
+    // Only the summary is cut (never our link): each line stays within a section block's 3,000 characters.
+    const summary = slackEscape(alert.summary);
+    const cut = summary.length > SLACK_SUMMARY_MAX ? `${summary.slice(0, SLACK_SUMMARY_MAX)}…` : summary;
+    return `${icon} *${slackEscape(alert.title).slice(0, 300)}*\n${cut}\n<${slackEscape(alert.link)}|Open in Idemgate>`;
+  });
+  return {
+    text: [head, ...lines].join("\n"),
+    blocks: [
+      { type: "section", text: { type: "mrkdwn", text: head } },
+      ...lines.map((line) => ({ type: "section", text: { type: "mrkdwn", text: line } })),
     ],
   };
 }

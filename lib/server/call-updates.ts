@@ -83,8 +83,8 @@ export class CallUpdates {
       }
       const fields = { startedAt, at: this.clock(), policyVersion: policy.version };
       if (plan.op === "lease_lost") {
-        this.assertIssuedEarlier(record, leaseToken);
-        await this.store.appendEvent(recordEvent(record, { ...fields, type: "lease_lost", decision: `complete_${outcome.outcome}` }));
+        const lateAttempt = this.assertIssuedEarlier(record, leaseToken);
+        await this.store.appendEvent(recordEvent(record, { ...fields, type: "lease_lost", decision: `complete_${outcome.outcome}`, detail: { lateAttempt } }));
         throw leaseLost(record);
       }
       if (plan.op === "operation_mismatch") {
@@ -128,8 +128,8 @@ export class CallUpdates {
       if (plan.op === "already") return plan.record;
       const fields = { startedAt, at: this.clock(), policyVersion: policy.version };
       if (plan.op === "lease_lost") {
-        this.assertIssuedEarlier(record, leaseToken);
-        await this.store.appendEvent(recordEvent(record, { ...fields, type: "lease_lost", decision: "heartbeat" }));
+        const lateAttempt = this.assertIssuedEarlier(record, leaseToken);
+        await this.store.appendEvent(recordEvent(record, { ...fields, type: "lease_lost", decision: "heartbeat", detail: { lateAttempt } }));
         throw leaseLost(record);
       }
       // The asked extension is kept so the policy simulator can extend the lease as a draft would.
@@ -172,8 +172,8 @@ export class CallUpdates {
     const { record, policy } = await this.readForCall(projectId, callId, false);
     const fields = { startedAt, at: this.clock(), policyVersion: policy.version };
     if (record.leaseToken !== leaseToken) {
-      this.assertIssuedEarlier(record, leaseToken);
-      await this.store.appendEvent(recordEvent(record, { ...fields, type: "lease_lost", decision: "check_unknown" }));
+      const lateAttempt = this.assertIssuedEarlier(record, leaseToken);
+      await this.store.appendEvent(recordEvent(record, { ...fields, type: "lease_lost", decision: "check_unknown", detail: { lateAttempt } }));
       throw leaseLost(record);
     }
     if (record.state !== "in_progress") return record;
@@ -186,9 +186,10 @@ export class CallUpdates {
    * current one (the alarm operators see). Any other token was never issued for the record: a 409
    * that writes nothing, so a made-up token cannot raise the alarm.
    */
-  private assertIssuedEarlier(record: CallRecord, leaseToken: string | null): void {
+  /** The earlier attempt the token was issued for (the one that answered late; the event's own attempt is the record's current one). */
+  private assertIssuedEarlier(record: CallRecord, leaseToken: string | null): number {
     const attempt = leaseToken === null ? null : this.leases.attemptOf(record.id, leaseToken);
-    if (attempt !== null && attempt < record.attempt) return;
+    if (attempt !== null && attempt < record.attempt) return attempt;
     throw new AppError("lease_lost", `this lease token was not issued for call ${record.id}: nothing was recorded`);
   }
 

@@ -175,6 +175,7 @@ export function buildServices(config: Env): Services {
       baseUrl,
       backoff: { baseMs: config.IDEMGATE_ALERT_BACKOFF_MS, maxMs: config.IDEMGATE_ALERT_MAX_BACKOFF_MS, maxAttempts: config.IDEMGATE_ALERT_MAX_ATTEMPTS },
       timeoutMs: config.IDEMGATE_ALERT_TIMEOUT_MS,
+      groupWaitMs: config.IDEMGATE_ALERT_GROUP_WAIT_MS,
       timedScanMs: config.IDEMGATE_ALERT_SCAN_MS,
       leaseMs: Math.max(config.IDEMGATE_ALERT_LEASE_MS, config.IDEMGATE_ALERT_TIMEOUT_MS + 1_000),
       retentionMs: config.IDEMGATE_EVENT_RETENTION_DAYS * 86_400_000,

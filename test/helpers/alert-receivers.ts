@@ -2,8 +2,14 @@ import http from "node:http";
 import type { AddressInfo } from "node:net";
 import { Webhook } from "standardwebhooks";
 
-/** How one path answers: ok; fail (500) for the first `times` requests; hang (never answers) for the first `times`. */
-export type ReceiverMode = { kind: "ok" } | { kind: "fail"; times: number } | { kind: "hang"; times: number };
+/**
+ * How one path answers: ok; fail (500) for the first `times` requests; hang (never answers) for the
+ * first `times`; busy (429 with `Retry-After: seconds`) for the first `times`.
+ */
+export type ReceiverMode = { kind: "ok" } | { kind: "fail"; times: number } | { kind: "hang"; times: number } | { kind: "busy"; times: number; retryAfterSeconds: number };
+
+/** Slack's own limits on an incoming webhook's text (chat.postMessage truncates at 40,000 characters). */
+const SLACK_MAX_TEXT = 40_000;
 
 export interface SlackMessage {
   text: string;
@@ -29,9 +35,12 @@ export interface SignedHook {
  * routing key, action and dedup_key (a trigger for a dedup_key already open is deduplicated, as
  * PagerDuty does: it never pages twice); the webhook's signature, verified with the channel's
  * secret (a bad one is a 401 and is not recorded). Requests are counted per path before the mode
- * decides the answer.
+ * decides the answer. Slack bodies are checked against Slack's rules: a mention (`<!…>`, `<@…>`,
+ * `<#…>`) or a link that is not to `options.linkBase` means agent text reached Slack unescaped
+ * (`slackViolations`); with `slackPerSecond`, a path posted to again within a second answers 429
+ * as Slack does (`tooFast`).
  */
-export async function startAlertReceivers(options: { routingKey: string }) {
+export async function startAlertReceivers(options: { routingKey: string; linkBase?: string; slackPerSecond?: boolean }) {
   const slack: SlackMessage[] = [];
   const pagerDuty: PagerDutyEvent[] = [];
   /** Incidents PagerDuty would hold, by dedup_key. */
@@ -39,7 +48,11 @@ export async function startAlertReceivers(options: { routingKey: string }) {
   const hooks = new Map<string, SignedHook[]>();
   const secrets = new Map<string, string>();
   const modes = new Map<string, ReceiverMode>();
-  const requests = new Map<string, { webhookId: string | undefined }[]>();
+  const requests = new Map<string, { webhookId: string | undefined; at: number }[]>();
+  const slackViolations: string[] = [];
+  const slackByPath = new Map<string, SlackMessage[]>();
+  const tooFast: string[] = [];
+  const lastSlackAt = new Map<string, number>();
   const hanging = new Set<http.ServerResponse>();
   const rejected: string[] = [];
   /** Resolves for a dedup_key never triggered: a resolve without its trigger is a broken pair. */
@@ -51,16 +64,32 @@ export async function startAlertReceivers(options: { routingKey: string }) {
     req.on("end", () => {
       const path = new URL(req.url ?? "/", "http://x").pathname;
       const seen = requests.get(path) ?? [];
-      seen.push({ webhookId: req.headers["webhook-id"] as string | undefined });
+      seen.push({ webhookId: req.headers["webhook-id"] as string | undefined, at: Date.now() });
       requests.set(path, seen);
       const mode = modes.get(path) ?? { kind: "ok" };
       if (mode.kind === "fail" && seen.length <= mode.times) return void res.writeHead(500).end("down");
       if (mode.kind === "hang" && seen.length <= mode.times) return void hanging.add(res);
+      if (mode.kind === "busy" && seen.length <= mode.times) return void res.writeHead(429, { "retry-after": String(mode.retryAfterSeconds) }).end("rate_limited");
       const answer = (status: number, body = "") => void res.writeHead(status, { "content-type": "application/json" }).end(body);
       if (path.startsWith("/slack")) {
         const body = JSON.parse(raw) as SlackMessage;
         if (typeof body.text !== "string" || body.text.length === 0) return answer(400, "no_text");
+        if (options.slackPerSecond) {
+          // Slack's documented pace for an incoming webhook: one message per second (a little slack for timers).
+          const last = lastSlackAt.get(path);
+          if (last !== undefined && Date.now() - last < 900) {
+            tooFast.push(path);
+            return void res.writeHead(429, { "retry-after": "1" }).end("rate_limited");
+          }
+          lastSlackAt.set(path, Date.now());
+        }
+        if (body.text.length > SLACK_MAX_TEXT) slackViolations.push(`text of ${body.text.length} characters`);
+        for (const [tag] of body.text.matchAll(/<[^>]*>/g)) {
+          if (/^<[!@#]/.test(tag)) slackViolations.push(`mention ${tag}`);
+          else if (!options.linkBase || !tag.startsWith(`<${options.linkBase}`)) slackViolations.push(`link ${tag}`);
+        }
         slack.push(body);
+        slackByPath.set(path, [...(slackByPath.get(path) ?? []), body]);
         return answer(200, "ok");
       }
       if (path.startsWith("/pagerduty")) {
@@ -105,6 +134,10 @@ export async function startAlertReceivers(options: { routingKey: string }) {
     incidents,
     rejected,
     strayResolves,
+    slackViolations,
+    tooFast,
+    /** Slack messages accepted at a path. */
+    slackAt: (path: string) => slackByPath.get(path) ?? [],
     /** Signed hooks received at a path, every redelivery included. */
     hooks: (path: string) => hooks.get(path) ?? [],
     /** Requests that reached a path (answered or not). */

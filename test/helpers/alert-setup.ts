@@ -19,7 +19,7 @@ export async function subscribeStormWebhook(baseUrl: string, projectId: string, 
   const root = await OperatorClient.signIn(baseUrl, ROOT.email, ROOT.password);
   const admin = await createOperator(root, projectId, "admin", "storm-alerts");
   await admin.call(OutboundAllowlistEntrySchema, "POST", admin.p(projectId, "/outbound-allowlist"), { pattern: `127.0.0.1:${new URL(url).port}` });
-  const channel = await admin.call(CreatedAlertChannelSchema, "POST", admin.p(projectId, "/alerts/channels"), { kind: "webhook", name: "storms", url });
+  const channel = await admin.call(CreatedAlertChannelSchema, "POST", admin.p(projectId, "/alerts/channels"), { kind: "webhook", name: "storms", url, allowDeadLinks: true });
   for (const condition of ["storm_opened", "storm_closed"]) {
     await admin.call(AlertRuleSchema, "POST", admin.p(projectId, "/alerts/rules"), { condition, channelIds: [channel.id] });
   }

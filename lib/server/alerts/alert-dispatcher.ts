@@ -1,7 +1,7 @@
 import { hostname } from "node:os";
 import { randomBytes } from "node:crypto";
-import { type Backoff, attemptOutcome, retryDelayMs } from "../../core/alert-delivery";
-import { type Alert, CLOSABLE_CONDITIONS, closableCondition, resolveSignal, routeSignal, shapeAlert } from "../../core/alerts";
+import { type Backoff, CHANNEL_PACE_MS, attemptOutcome, retryAfterMs, retryDelayMs } from "../../core/alert-delivery";
+import { type Alert, CLOSABLE_CONDITIONS, SLACK_GROUP_MAX, closableCondition, incidentKeyOf, resolveSignal, routeIncident, routeSignal, shapeAlert, slackGroupBody } from "../../core/alerts";
 import type { AlertDeliveryRow, AlertStore } from "../../store/ports/alert-store";
 import { newId } from "../ids";
 import { OutboundRefusedError } from "../outbound/outbound-refused";
@@ -13,9 +13,9 @@ import { pendingDelivery } from "./pending-delivery";
 const SIGNAL_BATCH = 100;
 /** Open incidents looked at per scan. */
 const INCIDENT_BATCH = 200;
-const DELIVERY_BATCH = 20;
-/** Deliveries sent at once by one worker. */
-const PARALLEL = 4;
+const DELIVERY_BATCH = 100;
+/** Groups one Slack lane sends before it yields to the next pass. */
+const MAX_GROUPS_PER_LANE = 10;
 /** How far back a timed scan looks for unanswered verifies. */
 const VERIFY_LOOKBACK_MS = 24 * 3_600_000;
 const MINUTE_MS = 60_000;
@@ -31,6 +31,8 @@ export interface AlertDispatcherDeps {
   backoff: Backoff;
   timeoutMs: number;
   leaseMs: number;
+  /** How long a Slack delivery waits for others of its channel to go out with it (Alertmanager's group_wait). */
+  groupWaitMs?: number;
   /** How often timed rules are scanned (verify unresolved, approval pending), and open incidents checked for closing. */
   timedScanMs?: number;
   /** Processed signals, settled deliveries and their log are kept this long. */
@@ -53,6 +55,10 @@ export class AlertDispatcher {
   private lastPurge = 0;
   private running: Promise<void> | null = null;
   private again = false;
+  /** Channels this worker is sending to now, each in its own lane: a slow receiver holds up only itself. */
+  private readonly lanes = new Map<string, Promise<void>>();
+  /** When each channel may next be sent to (its service's pace). */
+  private readonly nextSendAt = new Map<string, number>();
 
   constructor(private readonly deps: AlertDispatcherDeps) {
     this.clock = deps.clock ?? Date.now;
@@ -86,7 +92,8 @@ export class AlertDispatcher {
       await this.closeIncidents(now);
     }
     await this.fanOut();
-    await this.deliverDue();
+    // The lanes are not awaited: each runs on; a pass only starts the lanes of idle channels.
+    await this.startLanes();
     if (now - this.lastPurge >= PURGE_EVERY_MS) {
       this.lastPurge = now;
       await this.deps.store.purge(now - this.deps.retentionMs);
@@ -151,52 +158,116 @@ export class AlertDispatcher {
   async fanOut(): Promise<void> {
     const { store } = this.deps;
     const rulesOf = new Map<string, Awaited<ReturnType<AlertStore["listRules"]>>>();
+    const slackOf = new Map<string, Set<string>>();
     for (const signal of await store.unprocessedSignals(SIGNAL_BATCH)) {
       if (!rulesOf.has(signal.projectId)) rulesOf.set(signal.projectId, await store.listRules(signal.projectId));
-      const routed = routeSignal(signal, rulesOf.get(signal.projectId)!);
+      if (!slackOf.has(signal.projectId)) slackOf.set(signal.projectId, new Set((await store.listChannels(signal.projectId)).filter((c) => c.kind === "slack").map((c) => c.id)));
+      const key = incidentKeyOf(signal);
+      const open = key === null ? [] : await store.openIncidentChannels(signal.projectId, key);
+      const routed = routeIncident(signal, routeSignal(signal, rulesOf.get(signal.projectId)!), open);
       const now = this.clock();
       const storm = routed.length > 0 && signal.kind.startsWith("storm_") ? await this.deps.storm(signal.projectId, signal.sourceId) : null;
       const deliveries = routed.map(({ ruleId, channelId, condition }) => {
         const alert = shapeAlert(signal, condition, this.deps.baseUrl, storm);
-        return pendingDelivery(signal.projectId, alert, channelId, ruleId, now);
+        const delivery = pendingDelivery(signal.projectId, alert, channelId, ruleId, now);
+        // Slack groups what fires together: its first try waits the group wait, and takes the others along.
+        return slackOf.get(signal.projectId)!.has(channelId) ? { ...delivery, nextAttemptAt: now + (this.deps.groupWaitMs ?? 0) } : delivery;
       });
       await store.fanOut(signal.id, deliveries, now);
     }
   }
 
+  /**
+   * Due deliveries, one lane per channel: a channel's deliveries go out one after another at its
+   * service's pace, channels side by side, so one hanging receiver delays only its own alerts. A
+   * channel whose lane is still running is left to it. Resolves when the lanes it started end.
+   */
   async deliverDue(): Promise<void> {
-    const ids = await this.deps.store.dueDeliveries(this.clock(), DELIVERY_BATCH);
-    let next = 0;
-    await Promise.all(
-      Array.from({ length: Math.min(PARALLEL, ids.length) }, async () => {
-        for (let i = next++; i < ids.length; i = next++) await this.deliverOne(ids[i]!);
-      }),
-    );
+    await Promise.all(await this.startLanes());
   }
 
-  private async deliverOne(id: string): Promise<void> {
+  private async startLanes(): Promise<Promise<void>[]> {
+    const due = await this.deps.store.dueDeliveries(this.clock(), DELIVERY_BATCH);
+    const byChannel = new Map<string, { projectId: string; ids: string[] }>();
+    for (const { id, projectId, channelId } of due) {
+      const lane = byChannel.get(channelId) ?? { projectId, ids: [] };
+      lane.ids.push(id);
+      byChannel.set(channelId, lane);
+    }
+    const started: Promise<void>[] = [];
+    for (const [channelId, { projectId, ids }] of byChannel) {
+      if (this.lanes.has(channelId)) continue;
+      const lane = this.runLane(projectId, channelId, ids)
+        // The store failed mid-lane: what was claimed goes back when its lease runs out.
+        .catch((error: unknown) => console.warn(`[idemgate] alert delivery to ${channelId} failed: ${error instanceof Error ? error.message : String(error)}`))
+        .finally(() => this.lanes.delete(channelId));
+      this.lanes.set(channelId, lane);
+      started.push(lane);
+    }
+    return started;
+  }
+
+  /**
+   * One channel's lane. Slack groups (Alertmanager's group_wait and group_interval): the first
+   * delivery is due once its group wait is over, and goes out with every other one of the channel
+   * not yet tried, as one message; what arrives meanwhile goes out one pace later, together. Other
+   * channels send one delivery per request (a PagerDuty event is one incident; a webhook request
+   * one webhook-id).
+   */
+  private async runLane(projectId: string, channelId: string, ids: string[]): Promise<void> {
+    const channel = await this.deps.store.findChannel(projectId, channelId);
+    if (channel?.kind === "slack") {
+      for (let groups = 0; groups < MAX_GROUPS_PER_LANE; groups++) {
+        await this.waitForPace(channelId);
+        const group = await this.deps.store.groupable(channelId, this.clock(), SLACK_GROUP_MAX);
+        if (group.length === 0) return;
+        await this.deliverGroup(group, true);
+      }
+      return;
+    }
+    for (const id of ids) {
+      await this.waitForPace(channelId);
+      await this.deliverGroup([id], false);
+    }
+  }
+
+  private async waitForPace(channelId: string): Promise<void> {
+    const wait = (this.nextSendAt.get(channelId) ?? 0) - Date.now();
+    if (wait > 0) await new Promise((resolve) => setTimeout(resolve, wait));
+  }
+
+  /** Claims what it can of `ids` and sends it in one request; every claimed delivery records the attempt. */
+  private async deliverGroup(ids: string[], untried: boolean): Promise<void> {
     const { store, backoff } = this.deps;
-    const delivery = await store.claim(id, this.owner, this.clock(), this.deps.leaseMs);
-    if (!delivery) return;
+    const claimed: AlertDeliveryRow[] = [];
+    for (const id of ids) {
+      const delivery = await store.claim(id, this.owner, this.clock(), this.deps.leaseMs, untried);
+      if (delivery) claimed.push(delivery);
+    }
+    if (claimed.length === 0) return;
     // Whatever goes wrong before an answer is an attempt that failed: a throw here would keep the lease and log nothing.
-    const { status, error } = await this.send(delivery).catch((reason: unknown) => ({ status: null, error: `not sent: ${reason instanceof Error ? reason.message : String(reason)}` }));
+    const { status, error, retryAfter = null } = await this.send(claimed).catch((reason: unknown) => ({ status: null, error: `not sent: ${reason instanceof Error ? reason.message : String(reason)}`, retryAfter: null }));
     const now = this.clock();
-    const attempts = delivery.attempts + 1;
-    const outcome = error === "channel removed" ? "failed" : attemptOutcome(status, attempts, backoff);
-    await store.finishAttempt(id, this.owner, {
-      status: outcome === "retry" ? "pending" : outcome,
-      attempts,
-      nextAttemptAt: outcome === "retry" ? now + retryDelayMs(attempts, backoff) : now,
-      lastCode: status,
-      lastError: error,
-      deliveredAt: outcome === "delivered" ? now : null,
-      log: { id: newId("ala", now), deliveryId: id, projectId: delivery.projectId, at: now, outcome, statusCode: status, error },
-    });
+    for (const delivery of claimed) {
+      const attempts = delivery.attempts + 1;
+      const outcome = error === "channel removed" ? "failed" : attemptOutcome(status, attempts, backoff);
+      await store.finishAttempt(delivery.id, this.owner, {
+        status: outcome === "retry" ? "pending" : outcome,
+        attempts,
+        // A receiver that said when to come back (429/503 with Retry-After) is heard, within a bound.
+        nextAttemptAt: outcome === "retry" ? now + (retryAfterMs(status, retryAfter, now) ?? retryDelayMs(attempts, backoff)) : now,
+        lastCode: status,
+        lastError: error,
+        deliveredAt: outcome === "delivered" ? now : null,
+        log: { id: newId("ala", now), deliveryId: delivery.id, projectId: delivery.projectId, at: now, outcome, statusCode: status, error },
+      });
+    }
   }
 
-  /** One attempt: the HTTP status, or null and why there was none. */
-  private async send(delivery: AlertDeliveryRow): Promise<{ status: number | null; error: string | null }> {
-    const channel = await this.deps.store.findChannel(delivery.projectId, delivery.channelId);
+  /** One attempt of one request (a group of Slack alerts, else one delivery): the HTTP status (and a Retry-After, if any), or null and why there was none. */
+  private async send(deliveries: AlertDeliveryRow[]): Promise<{ status: number | null; error: string | null; retryAfter?: string | null }> {
+    const first = deliveries[0]!;
+    const channel = await this.deps.store.findChannel(first.projectId, first.channelId);
     if (!channel) return { status: null, error: "channel removed" };
     let secrets: ReturnType<typeof openSecrets>;
     try {
@@ -207,18 +278,24 @@ export class AlertDispatcher {
       // an instance holding the right key sends it; boot's key check (shared-keys.ts) stops this earlier.
       return { status: null, error: "this instance cannot open the channel's secrets: every instance needs the same IDEMGATE_SECRETS_KEY" };
     }
-    const alert = JSON.parse(delivery.alert) as Alert;
-    const { headers, body } = channelRequest(channel, secrets, alert, delivery.id, this.clock());
+    const alerts = deliveries.map((delivery) => JSON.parse(delivery.alert) as Alert);
+    const request = channelRequest(channel, secrets, alerts[0]!, first.id, this.clock());
+    const body = deliveries.length > 1 ? JSON.stringify(slackGroupBody(alerts)) : request.body;
+    // The lane waits for this slot before it claims the next delivery (so the wait never eats a lease).
+    // Counted from the answer too: a first request slow on the way must not bring the next one closer.
+    const book = () => this.nextSendAt.set(channel.id, Date.now() + CHANNEL_PACE_MS[channel.kind]);
+    book();
     try {
-      const response = await this.deps.fetch(delivery.projectId, secrets.url, {
+      const response = await this.deps.fetch(first.projectId, secrets.url, {
         method: "POST",
-        headers,
+        headers: request.headers,
         body,
         redirect: "manual",
         signal: AbortSignal.timeout(this.deps.timeoutMs),
       });
       await response.body?.cancel().catch(() => undefined);
-      return { status: response.status, error: response.ok ? null : `HTTP ${response.status}` };
+      book();
+      return { status: response.status, error: response.ok ? null : `HTTP ${response.status}`, retryAfter: response.headers.get("retry-after") };
     } catch (error) {
       if (error instanceof OutboundRefusedError) return { status: null, error: `refused by the outbound allowlist: ${error.message}` };
       const name = error instanceof Error ? error.name : "";

@@ -9,6 +9,11 @@ import type { SecretBox } from "../upstreams/secret-box";
 import { PAGERDUTY_EVENTS_URL, displayTarget, newSigningSecret, sealSecrets, shownChannel } from "./alert-channels";
 import { pendingDelivery } from "./pending-delivery";
 
+/** The absolute base of links in alerts, or null when the install has none (links would be relative). */
+export function publicUrlOf(baseUrl: string): string | null {
+  return /^https?:\/\//.test(baseUrl) ? baseUrl : null;
+}
+
 /** Minutes a timed rule waits when the admin names none. */
 export const DEFAULT_TIMED_MINUTES = 15;
 
@@ -36,12 +41,18 @@ export class AlertService {
     this.clock = deps.clock ?? Date.now;
   }
 
-  async list(projectId: string): Promise<{ channels: AlertChannelRow[]; rules: AlertRuleRow[] }> {
+  async list(projectId: string): Promise<{ channels: AlertChannelRow[]; rules: AlertRuleRow[]; publicUrl: string | null }> {
     const [channels, rules] = await Promise.all([this.deps.store.listChannels(projectId), this.deps.store.listRules(projectId)]);
-    return { channels: channels.map((channel) => shownChannel(this.deps.box, channel)), rules };
+    return { channels: channels.map((channel) => shownChannel(this.deps.box, channel)), rules, publicUrl: publicUrlOf(this.deps.baseUrl) };
   }
 
   async addChannel(projectId: string, input: CreateAlertChannel, actor: Actor): Promise<{ channel: AlertChannelRow; signingSecret?: string }> {
+    const deadLinks = publicUrlOf(this.deps.baseUrl) === null;
+    if (deadLinks && input.allowDeadLinks !== true) {
+      // Links in alerts would be relative: Slack and PagerDuty show them and nobody can open them, silently.
+      const message = "this install has no public URL (set IDEMGATE_PUBLIC_URL): the links in this channel's alerts could not be opened; send allowDeadLinks: true to add it anyway";
+      throw new AppError("invalid_input", message, { issues: [{ path: ["allowDeadLinks"], message, code: "custom" }] });
+    }
     const now = this.clock();
     const id = newId("ach", now);
     const url = input.kind === "pagerduty" ? (input.url ?? PAGERDUTY_EVENTS_URL) : input.url;
@@ -58,7 +69,7 @@ export class AlertService {
       createdAt: now,
       createdBy: actor.label,
     };
-    const audit = auditEntry(actor, projectId, "alert_channel.added", { type: "alert_channel", id }, { name: channel.name, kind: channel.kind, target: channel.target }, now);
+    const audit = auditEntry(actor, projectId, "alert_channel.added", { type: "alert_channel", id }, { name: channel.name, kind: channel.kind, target: channel.target, ...(deadLinks ? { allowDeadLinks: true } : {}) }, now);
     await this.deps.store.addChannel(channel, audit);
     // Shown once: a secret the admin supplied is not echoed back.
     return { channel, ...(input.kind === "webhook" && !input.signingSecret ? { signingSecret } : {}) };

@@ -1,4 +1,4 @@
-import type { AlertCondition, AlertSignal } from "../../core/alerts";
+import type { AlertCondition, AlertSignal, OpenIncidentChannel } from "../../core/alerts";
 import type { AuditEntryRow } from "./operator-store";
 
 export interface AlertChannelRow {
@@ -108,10 +108,18 @@ export interface AlertStore {
   /** A delivery (a test alert's) with the audit entry of the operator who asked for it, in one transaction. */
   insertDelivery(delivery: AlertDeliveryRow, audit?: AuditEntryRow): Promise<void>;
 
-  /** Ids of deliveries due now whose lease, if any, has run out. */
-  dueDeliveries(now: number, limit: number): Promise<string[]>;
-  /** Takes the delivery's lease when it is still due and unleased (or its lease ran out); null when another worker has it. */
-  claim(id: string, owner: string, now: number, leaseMs: number): Promise<AlertDeliveryRow | null>;
+  /** Deliveries due now whose lease, if any, has run out (oldest due first), with their channel. */
+  dueDeliveries(now: number, limit: number): Promise<{ id: string; projectId: string; channelId: string }[]>;
+  /**
+   * A channel's deliveries that may go out together now (oldest first): unleased (or the lease ran
+   * out) and due, or not yet tried (still in their group wait).
+   */
+  groupable(channelId: string, now: number, limit: number): Promise<string[]>;
+  /**
+   * Takes the delivery's lease when it is still due (or, with `untried`, not yet tried) and unleased
+   * (or its lease ran out); null when another worker has it.
+   */
+  claim(id: string, owner: string, now: number, leaseMs: number, untried?: boolean): Promise<AlertDeliveryRow | null>;
   /** Records an attempt and releases the lease, only while `owner` still holds it. */
   finishAttempt(id: string, owner: string, result: AttemptResult): Promise<boolean>;
 
@@ -127,6 +135,11 @@ export interface AlertStore {
    * (oldest first): the incidents the dispatcher checks for closing.
    */
   openIncidents(conditions: readonly AlertCondition[], limit: number): Promise<AlertSignal[]>;
+  /**
+   * Channels whose latest delivery under this dedup_key (failed ones aside: that channel was never
+   * told) is a trigger: the incident is open there.
+   */
+  openIncidentChannels(projectId: string, dedupKey: string): Promise<OpenIncidentChannel[]>;
   /** Whether what raised a closable signal still holds (see CLOSABLE_CONDITIONS in lib/core/alerts). */
   incidentHolds(signal: AlertSignal, condition: AlertCondition): Promise<boolean>;
   waitingResends(projectId: string, olderThan: number): Promise<WaitingResend[]>;

@@ -1,4 +1,4 @@
-import type { AlertCondition, AlertSignal, SignalKind } from "../../core/alerts";
+import type { AlertCondition, AlertSignal, OpenIncidentChannel, SignalKind } from "../../core/alerts";
 import type {
   AlertAttemptRow,
   AlertChannelRow,
@@ -145,6 +145,19 @@ export class PrismaAlertRepository implements AlertStore {
     return rows.map(toSignal);
   }
 
+  async openIncidentChannels(projectId: string, dedupKey: string): Promise<OpenIncidentChannel[]> {
+    const rows = await this.prisma.alertDelivery.findMany({
+      where: { projectId, dedupKey, status: { not: "failed" } },
+      select: { channelId: true, ruleId: true, condition: true, action: true },
+      orderBy: [{ createdAt: "asc" }, { id: "asc" }],
+    });
+    const latest = new Map<string, (typeof rows)[number]>();
+    for (const row of rows) latest.set(row.channelId, row);
+    return [...latest.values()]
+      .filter((row) => row.action === "trigger")
+      .map((row) => ({ channelId: row.channelId, ruleId: row.ruleId, condition: row.condition as AlertCondition }));
+  }
+
   async incidentHolds(signal: AlertSignal, condition: AlertCondition): Promise<boolean> {
     const { projectId } = signal;
     switch (condition) {
@@ -171,6 +184,15 @@ export class PrismaAlertRepository implements AlertStore {
         });
         return raised === null;
       }
+      case "loop_blocked": {
+        // The run moved on (a later begin answered otherwise) or was aborted.
+        if (!signal.runId) return false;
+        const [movedOn, aborted] = await Promise.all([
+          this.prisma.event.findFirst({ where: { projectId, runId: signal.runId, type: "begin", decision: { not: "blocked" }, at: { gt: BigInt(signal.at) } }, select: { id: true } }),
+          this.prisma.runAbort.findFirst({ where: { projectId, runId: signal.runId }, select: { runId: true } }),
+        ]);
+        return movedOn === null && aborted === null;
+      }
       default:
         return true;
     }
@@ -195,22 +217,38 @@ export class PrismaAlertRepository implements AlertStore {
     await this.prisma.$transaction([this.prisma.alertDelivery.create({ data: deliveryData(delivery) }), this.prisma.auditEntry.create({ data: auditData(audit) })]);
   }
 
-  async dueDeliveries(now: number, limit: number): Promise<string[]> {
+  async dueDeliveries(now: number, limit: number): Promise<{ id: string; projectId: string; channelId: string }[]> {
     const at = BigInt(now);
     const rows = await this.prisma.alertDelivery.findMany({
       where: { status: "pending", nextAttemptAt: { lte: at }, OR: [{ leaseUntil: null }, { leaseUntil: { lt: at } }] },
-      orderBy: { nextAttemptAt: "asc" },
+      orderBy: [{ nextAttemptAt: "asc" }, { createdAt: "asc" }, { id: "asc" }],
+      take: limit,
+      select: { id: true, projectId: true, channelId: true },
+    });
+    return rows;
+  }
+
+  async groupable(channelId: string, now: number, limit: number): Promise<string[]> {
+    const at = BigInt(now);
+    const rows = await this.prisma.alertDelivery.findMany({
+      where: {
+        channelId,
+        status: "pending",
+        AND: [{ OR: [{ leaseUntil: null }, { leaseUntil: { lt: at } }] }, { OR: [{ nextAttemptAt: { lte: at } }, { attempts: 0 }] }],
+      },
+      orderBy: [{ createdAt: "asc" }, { id: "asc" }],
       take: limit,
       select: { id: true },
     });
     return rows.map((row) => row.id);
   }
 
-  async claim(id: string, owner: string, now: number, leaseMs: number): Promise<AlertDeliveryRow | null> {
+  async claim(id: string, owner: string, now: number, leaseMs: number, untried = false): Promise<AlertDeliveryRow | null> {
     const at = BigInt(now);
+    const due = untried ? { OR: [{ nextAttemptAt: { lte: at } }, { attempts: 0 }] } : { nextAttemptAt: { lte: at } };
     // One conditional UPDATE: of two workers, only one sees a row change.
     const { count } = await this.prisma.alertDelivery.updateMany({
-      where: { id, status: "pending", nextAttemptAt: { lte: at }, OR: [{ leaseUntil: null }, { leaseUntil: { lt: at } }] },
+      where: { id, status: "pending", AND: [due, { OR: [{ leaseUntil: null }, { leaseUntil: { lt: at } }] }] },
       data: { leaseOwner: owner, leaseUntil: BigInt(now + leaseMs) },
     });
     if (count !== 1) return null;

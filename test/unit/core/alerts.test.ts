@@ -4,14 +4,17 @@ import {
   type AlertSignal,
   closableCondition,
   conditionsOf,
+  incidentKeyOf,
   pagerDutyBody,
   resolveSignal,
+  routeIncident,
   routeSignal,
   shapeAlert,
   slackBody,
+  slackGroupBody,
   webhookBody,
 } from "../../../lib/core/alerts";
-import { attemptOutcome, retryDelayMs } from "../../../lib/core/alert-delivery";
+import { MAX_RETRY_AFTER_MS, attemptOutcome, retryAfterMs, retryDelayMs } from "../../../lib/core/alert-delivery";
 
 const signal = (over: Partial<AlertSignal>): AlertSignal => ({
   id: "sig_1",
@@ -80,7 +83,31 @@ describe("closing incidents", () => {
       expect(pagerDutyBody(closed, "rk")).toEqual({ routing_key: "rk", event_action: "resolve", dedup_key: opened.dedupKey });
     }
     expect(closableCondition(signal({ detail: { type: "lease_lost" } }))).toBeNull();
-    expect(closableCondition(signal({ detail: { type: "begin", decision: "blocked", detail: JSON.stringify({ loop: { repeats: 3 } }) } }))).toBeNull();
+    expect(closableCondition(signal({ detail: { type: "begin", decision: "blocked", detail: JSON.stringify({ loop: { repeats: 3 } }) } }))).toBe("loop_blocked");
+  });
+
+  it("a trigger goes only to channels not already told the incident is open; a resolve to every channel told it fired", () => {
+    const rules = [rule({ id: "b", condition: "budget_exceeded", channelIds: ["pd", "slack"] })];
+    const again = { ...budget, id: "sig_2", sourceId: "evt_2" };
+    expect(incidentKeyOf(again)).toBe("idemgate:proj_1:budget:run_1");
+    // The first refusal opens the incident on both; the second is the same incident: nobody hears it again.
+    expect(routeIncident(budget, routeSignal(budget, rules), []).map((r) => r.channelId)).toEqual(["pd", "slack"]);
+    const open = [
+      { channelId: "pd", ruleId: "b", condition: "budget_exceeded" as const },
+      { channelId: "slack", ruleId: "b", condition: "budget_exceeded" as const },
+    ];
+    expect(routeIncident(again, routeSignal(again, rules), open)).toEqual([]);
+    // A rule removed since: the resolve still reaches both channels that were told.
+    const resolve = resolveSignal(budget, budget.at + 1);
+    expect(incidentKeyOf(resolve)).toBe("idemgate:proj_1:budget:run_1");
+    expect(routeIncident(resolve, [], open).map((r) => r.channelId)).toEqual(["pd", "slack"]);
+    // Nobody told: no stray resolve.
+    expect(routeIncident(resolve, routeSignal(resolve, rules), [])).toEqual([]);
+    // A storm's close goes to the channels told it opened (only a storm_opened rule) and to storm_closed rules.
+    const closed = storm("storm_closed");
+    expect(incidentKeyOf(closed)).toBe(incidentKeyOf(storm("storm_opened")));
+    const stormRules = [rule({ id: "c", condition: "storm_closed", channelIds: ["log"] })];
+    expect(routeIncident(closed, routeSignal(closed, stormRules), [{ channelId: "pd", ruleId: "o", condition: "storm_opened" }]).map((r) => r.channelId)).toEqual(["pd", "log"]);
   });
 
   it("budgets and loops page once per run: a run refused again shares the incident", () => {
@@ -121,6 +148,27 @@ describe("alert shapes", () => {
     const alert = shapeAlert(signal({ detail: { type: "lease_lost", attempt: 1 } }), "lease_lost", "");
     expect(alert).toMatchObject({ title: "charge may have run twice", severity: "critical", link: "/projects/proj_1/calls/call_1", dedupKey: "idemgate:proj_1:sig_1" });
   });
+
+  it("lease_lost names the attempt that answered late, not the record's current one", () => {
+    const alert = shapeAlert(signal({ detail: { type: "lease_lost", attempt: 2, detail: JSON.stringify({ lateAttempt: 1 }) } }), "lease_lost", "");
+    expect(alert.summary).toContain("Attempt 1 of call call_1");
+    expect(alert.summary).toContain("lost to attempt 2");
+  });
+
+  it("agent-controlled text reaches Slack escaped: no mention, no link of its own", () => {
+    const alert = shapeAlert(signal({ tool: "kb_search<!channel>", runId: "run<https://evil.example|x>&", detail: { type: "lease_lost", attempt: 2 } }), "lease_lost", "https://gate.example.com");
+    const body = slackBody(alert) as { text: string; blocks: { text?: { text: string }; elements?: { text: string }[] }[] };
+    const texts = [body.text, body.blocks[0]!.text!.text, body.blocks[1]!.elements![0]!.text];
+    for (const text of texts) {
+      expect(text).not.toContain("<!channel>");
+      expect(text).not.toContain("<https://evil");
+    }
+    expect(body.text).toContain("kb_search&lt;!channel&gt;");
+    expect(body.text).toContain("run&lt;https://evil.example|x&gt;&amp;");
+    // The one link that remains is ours.
+    expect(body.text.match(/<[^>]*>/g)).toEqual(["<https://gate.example.com/projects/proj_1/calls/call_1|Open in Idemgate>"]);
+    expect(body.blocks[1]!.elements![0]!.text).toContain("tool `kb_search&lt;!channel&gt;`");
+  });
 });
 
 describe("delivery backoff", () => {
@@ -133,5 +181,32 @@ describe("delivery backoff", () => {
     expect([null, 408, 429, 500, 503].map((s) => attemptOutcome(s, 1, backoff))).toEqual(["retry", "retry", "retry", "retry", "retry"]);
     expect(attemptOutcome(500, 5, backoff)).toBe("failed");
     expect([400, 401, 404].map((s) => attemptOutcome(s, 1, backoff))).toEqual(["failed", "failed", "failed"]);
+  });
+
+  it("a 429 or 503 with Retry-After is retried after that time, within a bound; other answers use the backoff", () => {
+    const now = 1_700_000_000_000;
+    expect(retryAfterMs(429, "20", now)).toBe(20_000);
+    expect(retryAfterMs(503, " 3 ", now)).toBe(3_000);
+    expect(retryAfterMs(503, new Date(now + 7_000).toUTCString(), now)).toBe(7_000);
+    expect(retryAfterMs(429, "86400", now)).toBe(MAX_RETRY_AFTER_MS);
+    expect(retryAfterMs(429, new Date(now - 7_000).toUTCString(), now)).toBe(0);
+    for (const [status, header] of [[500, "20"], [429, null], [429, "soon"], [null, "20"]] as const) expect(retryAfterMs(status, header, now)).toBeNull();
+  });
+});
+
+describe("grouped Slack messages", () => {
+  it("twenty storms that fire together are one message listing each, within Slack's limits, escaped", () => {
+    const storms = Array.from({ length: 20 }, (_, i) =>
+      shapeAlert({ ...storm("storm_opened"), id: `sig_s${i}`, sourceId: `storm_${i}`, tool: `tool_${i}<!here>` }, "storm_opened", "https://g"),
+    );
+    const body = slackGroupBody(storms) as { text: string; blocks: { text: { text: string } }[] };
+    expect(body.text.split("\n")[0]).toContain("20 alerts in project `proj_1`* (20 firing)");
+    for (let i = 0; i < 20; i++) expect(body.text).toContain(`Retry storm opened on tool_${i}&lt;!here&gt;`);
+    expect(body.text).not.toContain("<!here>");
+    expect(body.blocks.length).toBeLessThanOrEqual(50);
+    expect(body.blocks.every((block) => block.text.text.length <= 3_000)).toBe(true);
+    expect(body.text.length).toBeLessThanOrEqual(40_000);
+    // One alert alone is the plain message.
+    expect(slackGroupBody(storms.slice(0, 1))).toEqual(slackBody(storms[0]!));
   });
 });

@@ -10,7 +10,7 @@ export const GET = withOperatorRoute({
   params: ProjectParams,
   response: AlertsSchema,
   handler: async ({ params }) => {
-    const { channels, rules } = await services().alerts.service.list(params.projectId);
-    return { channels: channels.map(toWireAlertChannel), rules: rules.map(toWireAlertRule) };
+    const { channels, rules, publicUrl } = await services().alerts.service.list(params.projectId);
+    return { channels: channels.map(toWireAlertChannel), rules: rules.map(toWireAlertRule), publicUrl };
   },
 });
