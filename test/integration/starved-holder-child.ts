@@ -16,7 +16,8 @@ interface Job {
 const job = JSON.parse(readFileSync(process.argv[2]!, "utf8")) as Job;
 const gate = createGate({ baseUrl: job.baseUrl, apiKey: job.apiKey, leaseSeconds: 2, maxWaitMs: 60_000 });
 
-const outcome = await gate.run({ runId: job.runId }, () =>
+gate
+  .run({ runId: job.runId }, () =>
   gate.call({ tool: "export_report", step: "export" }, async () => {
     appendFileSync(job.effectsFile, "export\n");
     console.log("started");
@@ -28,6 +29,14 @@ const outcome = await gate.run({ runId: job.runId }, () =>
     }
     return { rows: 42 };
   }),
-);
-console.log(`done ${outcome.status}`);
-process.exit(0);
+  )
+  .then(
+    (outcome) => {
+      console.log(`done ${outcome.status}`);
+      process.exit(0);
+    },
+    (error) => {
+      console.error("holder failed:", error);
+      process.exit(2);
+    },
+  );
