@@ -3,6 +3,7 @@ import { existsSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { AdminClient, TEST_ADMIN_TOKEN } from "../helpers/admin-client";
 import { TestClient } from "../helpers/client";
 import { PROVIDERS, type TestDatabase, createTestDatabase } from "../helpers/databases";
 import { type TestProject, createTestProject } from "../helpers/fixtures";
@@ -17,7 +18,7 @@ const BUSY_MS = 4_000;
  * Issue #36 §1: a holder whose heartbeats are merely late (its process starved, its event loop
  * busy) kept beating, but the lease lapsed and the redelivered request ran the effect again. Now a
  * holder is dead only once it has been silent for the lease plus the policy's grace
- * (`leaseGraceSeconds`, 5 s by default); a late beat renews the lease; a dead one is still taken over.
+ * (`leaseGraceSeconds`, set to 5 s here); a late beat renews the lease; a dead one is still taken over.
  */
 describe.each(PROVIDERS)("%s: a starved holder keeps its lease; a dead one is taken over", (provider) => {
   let db: TestDatabase;
@@ -30,8 +31,10 @@ describe.each(PROVIDERS)("%s: a starved holder keeps its lease; a dead one is ta
   beforeAll(async () => {
     db = await createTestDatabase(provider);
     project = await createTestProject(db.url);
-    server = await startServer(db.url);
+    server = await startServer(db.url, { IDEMGATE_ADMIN_TOKEN: TEST_ADMIN_TOKEN });
     client = new TestClient(server.baseUrl, project.apiKey);
+    // The tool's liveness grace: a holder silent for its lease plus 5 s is dead, not before.
+    await new AdminClient(server.baseUrl, project.projectId).put("export_report", { leaseGraceSeconds: 5 }, "test: a starved holder keeps its key");
   });
   afterAll(async () => {
     for (const child of children) child.kill("SIGKILL");
