@@ -1,6 +1,6 @@
 /**
- * Alerts, pure: which conditions a signal meets, which rules send it where, the alert it becomes,
- * each channel's body, and the delivery backoff. No I/O: the dispatcher (lib/server/alerts) reads
+ * Alerts, pure: which conditions a signal meets, which rules send it where, and the alert it
+ * becomes (each channel's body: alert-payloads.ts). No I/O: the dispatcher (lib/server/alerts) reads
  * signals and rules, and sends what these functions shape.
  */
 
@@ -381,89 +381,4 @@ export function testAlert(id: string, projectId: string, baseUrl: string, at: nu
     data: {},
     test: true,
   };
-}
-
-const SLACK_ICON: Record<AlertSeverity, string> = { critical: ":red_circle:", error: ":rotating_light:", warning: ":warning:", info: ":information_source:" };
-
-/** A Slack incoming webhook's body: one readable line of what and where, the figures, and the link. */
-export function slackBody(alert: Alert): Record<string, unknown> {
-  const icon = alert.action === "resolve" ? ":white_check_mark:" : SLACK_ICON[alert.severity];
-  const text = `${icon} *${slackEscape(alert.title)}*\n${slackEscape(alert.summary)}\n<${slackEscape(alert.link)}|Open in Idemgate>`;
-  const tool = alert.tool ? ` · tool \`${slackEscape(alert.tool)}\`` : "";
-  return {
-    text,
-    blocks: [
-      { type: "section", text: { type: "mrkdwn", text } },
-      { type: "context", elements: [{ type: "mrkdwn", text: `project \`${slackEscape(alert.projectId)}\`${tool} · ${alert.condition}` }] },
-    ],
-  };
-}
-
-/**
- * Slack's three control characters as its docs say to escape them. Titles and summaries carry text
- * an agent chose (tool names, run ids): unescaped, a tool named `x<!channel>` would ping the whole
- * channel, and `<https://evil|Open>` would plant a link.
- */
-export function slackEscape(text: string): string {
-  return text.replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;");
-}
-
-/** At most this many alerts in one grouped Slack message (a section block each, under Slack's 50). */
-export const SLACK_GROUP_MAX = 20;
-/** A grouped alert's summary in Slack, so that its section block stays under Slack's 3,000 characters. */
-const SLACK_SUMMARY_MAX = 2_000;
-
-/**
- * Alerts of one channel that fired together, as one Slack message (Alertmanager's grouping): a
- * line that says how many, then each alert's line, title, summary and link, escaped like any
- * Slack text. A burst of twenty storms is one post, not twenty in 200 ms.
- */
-export function slackGroupBody(alerts: readonly Alert[]): Record<string, unknown> {
-  if (alerts.length === 1) return slackBody(alerts[0]!);
-  const firing = alerts.filter((alert) => alert.action === "trigger").length;
-  const resolved = alerts.length - firing;
-  const counts = [firing > 0 ? `${firing} firing` : null, resolved > 0 ? `${resolved} resolved` : null].filter(Boolean).join(", ");
-  const head = `:bell: *${alerts.length} alerts in project \`${slackEscape(alerts[0]!.projectId)}\`* (${counts})`;
-  const lines = alerts.map((alert) => {
-    const icon = alert.action === "resolve" ? ":white_check_mark:" : SLACK_ICON[alert.severity];
-    // Only the summary is cut (never our link): each line stays within a section block's 3,000 characters.
-    const summary = slackEscape(alert.summary);
-    const cut = summary.length > SLACK_SUMMARY_MAX ? `${summary.slice(0, SLACK_SUMMARY_MAX)}…` : summary;
-    return `${icon} *${slackEscape(alert.title).slice(0, 300)}*\n${cut}\n<${slackEscape(alert.link)}|Open in Idemgate>`;
-  });
-  return {
-    text: [head, ...lines].join("\n"),
-    blocks: [
-      { type: "section", text: { type: "mrkdwn", text: head } },
-      ...lines.map((line) => ({ type: "section", text: { type: "mrkdwn", text: line } })),
-    ],
-  };
-}
-
-/** PagerDuty Events API v2: `trigger` with the alert, or `resolve` (only the key is needed). */
-export function pagerDutyBody(alert: Alert, routingKey: string): Record<string, unknown> {
-  if (alert.action === "resolve") return { routing_key: routingKey, event_action: "resolve", dedup_key: alert.dedupKey };
-  return {
-    routing_key: routingKey,
-    event_action: "trigger",
-    dedup_key: alert.dedupKey,
-    payload: {
-      summary: `${alert.title}: ${alert.summary}`.slice(0, 1024),
-      source: "idemgate",
-      severity: alert.severity,
-      timestamp: new Date(alert.at).toISOString(),
-      component: alert.tool ?? undefined,
-      group: alert.projectId,
-      class: alert.condition,
-      custom_details: alert.data,
-    },
-    links: [{ href: alert.link, text: "Open in Idemgate" }],
-  };
-}
-
-/** The generic webhook's body: the storm webhook's `{type, sentAt, data}`, plus Standard Webhooks' `timestamp` and the alert. */
-export function webhookBody(alert: Alert, sentAt: number): Record<string, unknown> {
-  const iso = new Date(sentAt).toISOString();
-  const { data, ...about } = alert;
-  return { type: alert.type, timestamp: iso, sentAt: iso, data, alert: about };
 }

@@ -1,6 +1,7 @@
 import { randomBytes } from "node:crypto";
 import { Webhook } from "standardwebhooks";
-import { type Alert, pagerDutyBody, slackBody, webhookBody } from "../../core/alerts";
+import { pagerDutyBody, slackBody, webhookBody } from "../../core/alert-payloads";
+import type { Alert } from "../../core/alerts";
 import { channelTargetShown, originOf } from "../../core/url-credentials";
 import type { AlertChannelRow } from "../../store/ports/alert-store";
 import type { SecretBox } from "../upstreams/secret-box";

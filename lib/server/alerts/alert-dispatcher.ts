@@ -1,7 +1,8 @@
 import { hostname } from "node:os";
 import { randomBytes } from "node:crypto";
 import { type Backoff, CHANNEL_PACE_MS, attemptOutcome, retryAfterMs, retryDelayMs } from "../../core/alert-delivery";
-import { type Alert, CLOSABLE_CONDITIONS, SLACK_GROUP_MAX, closableCondition, incidentKeyOf, resolveSignal, routeIncident, routeSignal, shapeAlert, slackGroupBody } from "../../core/alerts";
+import { SLACK_GROUP_MAX, slackGroupBody } from "../../core/alert-payloads";
+import { type Alert, CLOSABLE_CONDITIONS, closableCondition, incidentKeyOf, resolveSignal, routeIncident, routeSignal, shapeAlert } from "../../core/alerts";
 import type { AlertDeliveryRow, AlertStore } from "../../store/ports/alert-store";
 import { newId } from "../ids";
 import { OutboundRefusedError } from "../outbound/outbound-refused";

@@ -135,3 +135,15 @@ export function stripGateMeta(result: ToolResult): ToolResult {
   const { _meta: _dropped, ...rest } = result;
   return Object.keys(meta).length > 0 ? { ...rest, _meta: meta } : rest;
 }
+
+const round1 = (ms: number) => Math.round(ms * 10) / 10;
+
+/**
+ * The gateway's share of a call, as a client can read it (`_meta["idemgate/timing"]`, the MCP side
+ * of Server-Timing): the whole call as the gateway served it, the upstream's part (0 when nothing
+ * was sent), and the rest, which is the gateway's own (auth, the gate's decision and its writes).
+ */
+export function withTiming(result: ToolResult, totalMs: number, upstreamMs: number): ToolResult {
+  const timing = { totalMs: round1(totalMs), upstreamMs: round1(upstreamMs), gatewayMs: round1(Math.max(0, totalMs - upstreamMs)) };
+  return { ...result, _meta: { ...result._meta, "idemgate/timing": timing } };
+}

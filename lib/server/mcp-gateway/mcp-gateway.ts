@@ -10,7 +10,7 @@ import { SEED_AUTHOR, type ToolAnnotations, pickHints, seedFromAnnotations } fro
 import type { ResolvedUpstream, UpstreamService } from "../upstreams/upstream-service";
 import { withMcpServerSpan, withUpstreamCallSpan } from "../../telemetry/mcp-telemetry";
 import { META, type McpCallIdentity, identifyCall } from "./call-identity";
-import { type ToolResult, downstreamMeta, gateError, isToolResult, refusalResult, replayResult, resultText, stripGateMeta, unknownOutcomeResult, withGateMeta } from "./decision-results";
+import { type ToolResult, downstreamMeta, gateError, isToolResult, refusalResult, replayResult, resultText, stripGateMeta, unknownOutcomeResult, withGateMeta, withTiming } from "./decision-results";
 import { MAX_OPERATOR_ROUNDS, type OperatorSignOff, type OperatorWait, isOperatorWait } from "./operator-sign-off";
 import { type UpstreamConnector, describeCause } from "./upstream-connector";
 import { LOG_LEVEL_META_KEY, type LogRelay } from "./upstream-logs";
@@ -386,16 +386,4 @@ function gatePreviewWait(tool: string, key: string, previewId: string) {
     previewId,
     key,
   };
-}
-
-const round1 = (ms: number) => Math.round(ms * 10) / 10;
-
-/**
- * The gateway's share of a call, as a client can read it (`_meta["idemgate/timing"]`, the MCP side
- * of Server-Timing): the whole call as the gateway served it, the upstream's part (0 when nothing
- * was sent), and the rest, which is the gateway's own (auth, the gate's decision and its writes).
- */
-function withTiming(result: ToolResult, totalMs: number, upstreamMs: number): ToolResult {
-  const timing = { totalMs: round1(totalMs), upstreamMs: round1(upstreamMs), gatewayMs: round1(Math.max(0, totalMs - upstreamMs)) };
-  return { ...result, _meta: { ...result._meta, "idemgate/timing": timing } };
 }

@@ -5,15 +5,12 @@ import {
   closableCondition,
   conditionsOf,
   incidentKeyOf,
-  pagerDutyBody,
   resolveSignal,
   routeIncident,
   routeSignal,
   shapeAlert,
-  slackBody,
-  slackGroupBody,
-  webhookBody,
 } from "../../../lib/core/alerts";
+import { pagerDutyBody, slackBody, slackGroupBody, webhookBody } from "../../../lib/core/alert-payloads";
 import { MAX_RETRY_AFTER_MS, attemptOutcome, retryAfterMs, retryDelayMs } from "../../../lib/core/alert-delivery";
 
 const signal = (over: Partial<AlertSignal>): AlertSignal => ({
