@@ -1,3 +1,5 @@
+import type { Actor } from "../../operators/operator-audit";
+
 /** `_meta` keys a client may send on tools/call (DESIGN.md, "MCP gateway"). */
 export const META = {
   runId: "idemgate/runId",
@@ -10,6 +12,18 @@ export const META = {
   callId: "idemgate/callId",
   key: "idemgate/key",
 } as const;
+
+/** Who is calling, as the MCP endpoint authenticated them. */
+export interface McpCaller {
+  projectId: string;
+  apiKeyId: string;
+  /** For the audit log, when the call asks for a resend. */
+  actor: Actor;
+  sessionId: string | null;
+  runHeader: string | null;
+  /** Where operators open the dashboard (the Approvals page a waiting client is pointed at). */
+  dashboardOrigin: string;
+}
 
 export interface McpCallIdentity {
   runId: string;
