@@ -46,6 +46,9 @@ export interface IdentitySources {
 }
 
 const text = (value: unknown): string | null => (typeof value === "string" && value.length > 0 && value.length <= 200 ? value : null);
+// An id is passed on as sent, however long: the gate checks ids in one place (visible-ids.ts), so an
+// over-long or invisible run id is refused there ("invalid"), never silently swapped for the session's.
+const id = (value: unknown): string | null => (typeof value === "string" && value.length > 0 ? value : null);
 
 /**
  * Who a tools/call belongs to, without an agent runtime: the client's own `_meta` first, then the
@@ -57,13 +60,13 @@ const text = (value: unknown): string | null => (typeof value === "string" && va
 export function identifyCall(sources: IdentitySources): McpCallIdentity {
   const meta = sources.meta ?? {};
   const runId =
-    text(meta[META.runId]) ?? text(sources.runHeader) ?? (sources.sessionId ? `mcp:${sources.sessionId}` : null) ?? `key:${sources.apiKeyId}`;
+    id(meta[META.runId]) ?? id(sources.runHeader) ?? (sources.sessionId ? `mcp:${sources.sessionId}` : null) ?? `key:${sources.apiKeyId}`;
   return {
     runId,
-    stepId: text(meta[META.stepId]),
-    scope: text(meta[META.scope]),
-    agentId: text(meta[META.agentId]),
-    toolCallId: text(sources.idempotencyKey) ?? text(meta.idempotencyKey),
+    stepId: id(meta[META.stepId]),
+    scope: id(meta[META.scope]),
+    agentId: id(meta[META.agentId]),
+    toolCallId: id(sources.idempotencyKey) ?? id(meta.idempotencyKey),
     resendReason: text(meta[META.resend]),
   };
 }
