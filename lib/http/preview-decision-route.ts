@@ -1,5 +1,5 @@
 import { DecidePreviewSchema, OperatorPreviewSchema } from "../contract/previews";
-import { apiKeyNames } from "../server/api-key-names";
+import { apiKeyNames } from "../server/operators/api-key-names";
 import { services } from "../server/composition-root";
 import { ProjectPreviewParams } from "./params";
 import { toOperatorPreview } from "./preview-wire";

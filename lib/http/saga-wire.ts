@@ -1,6 +1,6 @@
 import { stepActions } from "../core/plan-compensation";
 import type { RunCompensation } from "../contract/sagas";
-import type { RunSaga } from "../server/sagas/saga-service";
+import type { RunSaga } from "../server/multistep/saga-service";
 
 const iso = (ms: number): string => new Date(ms).toISOString();
 
