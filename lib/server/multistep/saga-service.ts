@@ -158,6 +158,7 @@ export class SagaService {
     const { plan } = await this.get(projectId, runId);
     const step = plan.steps.find((s) => s.callId === callId);
     if (!step) throw new AppError("not_found", `call ${callId} has no compensation in run ${runId}`);
+    if (plan.state === "running") throw new AppError("invalid_state", `run ${runId} is not aborted: nothing is being undone`);
     return step;
   }
 }
