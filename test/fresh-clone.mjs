@@ -67,7 +67,7 @@ try {
 
   // The walk-through, as the README shows it.
   const blocks = shellBlocks(readFileSync(path.join(clone, "README.md"), "utf8"));
-  const walk = spawnSync("bash", ["-c", scriptFor(blocks)], { cwd: clone, env: readerEnv, encoding: "utf8", timeout: 120_000 });
+  const walk = spawnSync("bash", ["-c", scriptFor(blocks)], { cwd: clone, env: readerEnv, encoding: "utf8", timeout: 420_000 });
   console.log(walk.stdout);
   if (walk.stderr) console.error(walk.stderr);
   failures.push(...checkOutput(blocks, walk.stdout));
