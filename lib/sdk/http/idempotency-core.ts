@@ -1,5 +1,5 @@
 import { createHash } from "node:crypto";
-import { GateError, ToolError } from "../errors";
+import { GateError, ToolError, type ToolErrorInfo } from "../errors";
 import type { Gate } from "../gate";
 import type { CallResult, CallSpec, ExecContext } from "../types";
 import { type HeaderReader, type KeySource, RESEND_HEADER, readKeySource, readResendReason } from "./key-source";
@@ -186,17 +186,26 @@ function fitsGate(stored: StoredResponse, maxRequestBytes: number | undefined): 
   return { ...stored, body: null, bodyOmitted: true };
 }
 
-/** A permanent failure's response rides in the error message, so the gate replays it as the cached failure. */
-function permanentMessage(stored: StoredResponse): string {
+/**
+ * A permanent failure's response rides in the error message as it always has (a gate of an older
+ * version keeps only the message), and whole in the error's `result`, which the gate keeps and
+ * replays as a success's result: a 4xx whose body is longer than a message replays as that 4xx,
+ * byte for byte, not as a 409. The message then holds the status and headers only.
+ */
+function permanentFailure(reply: HttpReply, stored: StoredResponse): HandlerFailed {
   const full = STORED_PREFIX + JSON.stringify(stored);
-  if (full.length <= MAX_ERROR_MESSAGE) return full;
-  return STORED_PREFIX + JSON.stringify({ ...stored, body: null, bodyOmitted: true });
+  if (full.length <= MAX_ERROR_MESSAGE) return new HandlerFailed(reply, full, false);
+  let headersOnly = STORED_PREFIX + JSON.stringify({ ...stored, body: null, bodyOmitted: true });
+  if (headersOnly.length > MAX_ERROR_MESSAGE) headersOnly = STORED_PREFIX + JSON.stringify({ ...stored, headers: [], body: null, bodyOmitted: true });
+  return new HandlerFailed(reply, headersOnly, false, stored.bodyOmitted ? undefined : stored);
 }
 
-function storedFromError(message: string): StoredResponse | null {
-  if (!message.startsWith(STORED_PREFIX)) return null;
+/** The failure's stored response: its `result` (gates that keep one), else what its message holds. */
+function storedFromError(error: ToolErrorInfo): StoredResponse | null {
+  if (isStoredResponse(error.result)) return error.result;
+  if (!error.message.startsWith(STORED_PREFIX)) return null;
   try {
-    const parsed: unknown = JSON.parse(message.slice(STORED_PREFIX.length));
+    const parsed: unknown = JSON.parse(error.message.slice(STORED_PREFIX.length));
     return isStoredResponse(parsed) ? parsed : null;
   } catch {
     return null;
@@ -216,6 +225,8 @@ class HandlerFailed extends ToolError {
     readonly reply: HttpReply,
     message: string,
     retryable: boolean,
+    /** A permanent failure's response, kept whole as the error's result. */
+    readonly stored?: StoredResponse,
   ) {
     super(message, { retryable });
   }
@@ -260,7 +271,7 @@ export async function runIdempotent(options: IdempotencyOptions, incoming: Incom
         // Too large to keep on a replaying route: never recorded as a success a replay could not
         // reproduce. A permanent failure marked not replayable, so a duplicate is told it ran instead
         // of running again. A route that never replays records its success without the body.
-        if (verdict === "permanent" || (stored.bodyOmitted && replayable)) throw new HandlerFailed(reply, permanentMessage(stored), false);
+        if (verdict === "permanent" || (stored.bodyOmitted && replayable)) throw permanentFailure(reply, stored);
         return stored;
       },
       { maxWaitMs: options.latchMs ?? 0, toolRetry: false, classifyError: classify },
@@ -287,7 +298,7 @@ export async function runIdempotent(options: IdempotencyOptions, incoming: Incom
 }
 
 function classify(error: unknown) {
-  if (error instanceof HandlerFailed) return { message: error.message, retryable: error.retryable };
+  if (error instanceof HandlerFailed) return { message: error.message, retryable: error.retryable, ...(error.stored ? { result: error.stored } : {}) };
   // The handler threw instead of answering: a 500, released so that a retry runs it again.
   return { message: error instanceof Error ? error.message.slice(0, 2_000) : "handler failed", retryable: true };
 }
@@ -302,7 +313,7 @@ function answerFor(result: CallResult<StoredResponse>, live: HttpReply | null): 
       return { kind: "answer", reply: replay(result.value) };
     case "failed": {
       if (!result.replayed && live) return { kind: "executed", reply: live };
-      const stored = storedFromError(result.error.message);
+      const stored = storedFromError(result.error);
       if (stored) return { kind: "answer", reply: replay(stored) };
       // The handler threw instead of answering; the failure was released, so a retry runs it again.
       return { kind: "executed", reply: problemReply("handlerFailed", "the handler failed; retry with the same Idempotency-Key") };
