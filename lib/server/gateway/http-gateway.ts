@@ -11,7 +11,8 @@ import type { ResendService } from "../resend-service";
 import type { OutboundInit } from "../outbound/outbound-fetch";
 import { OutboundRefusedError } from "../outbound/outbound-refused";
 import type { ResolvedUpstream } from "../upstreams/upstream-service";
-import { forwardedRequestHeaders, returnedResponseHeaders, upstreamUrl } from "./forward-headers";
+import { type ClientView, clientView } from "../../http/client-address";
+import { forwardedRequestHeaders, rawQuery, returnedResponseHeaders, upstreamUrl } from "./forward-headers";
 import { readLimited } from "./read-limited";
 import { readBoundedBody } from "../../http/bounded-body";
 import { AppError } from "../app-error";
@@ -46,6 +47,15 @@ export const DEFAULT_GATEWAY_SETTINGS: GatewaySettings = {
   maxRequestBytes: 10 * 1024 * 1024,
 };
 
+/** One request as it goes upstream: where, its query as sent, who sent it, and its body. */
+interface Outgoing {
+  url: URL;
+  query: string;
+  client: ClientView;
+  req: Request;
+  bytes: Uint8Array;
+}
+
 export interface GatewayRequest {
   projectId: string;
   upstream: string;
@@ -72,6 +82,9 @@ export class HttpGateway {
   async handle({ projectId, upstream, path, req, caller }: GatewayRequest): Promise<Response> {
     const resolved = await this.deps.resolveUpstream(projectId, upstream);
     const source = new URL(req.url);
+    const client = clientView(req.headers);
+    // The query goes upstream (and into the payload's fingerprint) byte for byte as the client sent it.
+    const query = rawQuery(client.rawTarget, source.search);
     const target = upstreamUrl(resolved.row.url!, path, source.search);
     if (!target) return responseFromReply(problemReply("badPath", "path segments `.`, `..` and empty ones are not forwarded"));
     try {
@@ -96,13 +109,14 @@ export class HttpGateway {
     const incoming = {
       method: req.method,
       route: `/gw/${upstream}/${path.join("/")}`,
-      target: source.pathname + source.search,
+      target: source.pathname + query,
       header: (name: string) => req.headers.get(name),
       body: bodyValue(bytes, req.headers.get("content-type")),
       // Keys are the calling API key's: another key's same Idempotency-Key is its own request.
       caller: caller?.apiKeyId ?? null,
     };
-    const forward = (key: string | null, signal?: AbortSignal, storeUpTo = maxStoredBytes) => this.forward(projectId, resolved, target, req, bytes, key, storeUpTo, signal);
+    const sent: Outgoing = { url: target, query, client, req, bytes };
+    const forward = (key: string | null, signal?: AbortSignal, storeUpTo = maxStoredBytes) => this.forward(projectId, resolved, sent, key, storeUpTo, signal);
     // A route whose policy never replays streams its response through from the first byte.
     const answer = await runIdempotent(options, incoming, (ctx) => forward(ctx.idempotencyKey, ctx.signal, ctx.replayable ? maxStoredBytes : 0));
     // Not gated (a GET, or no key where one is optional): nothing is stored, so it streams from the first byte.
@@ -126,18 +140,9 @@ export class HttpGateway {
   }
 
   /** One upstream request; failures become replies so the core records them (5xx released, 4xx kept). */
-  private async forward(
-    projectId: string,
-    upstream: ResolvedUpstream,
-    url: URL,
-    req: Request,
-    bytes: Uint8Array,
-    key: string | null,
-    maxStoredBytes: number,
-    signal?: AbortSignal,
-  ): Promise<HttpReply> {
+  private async forward(projectId: string, upstream: ResolvedUpstream, { url, query, client, req, bytes }: Outgoing, key: string | null, maxStoredBytes: number, signal?: AbortSignal): Promise<HttpReply> {
     const upstreamKeyHeader = upstream.row.idempotencyHeader ?? this.settings.keyHeader;
-    const forwarded = forwardedRequestHeaders(req.headers, [this.settings.keyHeader, upstreamKeyHeader]);
+    const forwarded = forwardedRequestHeaders(req.headers, [this.settings.keyHeader, upstreamKeyHeader], client);
     const headers = { ...forwarded, ...upstream.headers, ...(key ? { [upstreamKeyHeader]: key } : {}) };
     const timeout = AbortSignal.timeout(this.settings.timeoutMs);
     const method = req.method.toUpperCase();
@@ -151,6 +156,7 @@ export class HttpGateway {
           signal: signal ? AbortSignal.any([signal, timeout]) : timeout,
           // Every header the upstream's configuration adds (its secret among them) is for its origin only.
           originBound: Object.keys(upstream.headers),
+          rawQuery: query,
         }),
       );
     } catch (error) {
