@@ -5,6 +5,7 @@ import { resourceUpdateStream } from "../server/mcp-gateway/resource-updates";
 import { services } from "../server/composition-root";
 import { agentActor } from "../server/operator-audit";
 import { bearerToken } from "./bearer-token";
+import { publicOrigin } from "./public-origin";
 import { clientInfo } from "./client-info";
 import { readBoundedBody, withBody } from "./bounded-body";
 import { withIncomingTrace } from "../telemetry/spans";
@@ -48,14 +49,6 @@ function foreignOrigin(req: Request): string | null {
   return origin;
 }
 
-/** The gate's public origin: `BETTER_AUTH_URL` when set, else as this request addressed it (its Host). */
-function publicOrigin(req: Request): string {
-  const configured = env().BETTER_AUTH_URL;
-  if (configured) return new URL(configured).origin;
-  const url = new URL(req.url);
-  const host = req.headers.get("host");
-  return host ? `${url.protocol}//${host}` : url.origin;
-}
 
 /**
  * A client-sent `idempotencyKey` on tools/call (the MCP SEP on request idempotency) by JSON-RPC

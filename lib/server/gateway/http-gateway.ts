@@ -15,6 +15,8 @@ import { type ClientView, clientView } from "../../http/client-address";
 import { forwardedRequestHeaders, rawQuery, returnedResponseHeaders, upstreamUrl } from "./forward-headers";
 import { readLimited } from "./read-limited";
 import { readBoundedBody } from "../../http/bounded-body";
+import { publicOrigin } from "../../http/public-origin";
+import { problemTypeBase } from "../../sdk/http/problem";
 import { AppError } from "../app-error";
 
 /** What the gateway needs from the upstream registry and the outbound guard: swapped in tests. */
@@ -54,6 +56,7 @@ interface Outgoing {
   client: ClientView;
   req: Request;
   bytes: Uint8Array;
+  typeBase: string;
 }
 
 export interface GatewayRequest {
@@ -81,16 +84,19 @@ export class HttpGateway {
 
   async handle({ projectId, upstream, path, req, caller }: GatewayRequest): Promise<Response> {
     const resolved = await this.deps.resolveUpstream(projectId, upstream);
+    // Problems link to their pages on this gate (app/problems).
+    const origin = publicOrigin(req);
+    const typeBase = problemTypeBase(origin);
     const source = new URL(req.url);
     const client = clientView(req.headers);
     // The query goes upstream (and into the payload's fingerprint) byte for byte as the client sent it.
     const query = rawQuery(client.rawTarget, source.search);
     const target = upstreamUrl(resolved.row.url!, path, source.search);
-    if (!target) return responseFromReply(problemReply("badPath", "path segments `.`, `..` and empty ones are not forwarded"));
+    if (!target) return responseFromReply(problemReply("badPath", "path segments `.`, `..` and empty ones are not forwarded", [], {}, typeBase));
     try {
       await this.deps.outbound.assertAllowed(projectId, target);
     } catch (error) {
-      if (error instanceof OutboundRefusedError) return responseFromReply(refused(error));
+      if (error instanceof OutboundRefusedError) return responseFromReply(refused(error, typeBase));
       throw error;
     }
 
@@ -100,12 +106,12 @@ export class HttpGateway {
       bytes = await readBoundedBody(req.headers, req.body, this.settings.maxRequestBytes);
     } catch (error) {
       if (!(error instanceof AppError && error.code === "payload_too_large")) throw error;
-      return responseFromReply(problemReply("tooLarge", `the request body is too large: request bodies are forwarded up to ${this.settings.maxRequestBytes} bytes`));
+      return responseFromReply(problemReply("tooLarge", `the request body is too large: request bodies are forwarded up to ${this.settings.maxRequestBytes} bytes`, [], {}, typeBase));
     }
     const maxStoredBytes = resolved.row.maxStoredBytes ?? this.settings.maxStoredBytes;
     // A request that asks to run a completed key again needs to know who asks (the resend request is theirs).
     const gate = req.headers.has(RESEND_HEADER) ? this.resendGate(projectId, caller) : this.gateFor(projectId);
-    const options: IdempotencyOptions = { gate, maxStoredBytes, keyHeader: this.settings.keyHeader };
+    const options: IdempotencyOptions = { gate, maxStoredBytes, keyHeader: this.settings.keyHeader, problemBaseUrl: origin };
     const incoming = {
       method: req.method,
       route: `/gw/${upstream}/${path.join("/")}`,
@@ -115,7 +121,7 @@ export class HttpGateway {
       // Keys are the calling API key's: another key's same Idempotency-Key is its own request.
       caller: caller?.apiKeyId ?? null,
     };
-    const sent: Outgoing = { url: target, query, client, req, bytes };
+    const sent: Outgoing = { url: target, query, client, req, bytes, typeBase };
     const forward = (key: string | null, signal?: AbortSignal, storeUpTo = maxStoredBytes) => this.forward(projectId, resolved, sent, key, storeUpTo, signal);
     // A route whose policy never replays streams its response through from the first byte.
     const answer = await runIdempotent(options, incoming, (ctx) => forward(ctx.idempotencyKey, ctx.signal, ctx.replayable ? maxStoredBytes : 0));
@@ -140,7 +146,7 @@ export class HttpGateway {
   }
 
   /** One upstream request; failures become replies so the core records them (5xx released, 4xx kept). */
-  private async forward(projectId: string, upstream: ResolvedUpstream, { url, query, client, req, bytes }: Outgoing, key: string | null, maxStoredBytes: number, signal?: AbortSignal): Promise<HttpReply> {
+  private async forward(projectId: string, upstream: ResolvedUpstream, { url, query, client, req, bytes, typeBase }: Outgoing, key: string | null, maxStoredBytes: number, signal?: AbortSignal): Promise<HttpReply> {
     const upstreamKeyHeader = upstream.row.idempotencyHeader ?? this.settings.keyHeader;
     const forwarded = forwardedRequestHeaders(req.headers, [this.settings.keyHeader, upstreamKeyHeader], client);
     const headers = { ...forwarded, ...upstream.headers, ...(key ? { [upstreamKeyHeader]: key } : {}) };
@@ -160,9 +166,9 @@ export class HttpGateway {
         }),
       );
     } catch (error) {
-      if (error instanceof OutboundRefusedError) return refused(error);
+      if (error instanceof OutboundRefusedError) return refused(error, typeBase);
       // Nothing came back: a 502, released, so the caller's retry forwards it again under the same key.
-      return problemReply("upstreamFailed", `${upstream.row.name} did not answer: ${(error as Error).message}`);
+      return problemReply("upstreamFailed", `${upstream.row.name} did not answer: ${(error as Error).message}`, [], {}, typeBase);
     }
     if (maxStoredBytes === 0 && response.body) return { status: response.status, headers: returnedResponseHeaders(response.headers), body: null, stream: response.body };
     const body = await readLimited(response.body, maxStoredBytes);
@@ -184,6 +190,6 @@ function throughNext(reply: HttpReply): HttpReply {
   return { ...reply, headers: reply.headers.map(([name, value]) => (name.toLowerCase() === "content-encoding" ? [CONTENT_ENCODING_THROUGH_NEXT, value] : [name, value])) };
 }
 
-function refused(error: OutboundRefusedError): HttpReply {
-  return problemReply("upstreamRefused", `${error.message} (${error.reason})`);
+function refused(error: OutboundRefusedError, typeBase: string): HttpReply {
+  return problemReply("upstreamRefused", `${error.message} (${error.reason})`, [], {}, typeBase);
 }
