@@ -6,6 +6,8 @@ import { services } from "../server/composition-root";
 import { agentActor } from "../server/operator-audit";
 import { bearerToken } from "./bearer-token";
 import { publicOrigin } from "./public-origin";
+import { parseExactJson } from "../sdk/exact-json";
+import { NUMBER_FIELD } from "../core/exact-number";
 import { clientInfo } from "./client-info";
 import { readBoundedBody, withBody } from "./bounded-body";
 import { withIncomingTrace } from "../telemetry/spans";
@@ -49,6 +51,28 @@ function foreignOrigin(req: Request): string | null {
   return origin;
 }
 
+
+/**
+ * The tools/call arguments of a body with a number a double cannot hold as written, parsed with
+ * that number as written (exact-json.ts), by JSON-RPC id: the gate fingerprints those, so two
+ * calls that differ only in such a number are two payloads. Undefined for every other body.
+ */
+function exactToolArguments(text: string): Map<string, unknown> | undefined {
+  const exact = parseExactJson(text);
+  if (exact === undefined || !hasStandIn(exact)) return undefined;
+  const byId = new Map<string, unknown>();
+  for (const message of Array.isArray(exact) ? exact : [exact]) {
+    const { id, method, params } = (message ?? {}) as { id?: unknown; method?: unknown; params?: { arguments?: unknown } };
+    if (method === "tools/call" && (typeof id === "string" || typeof id === "number") && params?.arguments !== undefined) byId.set(String(id), params.arguments);
+  }
+  return byId;
+}
+
+function hasStandIn(value: unknown): boolean {
+  if (Array.isArray(value)) return value.some(hasStandIn);
+  if (value === null || typeof value !== "object") return false;
+  return Object.entries(value).some(([key, item]) => key === NUMBER_FIELD || hasStandIn(item));
+}
 
 /**
  * A client-sent `idempotencyKey` on tools/call (the MCP SEP on request idempotency) by JSON-RPC
@@ -117,12 +141,15 @@ export function mcpRoute() {
       // The body is read here, once and bounded (a chunked body has no Content-Length to trust);
       // one that is not JSON goes to the SDK as the bytes read, for its own parse error.
       let parsedBody: unknown;
+      let exactArguments: Map<string, unknown> | undefined;
       let request = req;
       if (req.method === "POST") {
         const bytes = await readBoundedBody(req.headers, req.body).catch((error: unknown) => refusedBody(error));
         if (bytes instanceof Response) return bytes;
         try {
-          parsedBody = JSON.parse(bytes.toString("utf8"));
+          const text = bytes.toString("utf8");
+          parsedBody = JSON.parse(text);
+          exactArguments = exactToolArguments(text);
         } catch {
           request = withBody(req, bytes);
         }
@@ -133,6 +160,7 @@ export function mcpRoute() {
         caller: { projectId: principal.projectId, apiKeyId: principal.apiKeyId, actor, sessionId, runHeader: req.headers.get("idemgate-run-id"), dashboardOrigin },
         upstream,
         idempotencyKeys: idempotencyKeys(parsedBody),
+        exactArguments,
         inflight: mcp.inflight,
         sessionLogLevel: session?.logLevel ?? null,
       });
