@@ -1,7 +1,7 @@
 import { z } from "zod";
 import { type Problem, problemType, problemTypeBase } from "../sdk/http/problem";
 import { publicOrigin } from "./public-origin";
-import type { Principal } from "../server/api-keys";
+import type { Principal } from "../server/operators/api-keys";
 import { AppError } from "../server/app-error";
 import { services } from "../server/composition-root";
 import { withIncomingTrace } from "../telemetry/spans";
