@@ -6,8 +6,7 @@ import { services } from "../server/composition-root";
 import { agentActor } from "../server/operators/operator-audit";
 import { bearerToken } from "./bearer-token";
 import { publicOrigin } from "./public-origin";
-import { parseExactJson } from "../sdk/exact-json";
-import { NUMBER_FIELD } from "../core/exact-number";
+import { mayParseExactly, parseClientJson } from "../sdk/exact-json";
 import { clientInfo } from "./client-info";
 import { readBoundedBody, withBody } from "./bounded-body";
 import { withIncomingTrace } from "../telemetry/spans";
@@ -53,25 +52,20 @@ function foreignOrigin(req: Request): string | null {
 
 
 /**
- * The tools/call arguments of a body with a number a double cannot hold as written, parsed with
- * that number as written (exact-json.ts), by JSON-RPC id: the gate fingerprints those, so two
- * calls that differ only in such a number are two payloads. Undefined for every other body.
+ * The tools/call arguments of a body with a number a double cannot hold as written (or an object
+ * shaped like one of the gate's stand-ins), parsed as the client wrote them (exact-json.ts), by
+ * JSON-RPC id: the gate fingerprints those, so two calls that differ only in such a number are two
+ * payloads. Undefined for every other body.
  */
 function exactToolArguments(text: string): Map<string, unknown> | undefined {
-  const exact = parseExactJson(text);
-  if (exact === undefined || !hasStandIn(exact)) return undefined;
+  if (!mayParseExactly(text)) return undefined;
+  const exact = parseClientJson(text);
   const byId = new Map<string, unknown>();
   for (const message of Array.isArray(exact) ? exact : [exact]) {
     const { id, method, params } = (message ?? {}) as { id?: unknown; method?: unknown; params?: { arguments?: unknown } };
     if (method === "tools/call" && (typeof id === "string" || typeof id === "number") && params?.arguments !== undefined) byId.set(String(id), params.arguments);
   }
   return byId;
-}
-
-function hasStandIn(value: unknown): boolean {
-  if (Array.isArray(value)) return value.some(hasStandIn);
-  if (value === null || typeof value !== "object") return false;
-  return Object.entries(value).some(([key, item]) => key === NUMBER_FIELD || hasStandIn(item));
 }
 
 /**
