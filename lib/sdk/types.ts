@@ -23,6 +23,8 @@ export type CreatePreviewRequest = z.input<typeof CreatePreviewRequestSchema>;
 export interface GateTransport {
   /** The largest request the gate accepts, where it has one (over HTTP): a result must fit in it to be stored. */
   readonly maxRequestBytes?: number;
+  /** The gate's URL, where it has one (over HTTP): its pages (problem types) are linked from it. */
+  readonly baseUrl?: string;
   begin(request: BeginRequest, signal?: AbortSignal): Promise<BeginResponse>;
   complete(callId: string, request: CompleteRequest): Promise<CallStatus>;
   heartbeat(callId: string, request: HeartbeatRequest): Promise<HeartbeatResponse>;

@@ -29,6 +29,11 @@ export function gateToolName(upstream: string, tool: string): string {
 export interface ToolCallParams {
   name: string;
   arguments?: Record<string, unknown>;
+  /**
+   * The arguments with every number as written (lib/sdk/exact-json.ts), when the body had one a
+   * double cannot hold: what the gate fingerprints, so two accounts past 2^53 are two calls.
+   */
+  exactArguments?: unknown;
   _meta?: Record<string, unknown>;
   idempotencyKey?: unknown;
 }
@@ -169,7 +174,8 @@ export class McpGateway {
       await this.listTools(upstream, io.signal).catch(() => undefined);
     }
     const { resendReason, ...identity } = identifyCall({ meta: params._meta, idempotencyKey: params.idempotencyKey, runHeader: caller.runHeader, sessionId: caller.sessionId, apiKeyId: caller.apiKeyId });
-    const args = params.arguments ?? {};
+    // Fingerprinted with its numbers as written; the upstream is sent the arguments as parsed.
+    const args = (params.exactArguments ?? params.arguments ?? {}) as Record<string, unknown>;
     const begin = (bypass?: BypassAsk, previewToken?: string) => this.gate.begin(caller.projectId, { tool, ...identity, args, waitMs: LATCH_WAIT_MS, bypass, previewToken });
     let decision: BeginDecision;
     try {
