@@ -84,12 +84,12 @@ export interface ClientView {
 }
 
 export function clientView(headers: Headers): ClientView {
-  const installed = holder.__idemgateClientAddress === true;
+  const stamped = installed.get() === true;
   return {
-    ip: installed ? headers.get(CLIENT_IP_HEADER) : null,
-    host: installed ? headers.get(CLIENT_HOST_HEADER) : headers.get("host"),
+    ip: stamped ? headers.get(CLIENT_IP_HEADER) : null,
+    host: stamped ? headers.get(CLIENT_HOST_HEADER) : headers.get("host"),
     proto: arrivedOverHttps(headers) ? "https" : "http",
-    rawTarget: installed ? headers.get(RAW_TARGET_HEADER) : null,
+    rawTarget: stamped ? headers.get(RAW_TARGET_HEADER) : null,
   };
 }
 
