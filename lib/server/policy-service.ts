@@ -128,7 +128,7 @@ export class PolicyService {
       this.store.simulationLedger(projectId, tool, sampleSize),
       this.fingerprints.current() ?? this.fingerprints.load(),
     ]);
-    return simulateLedger(projectId, tool, policy, inForce.policy, ledger, fingerprint);
+    return simulateLedger(projectId, tool, policy, inForce.policy, ledger, fingerprint, inForce.version);
   }
 
   async requireProject(projectId: string): Promise<void> {

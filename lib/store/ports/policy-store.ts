@@ -70,6 +70,10 @@ export interface LedgerEventRow {
   scope: string | null;
   recordArgs: string | null;
   recordFingerprint: string | null;
+  /** The policy revision the event was decided under (optional: older readers leave it out). */
+  policyVersion?: number | null;
+  /** Shadow mode: `would_…`. */
+  shadowDecision?: string | null;
 }
 
 /** A loop step of a sampled run, in another tool or from before the sampled span. */
