@@ -1,9 +1,9 @@
 import { afterEach, describe, expect, it } from "vitest";
 import { DEFAULT_POLICY, type ToolPolicy } from "../../../lib/core/policy";
 import { predictDraft } from "../../../lib/core/simulation-compare";
-import type { BeginInput } from "../../../lib/server/gate-service";
-import { InstallFingerprinter } from "../../../lib/server/install-fingerprinter";
-import { toEntries } from "../../../lib/server/policy-simulator";
+import type { BeginInput } from "../../../lib/server/gate/gate-service";
+import { InstallFingerprinter } from "../../../lib/server/gate/install-fingerprinter";
+import { toEntries } from "../../../lib/server/policies/policy-simulator";
 import { type EngineHistory, TOOL, engineHistory } from "./engine-history";
 
 /**
