@@ -46,6 +46,7 @@ export const DecisionFiguresSchema = z
     conflicts: count,
     blocked: count,
     approvalRequired: count,
+    previewRequired: count.describe("preview_required: a dry run (and maybe an operator's approval) comes first"),
     completes: z.object({ succeeded: count, failed: count, released: count }).describe("Completes by outcome (released: a retryable failure)"),
     failures: count.describe("failed + released completes"),
     leaseLost: count,
