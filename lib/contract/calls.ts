@@ -169,8 +169,8 @@ export const RunSummarySchema = z
     dedupHits: z.number().int().describe("Begins answered replay, in_progress or refused"),
     blocked: z.number().int().describe("Begins the loop detector blocked"),
     sagaState: z
-      .enum(SAGA_RUN_STATES)
-      .describe("Sagas: running until aborted; then compensating → compensated | compensation_failed"),
+      .enum([...SAGA_RUN_STATES, "none"])
+      .describe("Sagas: none when no step of the run registered an undo (and it was not aborted); else running until aborted, then compensating → compensated | compensation_failed"),
   })
   .meta({ id: "RunSummary" });
 
