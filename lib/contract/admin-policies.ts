@@ -34,7 +34,8 @@ export const ToolTrafficSchema = z
   .object({
     calls: z.number().int(),
     executions: z.number().int(),
-    replays: z.number().int(),
+    replays: z.number().int().describe("replay only: answered with the stored outcome"),
+    dedupHits: z.number().int().default(0).describe("replay + in_progress + refused: the tool did not run again (the overview's Dedup hits)"),
     wouldPrevent: z.number().int().optional().describe("Shadow mode: executions the gate would have prevented as duplicates (would_replay, would_wait, would_refuse, would_conflict)"),
   })
   .meta({ id: "ToolTraffic", description: "Begin decisions in the last 24 h" });

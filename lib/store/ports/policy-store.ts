@@ -47,6 +47,8 @@ export interface ToolTrafficRow {
   executions: number;
   replays: number;
   /** Shadow mode: executions the gate would have prevented as duplicates (core/shadow.ts). */
+  /** replay + in_progress + refused: the overview's "Dedup hits" (DEDUP_HIT_DECISIONS). */
+  dedupHits?: number;
   wouldPrevent: number;
 }
 
