@@ -1,4 +1,4 @@
-import type { CallListQuery, RunListQuery } from "../../contract/calls";
+import type { CallListQuery, DecisionListQuery, RunListQuery } from "../../contract/calls";
 import { type Cursor, decodeCursor, encodeCursor } from "../../core/cursor";
 import { parseJsonText } from "../../core/record";
 import { redact } from "../../core/redact";
@@ -13,6 +13,7 @@ import type { PolicySource } from "../policies/policy-source";
 export const CALL_EVENTS_LIMIT = 500;
 export const RUN_CALLS_LIMIT = 1_000;
 export const RUN_EVENTS_LIMIT = 5_000;
+export const DECISIONS_LIMIT = 500;
 
 export interface Paged<T> {
   items: T[];
@@ -49,6 +50,12 @@ export class CallExplorer {
     /** The gate's write-behind ledger: this process's queued decisions are committed before a read. */
     private readonly ledger: Pick<GateStore, "settleLedger">,
   ) {}
+
+  /** Every begin a figure counted, with or without a record (issue #38 §1: loop blocks were unreachable). */
+  async listDecisions(projectId: string, query: DecisionListQuery) {
+    await this.ledger.settleLedger();
+    return this.store.listDecisions(projectId, { decisions: query.decision, from: Date.parse(query.decidedFrom), to: Date.parse(query.decidedTo), tool: query.tool }, DECISIONS_LIMIT);
+  }
 
   async listCalls(projectId: string, query: CallListQuery): Promise<Paged<CallListRow>> {
     await this.ledger.settleLedger();

@@ -142,6 +142,8 @@ export interface OperatorStore {
   // The calls and runs explorer (lib/store/call-list-statements.ts): reads only.
   /** Newest first by (first seen, id). */
   listCalls(projectId: string, filter: CallListFilter, page: CallListPage): Promise<CallListRow[]>;
+  /** Begins with these decisions in [from, to), newest first, records or not (loop blocks have none). */
+  listDecisions(projectId: string, filter: { decisions: readonly string[]; from: number; to: number; tool?: string }, limit: number): Promise<{ total: number; withoutRecord: number; events: GateEvent[] }>;
   /** Newest first by their first call, with counts. */
   listRuns(projectId: string, page: CallListPage, filter?: RunListFilter): Promise<RunRow[]>;
   listRunCalls(projectId: string, runId: string, limit: number): Promise<CallListRow[]>;
