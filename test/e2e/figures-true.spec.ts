@@ -1,6 +1,6 @@
 import { randomBytes } from "node:crypto";
 import { type Page, expect, test } from "@playwright/test";
-import { createTestProject } from "../helpers/fixtures";
+import { createTestProject, eventsForCall } from "../helpers/fixtures";
 import { type Agent, agentClient } from "./agent";
 import { ADMIN, expectNoSeriousA11yViolations, signIn } from "./dashboard-helpers";
 
@@ -13,7 +13,9 @@ test.describe.configure({ mode: "serial" });
  * the runs list and a no-op draft's prediction against its own tally.
  */
 const tag = randomBytes(3).toString("hex");
-const TOOLS = { dedup: `create_ticket_${tag}`, loop: `search_kb_${tag}`, preview: `delete_user_${tag}` };
+const TOOLS = { dedup: `create_ticket_${tag}`, loop: `search_kb_${tag}`, preview: `delete_user_${tag}`, timed: `render_pdf_${tag}` };
+/** The timed tool's calls: which failed. */
+const timedCalls: { callId: string; failed: boolean }[] = [];
 const SHOTS = "/work/notes/screenshots";
 let PROJECT = "";
 let PROJECT_ID = "";
@@ -56,6 +58,21 @@ test.beforeAll(async ({ browser, baseURL }) => {
     for (let step = 0; step < 3; step++) await begin({ tool: TOOLS.loop, runId: `run_l_${tag}_${run}`, stepId: `s${step}`, args: { q: "same" } });
   }
   for (let run = 0; run < 3; run++) await begin({ tool: TOOLS.preview, runId: `run_p_${tag}_${run}`, stepId: "delete", args: { user: run } });
+  // A tool whose executions take a while, two of them failing: the per-tool page's latency and failure rate.
+  for (let i = 0; i < 6; i++) {
+    const answer = await agent.begin({ tool: TOOLS.timed, runId: `run_t_${tag}_${i}`, stepId: "render", args: { doc: i } });
+    if (answer.decision !== "execute") throw new Error(`expected execute, got ${answer.decision}`);
+    tally.set(TOOLS.timed, new Map([["execute", i + 1]]));
+    await new Promise((resolve) => setTimeout(resolve, 40 * (i + 1)));
+    const failed = i % 3 === 2;
+    const res = await fetch(`${baseURL}/api/v1/calls/${answer.callId}/complete`, {
+      method: "POST",
+      headers: { authorization: `Bearer ${project.apiKey}`, "content-type": "application/json" },
+      body: JSON.stringify(failed ? { leaseToken: answer.leaseToken, outcome: "failed", error: { message: "renderer crashed", retryable: false } } : { leaseToken: answer.leaseToken, outcome: "succeeded", result: { pages: i } }),
+    });
+    expect(res.status).toBe(200);
+    timedCalls.push({ callId: answer.callId, failed });
+  }
   expect(total("blocked")).toBe(2);
   expect(total("preview_required")).toBe(3);
 });
@@ -141,3 +158,38 @@ test("runs show a saga only where a step registered an undo", async () => {
   await expect(page.getByTestId("saga-none")).toBeVisible();
   await expect(page.getByText("Abort this run")).toHaveCount(0);
 });
+
+test("the tool's page: latency and failure rate equal what the test computes from the ledger it wrote", async () => {
+  const durations: number[] = [];
+  for (const { callId } of timedCalls) {
+    const events = await eventsForCall(process.env.E2E_DATABASE_URL!, PROJECT_ID, callId, { until: (e) => e.some((x) => x.type === "complete") });
+    const begun = events.find((e) => e.type === "begin" && e.decision === "execute")!;
+    const done = events.find((e) => e.type === "complete")!;
+    durations.push(done.at - begun.at);
+  }
+  durations.sort((a, b) => a - b);
+  const rank = (q: number) => durations[Math.ceil(q * durations.length) - 1]!;
+  const failures = timedCalls.filter((c) => c.failed).length;
+  const pct = (rate: number) => `${(rate * 100).toFixed(rate > 0 && rate < 0.1 ? 1 : 0)}%`;
+
+  await page.goto(`${PROJECT}/tools/${TOOLS.timed}`);
+  const trends = page.getByTestId("tool-trends");
+  await expect(trends.getByTestId("tool-kpi-calls").locator(".value")).toHaveText(String(timedCalls.length), { timeout: 30_000 });
+  await expect(trends.getByTestId("tool-kpi-latency-p50").locator(".value")).toHaveText(`${rank(0.5).toLocaleString("en-US")} ms`);
+  await expect(trends.getByTestId("tool-kpi-latency-p95").locator(".value")).toHaveText(`${rank(0.95).toLocaleString("en-US")} ms`);
+  await expect(trends.getByTestId("tool-kpi-failure-rate").locator(".value")).toHaveText(pct(failures / timedCalls.length));
+  await expect(trends.getByTestId("tool-kpi-dedup-hits").locator(".value")).toHaveText("0");
+  await expect(page.getByTestId("decisions-chart")).toBeVisible();
+  await expectNoSeriousA11yViolations(page);
+  for (const width of [1440, 390]) {
+    await page.setViewportSize({ width, height: 900 });
+    await page.screenshot({ path: `${SHOTS}/38-tool-page-${width}.png`, fullPage: true });
+  }
+  await page.setViewportSize({ width: 1440, height: 900 });
+
+  // The tools list links to it, and the dedup tool's page agrees with the tools list and the tally.
+  await page.goto(`${PROJECT}/tools/${TOOLS.dedup}`);
+  await expect(page.getByTestId("tool-kpi-calls").locator(".value")).toHaveText(String(count(TOOLS.dedup, "execute") + count(TOOLS.dedup, "replay")));
+  await expect(page.getByTestId("tool-kpi-dedup-hits").locator(".value")).toHaveText(String(count(TOOLS.dedup, "replay")));
+});
+

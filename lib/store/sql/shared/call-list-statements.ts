@@ -236,6 +236,14 @@ export abstract class CallListReads {
     return { total: num(counts[0]?.total ?? 0), withoutRecord: num(counts[0]?.without_record ?? 0), events: rows.map(rowToEvent) };
   }
 
+  /** A tool's begins and completes in [from, to), oldest first (the newest `limit` of them). */
+  async toolLedger(projectId: string, tool: string, from: number, to: number, limit: number): Promise<{ type: string; decision: string; callId: string | null; attempt: number; at: number }[]> {
+    const sql = `SELECT type, decision, call_id, attempt, at, id FROM events
+      WHERE project_id = $1 AND tool = $2 AND type IN ('begin', 'complete') AND at >= $3 AND at < $4 ORDER BY id DESC LIMIT $5`;
+    const rows = await this.rows(sql, [projectId, tool, from, to, limit]);
+    return rows.reverse().map((row) => ({ type: String(row.type), decision: String(row.decision), callId: strOrNull(row.call_id), attempt: num(row.attempt), at: num(row.at) }));
+  }
+
   /** A call's latest `limit` events, oldest first. */
   async listCallEvents(projectId: string, callId: string, limit: number): Promise<GateEvent[]> {
     const sql = `SELECT ${EVENT_COLUMN_LIST} FROM events WHERE project_id = $1 AND call_id = $2 ORDER BY id DESC LIMIT $3`;
