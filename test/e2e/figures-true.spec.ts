@@ -2,7 +2,7 @@ import { randomBytes } from "node:crypto";
 import { type Page, expect, test } from "@playwright/test";
 import { createTestProject, eventsForCall } from "../helpers/fixtures";
 import { type Agent, agentClient } from "./agent";
-import { ADMIN, expectNoSeriousA11yViolations, signIn } from "./dashboard-helpers";
+import { ADMIN, expectNoSeriousA11yViolations } from "./dashboard-helpers";
 
 test.describe.configure({ mode: "serial" });
 
@@ -41,7 +41,13 @@ test.beforeAll(async ({ browser, baseURL }) => {
   PROJECT_ID = project.projectId;
   PROJECT = `/projects/${project.projectId}`;
   agent = agentClient(baseURL!, project.apiKey);
-  page = await signIn(browser, ADMIN);
+  // Signed in with a generous budget: a loaded machine took over 15 s for the first sign-in's redirect.
+  page = await (await browser.newContext()).newPage();
+  await page.goto("/sign-in");
+  await page.getByLabel("Email").fill(ADMIN.email);
+  await page.getByLabel("Password").fill(ADMIN.password);
+  await page.getByRole("button", { name: "Sign in" }).click();
+  await expect(page).toHaveURL(/\/projects\/[^/]+$/, { timeout: 90_000 });
   const put = await page.request.put(`/api/v1/admin/projects/${PROJECT_ID}/policies/${TOOLS.preview}`, {
     data: { policy: { preview: "approve" }, reason: "figures e2e: a tool that asks for a preview first" },
     headers: { origin: baseURL! },
