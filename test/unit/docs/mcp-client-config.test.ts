@@ -1,14 +1,18 @@
-import { existsSync, readFileSync } from "node:fs";
+import { existsSync, readFileSync, readdirSync } from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
 
 const root = path.resolve(import.meta.dirname, "../../..");
-const readme = readFileSync(path.join(root, "README.md"), "utf8");
+/** The README and the guides it sends readers to: wherever a config is shown, a reader copies it. */
+const documents = ["README.md", ...readdirSync(path.join(root, "docs")).filter((name) => name.endsWith(".md")).map((name) => `docs/${name}`)].map(
+  (file) => ({ file, text: readFileSync(path.join(root, file), "utf8") }),
+);
+const guide = readFileSync(path.join(root, "docs/mcp-gateway.md"), "utf8");
 const pkg = JSON.parse(readFileSync(path.join(root, "package.json"), "utf8")) as { name: string; private?: boolean; bin: Record<string, string> };
 
-/** Every `mcpServers` entry in the README's JSON blocks: what a reader copies into a client's config. */
+/** Every `mcpServers` entry in the docs' JSON blocks: what a reader copies into a client's config. */
 function mcpServerConfigs(): { name: string; command: string; args: string[] }[] {
-  const blocks = [...readme.matchAll(/```json\n([\s\S]*?)```/g)].map((match) => match[1]!);
+  const blocks = documents.flatMap(({ text }) => [...text.matchAll(/```json\n([\s\S]*?)```/g)].map((match) => match[1]!));
   return blocks.flatMap((block) => {
     if (!block.includes('"mcpServers"')) return [];
     const { mcpServers } = JSON.parse(block) as { mcpServers: Record<string, { command: string; args?: string[] }> };
@@ -16,11 +20,11 @@ function mcpServerConfigs(): { name: string; command: string; args: string[] }[]
   });
 }
 
-describe("README: the MCP client config runs this checkout's entrypoint, never a registry name", () => {
+describe("README and guides: the MCP client config runs this checkout's entrypoint, never a registry name", () => {
   it("the package is not published, so no config may fetch it by name (npx, pnpm dlx, bunx, yarn dlx)", () => {
     expect(pkg.private).toBe(true);
     // In anything a reader copies (the fenced blocks); the prose may name it to warn against it.
-    const fenced = [...readme.matchAll(/```[a-z]*\n([\s\S]*?)```/g)].map((match) => match[1]!).join("\n");
+    const fenced = documents.flatMap(({ text }) => [...text.matchAll(/```[a-z]*\n([\s\S]*?)```/g)].map((match) => match[1]!)).join("\n");
     expect(fenced).not.toMatch(new RegExp(`\\b(npx|bunx|pnpm dlx|yarn dlx)\\s+(-y\\s+)?${pkg.name}\\b`));
     const configs = mcpServerConfigs();
     expect(configs.length).toBeGreaterThan(0);
@@ -30,7 +34,7 @@ describe("README: the MCP client config runs this checkout's entrypoint, never a
     }
   });
 
-  it("each config runs node on the package's own bin file, by absolute path, and the README says how to pin the checkout", () => {
+  it("each config runs node on the package's own bin file, by absolute path, and the MCP guide says how to pin the checkout", () => {
     const bin = pkg.bin[pkg.name]!;
     expect(existsSync(path.join(root, bin))).toBe(true);
     for (const config of mcpServerConfigs()) {
@@ -41,6 +45,11 @@ describe("README: the MCP client config runs this checkout's entrypoint, never a
       expect(script!.endsWith(`/${bin}`)).toBe(true);
       expect(command).toBe("mcp");
     }
-    expect(readme).toMatch(/git -C \S+ checkout --detach <commit>/);
+    expect(guide).toMatch(/git -C \S+ checkout --detach <commit>/);
+    // A document that shows a config sends its reader to the pinning steps, or has them.
+    for (const { file, text } of documents) {
+      if (!text.includes('"mcpServers"')) continue;
+      expect(text.includes("checkout --detach <commit>") || text.includes("mcp-gateway.md"), file).toBe(true);
+    }
   });
 });
