@@ -69,7 +69,7 @@ describe("GET /api/v1/openapi.json", () => {
     expect(doc.paths["/api/v1/operator/projects/{projectId}/queue"]).toHaveProperty("get");
     expect(doc.components.schemas.CheckReportRequest!.required).toEqual(expect.arrayContaining(["leaseToken", "outcome"]));
     expect(Object.keys(doc.components.schemas.OperatorQueue!.properties!)).toEqual(["runs", "uncheckedCalls", "accepted", "verify"]);
-    expect(doc.components.schemas.RunSummary!.properties!.sagaState).toMatchObject({ enum: ["running", "compensating", "compensated", "compensation_failed"] });
+    expect(doc.components.schemas.RunSummary!.properties!.sagaState).toMatchObject({ enum: ["running", "compensating", "compensated", "compensation_failed", "none"] });
   });
 
   it("is derived from the zod schemas: BeginRequest requires tool and runId, caps waitMs at 10 000, is strict", () => {

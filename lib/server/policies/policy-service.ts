@@ -27,7 +27,7 @@ export interface ToolEntry {
   firstSeenAt: number | null;
   updatedAt: number | null;
   updatedBy: string | null;
-  traffic: { calls: number; executions: number; replays: number; wouldPrevent: number };
+  traffic: { calls: number; executions: number; replays: number; dedupHits: number; wouldPrevent: number };
 }
 
 export interface Revision {
@@ -128,7 +128,7 @@ export class PolicyService {
       this.store.simulationLedger(projectId, tool, sampleSize),
       this.fingerprints.current() ?? this.fingerprints.load(),
     ]);
-    return simulateLedger(projectId, tool, policy, inForce.policy, ledger, fingerprint);
+    return simulateLedger(projectId, tool, policy, inForce.policy, ledger, fingerprint, inForce.version);
   }
 
   async requireProject(projectId: string): Promise<void> {
@@ -194,7 +194,7 @@ function versionConflict(tool: string, current: number | null): AppError {
   return new AppError("version_conflict", `the policy for ${tool} is not at the expected version (${now}): reload and retry`);
 }
 
-function toEntry(tool: string, row: PolicyRow | null, traffic: ToolEntry["traffic"] | undefined): ToolEntry {
+function toEntry(tool: string, row: PolicyRow | null, traffic: (Omit<ToolEntry["traffic"], "dedupHits"> & { dedupHits?: number }) | undefined): ToolEntry {
   const overrides = parseLayer(row?.overrides);
   return {
     tool,
@@ -204,7 +204,7 @@ function toEntry(tool: string, row: PolicyRow | null, traffic: ToolEntry["traffi
     firstSeenAt: row?.firstSeenAt ?? null,
     updatedAt: row?.updatedAt ?? null,
     updatedBy: row?.updatedBy ?? null,
-    traffic: { calls: traffic?.calls ?? 0, executions: traffic?.executions ?? 0, replays: traffic?.replays ?? 0, wouldPrevent: traffic?.wouldPrevent ?? 0 },
+    traffic: { calls: traffic?.calls ?? 0, executions: traffic?.executions ?? 0, replays: traffic?.replays ?? 0, dedupHits: traffic?.dedupHits ?? 0, wouldPrevent: traffic?.wouldPrevent ?? 0 },
   };
 }
 
