@@ -40,6 +40,10 @@ const nextConfig = {
     // Next.js by scripts/serve.mjs) needs none of them. Each is loaded when first asked for instead;
     // IDEMGATE_PRELOAD_PAGES=true brings the preload back (read when the server starts).
     preloadEntriesOnStart: process.env.IDEMGATE_PRELOAD_PAGES === "true",
+    // Turbopack writes its build cache (~230 MB) to .next/cache at the end of every build, so the
+    // next build of a checkout is faster. A clean clone in CI throws it away: .ci/run sets
+    // IDEMGATE_BUILD_CACHE=false and its build ends when the app is built.
+    turbopackFileSystemCacheForBuild: process.env.IDEMGATE_BUILD_CACHE !== "false",
   },
   async headers() {
     return [{ source: "/:path*", headers: SECURITY_HEADERS }];
