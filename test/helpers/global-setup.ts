@@ -5,14 +5,15 @@ import type { TestProject } from "vitest/node";
 import { parseDatabaseUrl } from "../../lib/store/connection/database-url";
 import { ensureMigrated } from "../../lib/store/connection/migrate";
 import { adminQuery, postgresAvailable, postgresUrlFor } from "./postgres";
-import { type SharedProvider, type SharedServerInfo, startSharedServers } from "./shared-servers-setup";
+import { startSharedServers } from "./shared-servers-setup";
 
 declare module "vitest" {
   export interface ProvidedContext {
     sqliteTemplate: string;
     postgresTemplate: string | null;
     tmpRoot: string;
-    sharedServers: Partial<Record<SharedProvider, SharedServerInfo>>;
+    /** Where the integration project's shared servers are announced (shared-server.ts); "" elsewhere. */
+    sharedServersFile: string;
   }
 }
 
@@ -45,8 +46,9 @@ export default async function setup(project: TestProject) {
   project.provide("postgresTemplate", postgresTemplate);
   project.provide("tmpRoot", tmpRoot);
 
-  const shared = project.name === "integration" ? await startSharedServers({ tmpRoot, sqliteTemplate, postgresTemplate }) : null;
-  project.provide("sharedServers", shared?.provided ?? {});
+  const sharedServersFile = project.name === "integration" ? path.join(tmpRoot, "shared-servers.json") : "";
+  const shared = sharedServersFile ? startSharedServers({ tmpRoot, sqliteTemplate, postgresTemplate, file: sharedServersFile }) : null;
+  project.provide("sharedServersFile", sharedServersFile);
 
   return async () => {
     await shared?.stop();

@@ -1,4 +1,4 @@
-import { copyFileSync } from "node:fs";
+import { copyFileSync, renameSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { TEST_ADMIN_TOKEN } from "./admin-client";
 import { type TestServer, launchServer } from "./launch-server";
@@ -14,48 +14,74 @@ export interface SharedServerInfo {
   databaseUrl: string;
 }
 
+/** The rendezvous file's content: each server as soon as it is ready, or why none will be. */
+export interface SharedServersState {
+  primary: Partial<Record<SharedProvider, SharedServerInfo>>;
+  /** A second instance on the same database, for the files that test two processes. */
+  secondary: Partial<Record<SharedProvider, SharedServerInfo>>;
+  error?: string;
+}
+
 /**
  * The shared servers' settings: the union of what the files on them need (an instance admin who
  * can sign in, the admin token, the keys every test server has). A file that needs anything else
- * (a shorter interval, a rate limit, a restart, a second instance) starts a server of its own.
+ * (a shorter interval, a rate limit, a restart, a database of its own) starts a server of its own.
  */
 export const SHARED_SERVER_ENV: Record<string, string> = { ...TEST_ENV, ...OPERATOR_ENV, IDEMGATE_ADMIN_TOKEN: TEST_ADMIN_TOKEN };
 
 /**
- * Once per integration run: one server per provider, each on a database of its own, for the files
+ * Once per integration run: two servers per provider on one database of their own, for the files
  * that need no server of their own (test/helpers/shared-server.ts). Each such file creates its own
- * projects and API keys there, so it sees nothing of the others. Booting one server instead of one
- * per file and provider saves seconds of a core each (Next.js prepares, migrations are checked,
- * the admin is bootstrapped), and its stop as much again.
+ * projects and API keys there, so it sees nothing of the others. A boot is ~2.5 s of a core
+ * (Next.js prepares, migrations are checked, the admin is bootstrapped), its stop more: four boots
+ * instead of one or two per file and provider.
+ *
+ * Global setup does not wait for them: they boot while the unit project runs, and each is written
+ * to `file` when it answers (a file on them waits for its entry).
  */
-export async function startSharedServers(options: { tmpRoot: string; sqliteTemplate: string; postgresTemplate: string | null }) {
+export function startSharedServers(options: { tmpRoot: string; sqliteTemplate: string; postgresTemplate: string | null; file: string }) {
+  const state: SharedServersState = { primary: {}, secondary: {} };
+  const publish = () => {
+    writeFileSync(`${options.file}.tmp`, JSON.stringify(state));
+    renameSync(`${options.file}.tmp`, options.file);
+  };
   const databases: { provider: SharedProvider; url: string; drop(): Promise<void> }[] = [];
-  const sqliteFile = path.join(options.tmpRoot, "shared.db");
-  copyFileSync(options.sqliteTemplate, sqliteFile);
-  databases.push({ provider: "sqlite", url: `file:${sqliteFile}`, drop: async () => undefined });
-  if (options.postgresTemplate) {
-    const name = `${options.postgresTemplate}_shared`;
-    await adminQuery(`CREATE DATABASE ${name} TEMPLATE ${options.postgresTemplate}`);
-    databases.push({ provider: "postgres", url: postgresUrlFor(name), drop: () => adminQuery(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`) });
-  }
   const servers: TestServer[] = [];
+  let stopping = false;
+
+  const booted = (async () => {
+    const sqliteFile = path.join(options.tmpRoot, "shared.db");
+    copyFileSync(options.sqliteTemplate, sqliteFile);
+    databases.push({ provider: "sqlite", url: `file:${sqliteFile}`, drop: async () => undefined });
+    if (options.postgresTemplate) {
+      const name = `${options.postgresTemplate}_shared`;
+      await adminQuery(`CREATE DATABASE ${name} TEMPLATE ${options.postgresTemplate}`);
+      databases.push({ provider: "postgres", url: postgresUrlFor(name), drop: () => adminQuery(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`) });
+    }
+    // One after the other (on 2 cores two boots at once take as long as two in a row), the first
+    // instance of each provider first: most files need only that one.
+    for (const role of ["primary", "secondary"] as const) {
+      for (const db of databases) {
+        if (stopping) return;
+        const server = await launchServer(db.url, options.tmpRoot, SHARED_SERVER_ENV);
+        servers.push(server);
+        state[role][db.provider] = { baseUrl: server.baseUrl, databaseUrl: db.url };
+        publish();
+      }
+    }
+  })().catch((error: unknown) => {
+    state.error = String(error instanceof Error ? (error.stack ?? error.message) : error);
+    publish();
+  });
+
   const stop = async () => {
+    stopping = true;
+    await booted;
     // DEBUG_SERVER=1 prints what the shared servers logged, as a file's own server would be read.
     if (process.env.DEBUG_SERVER) for (const server of servers) console.log(server.output());
     await Promise.all(servers.map((server) => server.stop().catch((error) => console.error(`[idemgate tests] shared server: ${error}`))));
     await Promise.all(databases.map((db) => db.drop()));
   };
-  const provided: Partial<Record<SharedProvider, SharedServerInfo>> = {};
-  try {
-    // One after the other: on 2 cores two boots at once take as long as two in a row.
-    for (const db of databases) {
-      const server = await launchServer(db.url, options.tmpRoot, SHARED_SERVER_ENV);
-      servers.push(server);
-      provided[db.provider] = { baseUrl: server.baseUrl, databaseUrl: db.url };
-    }
-  } catch (error) {
-    await stop();
-    throw error;
-  }
-  return { provided, stop };
+  publish();
+  return { stop };
 }

@@ -43,7 +43,7 @@ export async function startTwoProjects(provider: Provider, extraEnv: Record<stri
  * a file that needs no settings, restart or database of its own; stop() leaves the server running.
  */
 export async function twoProjectsOnSharedServer(provider: Provider): Promise<TwoProjects> {
-  const shared = sharedServer(provider);
+  const shared = await sharedServer(provider);
   return worldOn(shared, shared.databaseUrl, async () => undefined);
 }
 

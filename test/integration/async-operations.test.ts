@@ -30,7 +30,7 @@ describe.each(PROVIDERS)("%s: async operations (accepted, not done) over HTTP", 
   let client: TestClient;
 
   beforeAll(async () => {
-    server = sharedServer(provider);
+    server = await sharedServer(provider);
     project = await createTestProject(server.databaseUrl);
     client = new TestClient(server.baseUrl, project.apiKey);
     // Polling an operation by calling again is the point here, not a loop.

@@ -24,7 +24,7 @@ describe.each(PROVIDERS)("%s: kinds of call and the guards that apply to them", 
   let projectId: string;
 
   beforeAll(async () => {
-    server = sharedServer(provider);
+    server = await sharedServer(provider);
     const project = await createTestProject(server.databaseUrl);
     projectId = project.projectId;
     client = new TestClient(server.baseUrl, project.apiKey);

@@ -16,7 +16,7 @@ describe.each(PROVIDERS)("%s: exactly-once under hostile input", (provider) => {
   let projectId: string;
 
   beforeAll(async () => {
-    server = sharedServer(provider);
+    server = await sharedServer(provider);
     const project = await createTestProject(server.databaseUrl);
     projectId = project.projectId;
     client = new TestClient(server.baseUrl, project.apiKey);

@@ -27,7 +27,7 @@ describe.each(PROVIDERS)("%s: call lifecycle over HTTP", (provider) => {
   let clientB: TestClient;
 
   beforeAll(async () => {
-    server = sharedServer(provider);
+    server = await sharedServer(provider);
     projectA = await createTestProject(server.databaseUrl, "project A");
     const projectB = await createTestProject(server.databaseUrl, "project B");
     client = new TestClient(server.baseUrl, projectA.apiKey);

@@ -27,7 +27,7 @@ describe.each(PROVIDERS)("%s: loops and blocks in the explorer", (provider) => {
   const calm = uniqueRun("calm");
 
   beforeAll(async () => {
-    server = sharedServer(provider);
+    server = await sharedServer(provider);
     const project = await createTestProject(server.databaseUrl, "loops");
     projectId = project.projectId;
     agent = new TestClient(server.baseUrl, project.apiKey);

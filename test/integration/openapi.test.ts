@@ -28,7 +28,7 @@ describe("GET /api/v1/openapi.json", () => {
   let apiKey: string;
 
   beforeAll(async () => {
-    server = sharedServer("sqlite");
+    server = await sharedServer("sqlite");
     apiKey = (await createTestProject(server.databaseUrl)).apiKey;
     res = await fetch(`${server.baseUrl}/api/v1/openapi.json`); // no Authorization header
     doc = (await res.json()) as OpenApiDocument;

@@ -106,7 +106,7 @@ describe("the operator route table", () => {
 
 describe("the operator API contract", () => {
   it("documents every operator route and the agent's resend endpoints in /api/v1/openapi.json", async () => {
-    const server = sharedServer("sqlite");
+    const server = await sharedServer("sqlite");
     const doc = (await (await fetch(`${server.baseUrl}/api/v1/openapi.json`)).json()) as { paths: Record<string, Record<string, unknown>> };
     for (const { route, method } of operatorRoutes()) {
       const documented = `/api/v1/operator/${route.replace(/\[(\w+)\]/g, "{$1}")}`;

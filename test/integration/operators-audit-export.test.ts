@@ -44,7 +44,7 @@ describe.each(PROVIDERS)("%s: audit log, exports and reviewer context", (provide
   let projectB: string;
 
   beforeAll(async () => {
-    server = sharedServer(provider);
+    server = await sharedServer(provider);
     const [a, b] = [await createTestProject(server.databaseUrl, "A"), await createTestProject(server.databaseUrl, "B")];
     projectId = a.projectId;
     projectB = b.projectId;

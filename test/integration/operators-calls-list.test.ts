@@ -23,7 +23,7 @@ describe.each(PROVIDERS)("%s: calls and runs explorer", (provider) => {
   let projectB: string;
 
   beforeAll(async () => {
-    server = sharedServer(provider);
+    server = await sharedServer(provider);
     const [a, b] = [await createTestProject(server.databaseUrl, "A"), await createTestProject(server.databaseUrl, "B")];
     projectId = a.projectId;
     projectB = b.projectId;

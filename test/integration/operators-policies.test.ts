@@ -21,7 +21,7 @@ describe.each(PROVIDERS)("%s: policies under the operator session", (provider) =
   let outsider: OperatorClient;
 
   beforeAll(async () => {
-    server = sharedServer(provider);
+    server = await sharedServer(provider);
     projectId = (await createTestProject(server.databaseUrl)).projectId;
     const other = (await createTestProject(server.databaseUrl, "other")).projectId;
     const root = await OperatorClient.signIn(server.baseUrl, ROOT.email, ROOT.password);

@@ -21,7 +21,7 @@ describe.each(PROVIDERS)("%s: operator actions", (provider) => {
   let projectId: string;
 
   beforeAll(async () => {
-    server = sharedServer(provider);
+    server = await sharedServer(provider);
     const project = await createTestProject(server.databaseUrl);
     projectId = project.projectId;
     agent = new TestClient(server.baseUrl, project.apiKey);

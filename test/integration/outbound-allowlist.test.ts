@@ -20,7 +20,7 @@ describe.each(PROVIDERS)("%s: outbound allowlist", (provider) => {
   const path = (projectId: string, rest = "") => `/api/v1/operator/projects/${projectId}/outbound-allowlist${rest}`;
 
   beforeAll(async () => {
-    server = sharedServer(provider);
+    server = await sharedServer(provider);
     projectA = (await createTestProject(server.databaseUrl, "A")).projectId;
     projectB = (await createTestProject(server.databaseUrl, "B")).projectId;
     root = await OperatorClient.signIn(server.baseUrl, ROOT.email, ROOT.password);

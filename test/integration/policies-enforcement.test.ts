@@ -20,7 +20,7 @@ describe.each(PROVIDERS)("%s: every policy field changes the engine's decisions"
   let projectId: string;
 
   beforeAll(async () => {
-    server = sharedServer(provider);
+    server = await sharedServer(provider);
     const project = await createTestProject(server.databaseUrl);
     projectId = project.projectId;
     client = new TestClient(server.baseUrl, project.apiKey);

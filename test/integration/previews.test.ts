@@ -22,7 +22,7 @@ describe.each(PROVIDERS)("%s: previews", (provider) => {
   let apiKey: string;
 
   beforeAll(async () => {
-    server = sharedServer(provider);
+    server = await sharedServer(provider);
     const project = await createTestProject(server.databaseUrl);
     ({ projectId, apiKey } = project);
     agent = new TestClient(server.baseUrl, apiKey);

@@ -24,7 +24,7 @@ describe.each(PROVIDERS)("%s: human-approved resends", (provider) => {
   let apiKey: string;
 
   beforeAll(async () => {
-    server = sharedServer(provider);
+    server = await sharedServer(provider);
     const project = await createTestProject(server.databaseUrl);
     projectId = project.projectId;
     apiKey = project.apiKey;

@@ -20,7 +20,7 @@ describe.each(PROVIDERS)("%s: sagas — operators", (provider) => {
   let viewer: OperatorClient;
 
   beforeAll(async () => {
-    server = sharedServer(provider);
+    server = await sharedServer(provider);
     ({ projectId, apiKey } = await createTestProject(server.databaseUrl));
     const root = await OperatorClient.signIn(server.baseUrl, ROOT.email, ROOT.password);
     operator = await createOperator(root, projectId, "operator");

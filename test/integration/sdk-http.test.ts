@@ -65,7 +65,7 @@ describe("SDK over HTTP against a real gate", () => {
   let apiKey: string;
 
   beforeAll(async () => {
-    server = sharedServer("sqlite");
+    server = await sharedServer("sqlite");
     apiKey = (await createTestProject(server.databaseUrl)).apiKey;
     proxy = new FaultyProxy(server.baseUrl);
     await proxy.start();

@@ -57,7 +57,7 @@ describe.each(PROVIDERS)("%s: statistics from the rollups", (provider) => {
   }
 
   beforeAll(async () => {
-    server = sharedServer(provider);
+    server = await sharedServer(provider);
     const project = await createTestProject(server.databaseUrl);
     client = new TestClient(server.baseUrl, project.apiKey);
     admin = new AdminClient(server.baseUrl, project.projectId);
