@@ -39,6 +39,24 @@ export const SHARED_SERVER_ENV: Record<string, string> = { ...TEST_ENV, ...OPERA
  * Global setup does not wait for them: they boot while the unit project runs, and each is written
  * to `file` when it answers (a file on them waits for its entry).
  */
+/**
+ * Every file on a shared server fails if its boot does, where a server of a file's own fails that
+ * file only: a boot that failed is tried again (a loaded machine has exceeded the first admin's
+ * 5 s transaction while booting; the failed transaction left nothing behind).
+ */
+async function launchWithRetries(databaseUrl: string, tmpRoot: string, label: string): Promise<TestServer> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await launchServer(databaseUrl, tmpRoot, SHARED_SERVER_ENV);
+    } catch (error) {
+      if (attempt >= BOOT_ATTEMPTS) throw error;
+      console.warn(`[idemgate tests] the shared ${label} server failed to boot (attempt ${attempt} of ${BOOT_ATTEMPTS}), booting it again:\n${error}`);
+    }
+  }
+}
+
+const BOOT_ATTEMPTS = 3;
+
 export function startSharedServers(options: { tmpRoot: string; sqliteTemplate: string; postgresTemplate: string | null; file: string }) {
   const state: SharedServersState = { primary: {}, secondary: {} };
   const publish = () => {
@@ -63,7 +81,7 @@ export function startSharedServers(options: { tmpRoot: string; sqliteTemplate: s
     for (const role of ["primary", "secondary"] as const) {
       for (const db of databases) {
         if (stopping) return;
-        const server = await launchServer(db.url, options.tmpRoot, SHARED_SERVER_ENV);
+        const server = await launchWithRetries(db.url, options.tmpRoot, `${db.provider} ${role}`);
         servers.push(server);
         state[role][db.provider] = { baseUrl: server.baseUrl, databaseUrl: db.url };
         publish();
