@@ -30,8 +30,9 @@ async function sharedState(provider: Provider, role: "primary" | "secondary"): P
   for (;;) {
     const state = existsSync(file) ? (JSON.parse(readFileSync(file, "utf8")) as SharedServersState) : null;
     if (state?.[role][provider]) return state;
-    // A server that is up serves its files whatever became of the next one's boot.
-    if (state?.error) throw new Error(`the shared ${provider} server (${role}) did not start:\n${state.error}`);
+    // A server that is up serves its files whatever became of another one's boot.
+    const failure = state?.failed[`${provider} primary`] ?? state?.failed[`${provider} ${role}`] ?? state?.error;
+    if (failure) throw new Error(`the shared ${provider} server (${role}) did not start:\n${failure}`);
     if (Date.now() > deadline) throw new Error(`the shared ${provider} server (${role}) was not ready within ${BOOT_BUDGET_MS / 1000} s`);
     await new Promise((resolve) => setTimeout(resolve, 100));
   }

@@ -19,6 +19,9 @@ export interface SharedServersState {
   primary: Partial<Record<SharedProvider, SharedServerInfo>>;
   /** A second instance on the same database, for the files that test two processes. */
   secondary: Partial<Record<SharedProvider, SharedServerInfo>>;
+  /** Why a server ("sqlite primary", …) will never be announced. */
+  failed: Record<string, string>;
+  /** Why none will be (the shared databases could not be made). */
   error?: string;
 }
 
@@ -58,7 +61,7 @@ async function launchWithRetries(databaseUrl: string, tmpRoot: string, label: st
 const BOOT_ATTEMPTS = 3;
 
 export function startSharedServers(options: { tmpRoot: string; sqliteTemplate: string; postgresTemplate: string | null; file: string }) {
-  const state: SharedServersState = { primary: {}, secondary: {} };
+  const state: SharedServersState = { primary: {}, secondary: {}, failed: {} };
   const publish = () => {
     writeFileSync(`${options.file}.tmp`, JSON.stringify(state));
     renameSync(`${options.file}.tmp`, options.file);
@@ -78,12 +81,17 @@ export function startSharedServers(options: { tmpRoot: string; sqliteTemplate: s
     }
     // One after the other (on 2 cores two boots at once take as long as two in a row), the first
     // instance of each provider first: most files need only that one.
+    // One that fails (after its retries) leaves the others to boot: only its own files fail.
     for (const role of ["primary", "secondary"] as const) {
       for (const db of databases) {
         if (stopping) return;
-        const server = await launchWithRetries(db.url, options.tmpRoot, `${db.provider} ${role}`);
-        servers.push(server);
-        state[role][db.provider] = { baseUrl: server.baseUrl, databaseUrl: db.url };
+        try {
+          const server = await launchWithRetries(db.url, options.tmpRoot, `${db.provider} ${role}`);
+          servers.push(server);
+          state[role][db.provider] = { baseUrl: server.baseUrl, databaseUrl: db.url };
+        } catch (error) {
+          state.failed[`${db.provider} ${role}`] = String(error instanceof Error ? (error.stack ?? error.message) : error);
+        }
         publish();
       }
     }
