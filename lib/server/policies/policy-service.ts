@@ -90,7 +90,7 @@ export class PolicyService {
     const own = rows.find((row) => row.tool === tool) ?? null;
     const isDefault = tool === PROJECT_DEFAULT_TOOL;
     const overrides = parseLayer(own?.overrides);
-    const resolved = resolvePolicy(isDefault ? overrides : parseLayer(project?.overrides), isDefault ? null : overrides);
+    const resolved = resolvePolicy(isDefault ? overrides : parseLayer(project?.overrides), isDefault ? null : overrides, isDefault ? undefined : tool);
     return {
       tool,
       version: Math.max(project?.version ?? 0, own?.version ?? 0),
@@ -177,7 +177,7 @@ export class PolicyService {
  * the rules between fields (e.g. retry delays). Issues point into the request body's `policy`.
  */
 function assertValidResult(tool: string, project: PolicyOverrides | null, overrides: PolicyOverrides): ToolPolicy {
-  const merged = tool === PROJECT_DEFAULT_TOOL ? mergePolicy(overrides, null) : mergePolicy(project, overrides);
+  const merged = tool === PROJECT_DEFAULT_TOOL ? mergePolicy(overrides, null) : mergePolicy(project, overrides, tool);
   const result = ToolPolicySchema.safeParse(merged);
   if (result.success) return merged;
   throw new AppError("invalid_input", `the resulting policy for ${tool} is invalid: ${z.prettifyError(result.error)}`, {
