@@ -69,7 +69,8 @@ export interface CallIo {
   timing?: { upstreamMs: number };
 }
 
-type Execute = Extract<BeginDecision, { decision: "execute" }>;
+/** A lease this gateway holds, and whether its call is in an anonymous run (its outcome then kept for the run window only). */
+type Execute = Extract<BeginDecision, { decision: "execute" }> & { runWindowed?: boolean };
 
 /**
  * tools/call through the gate: begin, then forward only on `execute` and complete with the
@@ -181,7 +182,7 @@ export class McpGateway {
       // First sight in this process of a tool the client never listed: seed from its annotations.
       await this.listTools(upstream, io.signal).catch(() => undefined);
     }
-    const { resendReason, ...identity } = identifyCall({ meta: params._meta, idempotencyKey: params.idempotencyKey, runHeader: caller.runHeader, sessionId: caller.sessionId, apiKeyId: caller.apiKeyId });
+    const { resendReason, ...identity } = identifyCall({ meta: params._meta, idempotencyKey: params.idempotencyKey, runHeader: caller.runHeader, apiKeyId: caller.apiKeyId });
     const args = params.arguments ?? {};
     const begin = (bypass?: BypassAsk, previewToken?: string) => this.gate.begin(caller.projectId, { tool, ...identity, args, waitMs: LATCH_WAIT_MS, bypass, previewToken });
     let decision: BeginDecision;
@@ -221,7 +222,7 @@ export class McpGateway {
       // silently: the caller and an operator check first.
       return unknownOutcomeResult(decision, tool);
     }
-    if (decision.decision === "execute") return this.execute(caller, upstream, params, identity, decision, io);
+    if (decision.decision === "execute") return this.execute(caller, upstream, params, identity, { ...decision, runWindowed: identity.runWindowed }, io);
     if (decision.decision === "replay") return replayResult(decision, tool);
     if (decision.decision === "approval_required" && io.interactive && io.interactive.round < MAX_OPERATOR_ROUNDS) {
       const message = `Running ${tool} again needs an operator's approval (resend request ${decision.requestId}). It has not run. Open Idemgate's Approvals page, or ask an operator to; continue once they have approved.`;
@@ -238,7 +239,7 @@ export class McpGateway {
     return gateError(wait.refusal, { decision: "preview_required", key: wait.key }, { "idemgate/previewId": wait.previewId });
   }
 
-  private async execute(caller: McpCaller, upstream: ResolvedUpstream, params: ToolCallParams, identity: Pick<McpCallIdentity, "runId">, decision: Execute, io: CallIo): Promise<ToolResult> {
+  private async execute(caller: McpCaller, upstream: ResolvedUpstream, params: ToolCallParams, identity: Pick<McpCallIdentity, "runId" | "runWindowed">, decision: Execute, io: CallIo): Promise<ToolResult> {
     const tool = gateToolName(upstream.row.name, params.name);
     const stopHeartbeat = this.keepLease(caller.projectId, decision);
     let client: Client | null = null;
@@ -329,7 +330,7 @@ export class McpGateway {
 
   private async complete(projectId: string, decision: Execute, outcome: Parameters<GateService["complete"]>[3]): Promise<void> {
     try {
-      await this.gate.complete(projectId, decision.callId, decision.leaseToken, outcome);
+      await this.gate.complete(projectId, decision.callId, decision.leaseToken, outcome, decision.runWindowed);
     } catch (error) {
       if (outcome.outcome === "succeeded" && error instanceof AppError && (error.code === "invalid_json" || error.code === "invalid_input")) {
         // The upstream ran, but its result is beyond what the gate stores (too deep or wide): record
