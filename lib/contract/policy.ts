@@ -108,6 +108,12 @@ const mcpFields = {
     .min(1)
     .max(DAY_SECONDS)
     .describe("MCP calls that name no run (no _meta idemgate/runId, no Idemgate-Run-Id header) dedupe within this window across sessions, reconnects and restarts of the same API key or stdio entrypoint; never longer than ttlSeconds"),
+  timeoutSeconds: z
+    .number()
+    .int()
+    .min(1)
+    .max(3_600)
+    .describe("MCP gateway: the longest it waits for an upstream's answer to a tools/call (progress the client asked for restarts the wait, within this bound); never longer than the client waits (its _meta idemgate/timeoutMs, else the SDKs' 60 s). Then the outcome is unknown"),
 };
 
 export const RetryPolicySchema = z.object(retryFields).strict().meta({ id: "RetryPolicy", description: "Retry advice the SDK follows for transient failures" });

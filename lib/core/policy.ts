@@ -52,6 +52,11 @@ export interface BudgetPolicy {
  */
 export interface McpPolicy {
   runWindowSeconds: number;
+  /**
+   * The longest the gateway waits for an upstream's answer to a tools/call; shorter when the
+   * client will not wait that long (lib/server/mcp-gateway/upstream-deadline.ts).
+   */
+  timeoutSeconds: number;
 }
 
 /** enforce: the gate's decision is the answer; shadow: the decision is recorded as `would_…` and the answer is `execute`. */
@@ -153,7 +158,7 @@ export const DEFAULT_POLICY: Readonly<ToolPolicy> = Object.freeze<ToolPolicy>({
   toolErrors: "permanent",
   budget: { maxCallsPerRun: null, maxCostPerRun: null, currency: "USD", costPerExecution: 0 },
   mode: "enforce",
-  mcp: { runWindowSeconds: 300 },
+  mcp: { runWindowSeconds: 300, timeoutSeconds: 60 },
 });
 
 /** Whether executions of a tool under this policy are counted against their run's budget. */

@@ -1,4 +1,5 @@
-import { type Client, ProtocolError } from "@modelcontextprotocol/client";
+import { type Client, ProtocolError, SdkError, SdkErrorCode } from "@modelcontextprotocol/client";
+import { DEFAULT_EFFECTIVE_POLICY } from "../../core/policy";
 import type { BeginDecision } from "../../core/record";
 import type { McpToolList } from "../../contract/upstreams";
 import { AppError } from "../app-error";
@@ -13,6 +14,7 @@ import { META, type McpCallIdentity, identifyCall } from "./call-identity";
 import { type ToolResult, downstreamMeta, gateError, isToolResult, refusalResult, replayResult, resultText, stripGateMeta, unknownOutcomeResult, withGateMeta, withTiming } from "./decision-results";
 import { MAX_OPERATOR_ROUNDS, type OperatorSignOff, type OperatorWait, isOperatorWait } from "./operator-sign-off";
 import { type UpstreamConnector, describeCause } from "./upstream-connector";
+import { upstreamDeadline } from "./upstream-deadline";
 import { LOG_LEVEL_META_KEY, type LogRelay } from "./upstream-logs";
 import { type UpstreamFailure, classifyUpstreamFailure } from "./upstream-errors";
 
@@ -263,6 +265,10 @@ export class McpGateway {
         grace = setTimeout(() => giveUp.abort(io.cancelled?.reason), CANCEL_GRACE_MS);
       };
       io.cancelled?.addEventListener("abort", onCancel, { once: true });
+      // The upstream's response stream ended without an answer (a cut stream): none can come any
+      // more, so the call is answered "outcome unknown" now, not at the upstream timeout.
+      this.connector.onStreamEnd(upstreamClient, decision.key, () => giveUp.abort(new SdkError(SdkErrorCode.ConnectionClosed, "the upstream's response stream ended without an answer")));
+      const deadline = upstreamDeadline({ policyTimeoutMs: this.upstreamTimeoutMs(caller.projectId, tool), meta: params._meta, progress: io.onProgress !== undefined });
       let result: unknown;
       const sentAt = performance.now();
       try {
@@ -273,7 +279,7 @@ export class McpGateway {
             // Not the client's stream signal: a client that goes away (a timeout without a cancel, a
             // crash, a closed stream) must not leave the outcome unknown. The upstream finishes, the
             // outcome is recorded, and the client's retry latches onto it and replays it.
-            { onprogress: io.onProgress, resetTimeoutOnProgress: true, signal: giveUp.signal },
+            { onprogress: io.onProgress, ...deadline, signal: giveUp.signal },
           ),
         );
       } finally {
@@ -341,6 +347,11 @@ export class McpGateway {
       // lease_lost is already on the ledger and flagged to operators; the client still gets its answer.
       if (!(error instanceof AppError && error.code === "lease_lost")) throw error;
     }
+  }
+
+  /** The tool's `mcp.timeoutSeconds`, from the policy its begin was just decided under. */
+  private upstreamTimeoutMs(projectId: string, tool: string): number {
+    return ((this.gate.policySeen(projectId, tool) ?? DEFAULT_EFFECTIVE_POLICY).policy.mcp.timeoutSeconds) * 1000;
   }
 
   /** Heartbeats at half the lease while the upstream runs, so a slow tool is not taken over. */

@@ -6,7 +6,7 @@ import { identifyCall } from "../../../lib/server/mcp-gateway/call-identity";
 import { NOW, SECOND, makeCall, makeEnv, policyWith } from "./fixtures";
 
 const WINDOW = 120;
-const POLICY = policyWith({ ttlSeconds: 86_400, mcp: { runWindowSeconds: WINDOW } });
+const POLICY = policyWith({ ttlSeconds: 86_400, mcp: { ...DEFAULT_POLICY.mcp, runWindowSeconds: WINDOW } });
 
 function completedAt(at: number, runWindowed: boolean) {
   const call = makeCall({ runWindowed });
@@ -32,8 +32,8 @@ describe("the MCP run window (issue #34 §2): a call that names no run dedupes f
   });
 
   it("never longer than the TTL, and a scope key (the same business entity whatever the run) keeps the TTL", () => {
-    expect(keepSeconds({ ...DEFAULT_POLICY, ttlSeconds: 60, mcp: { runWindowSeconds: 300 } }, true)).toBe(60);
-    expect(keepSeconds({ ...DEFAULT_POLICY, keyStrategy: "scope", mcp: { runWindowSeconds: 300 } }, true)).toBe(DEFAULT_POLICY.ttlSeconds);
+    expect(keepSeconds({ ...DEFAULT_POLICY, ttlSeconds: 60, mcp: { ...DEFAULT_POLICY.mcp, runWindowSeconds: 300 } }, true)).toBe(60);
+    expect(keepSeconds({ ...DEFAULT_POLICY, keyStrategy: "scope", mcp: { ...DEFAULT_POLICY.mcp, runWindowSeconds: 300 } }, true)).toBe(DEFAULT_POLICY.ttlSeconds);
     expect(keepSeconds(DEFAULT_POLICY, false)).toBe(DEFAULT_POLICY.ttlSeconds);
     expect(DEFAULT_POLICY.mcp.runWindowSeconds).toBeLessThanOrEqual(600);
   });
