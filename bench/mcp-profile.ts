@@ -61,6 +61,10 @@ async function main() {
   timed(all.gate.service, "complete", "gate: complete");
   timed(all.mcp.gateway, "callTool", "gateway: callTool (begin → upstream → complete)");
   timed(all.mcp.handler, "fetch", "SDK handler (server per request + callTool)");
+  const { Client: UpstreamClient } = await import("@modelcontextprotocol/client");
+  timed(UpstreamClient.prototype, "callTool", "upstream: SDK client callTool (send, answer streamed back, validated)");
+  timed((all.mcp.gateway as unknown as { connector: object }).connector as { client: () => Promise<unknown> }, "client", "gateway: upstream client (pooled)");
+  timed(all.gate.policies, "effective", "gateway: policy read (tool errors)");
 
   const route = mcpRoute();
   const inProcess = async (input: string | URL | Request, init?: RequestInit) => {

@@ -2,7 +2,7 @@ import { describe, expect, it } from "vitest";
 import { planBegin } from "../../../lib/core/plan-begin";
 import { planComplete } from "../../../lib/core/plan-complete";
 import { DEFAULT_POLICY, keepSeconds } from "../../../lib/core/policy";
-import { identifyCall } from "../../../lib/server/mcp-gateway/call-identity";
+import { identifyCall } from "../../../lib/server/gateways/mcp/call-identity";
 import { NOW, SECOND, makeCall, makeEnv, policyWith } from "./fixtures";
 
 const WINDOW = 120;

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { DEFAULT_CLIENT_WAIT_MS, upstreamDeadline } from "../../../lib/server/mcp-gateway/upstream-deadline";
+import { DEFAULT_CLIENT_WAIT_MS, upstreamDeadline } from "../../../lib/server/gateways/mcp/upstream-deadline";
 
 describe("the upstream's deadline (issue #34 §1): never longer than the client will wait", () => {
   it("a client that declares nothing waits the SDKs' 60 s: the gateway answers before it, within the policy", () => {
