@@ -137,7 +137,12 @@ export async function startUpstream(effectsFile: string, port = 0, options: { ke
       return;
     }
     res.on("finish", () => lastAnswered.set(req.socket, Date.now()));
-    const server = upstreamServer(effectsFile, (gracefully) => (gracefully ? res.end() : res.socket?.destroy()));
+    const server = upstreamServer(effectsFile, (gracefully) => {
+      if (!gracefully) return void res.socket?.destroy();
+      // The answer's event stream opens, then ends without the answer.
+      if (!res.headersSent) res.writeHead(200, { "content-type": "text/event-stream", "cache-control": "no-cache" });
+      res.end();
+    });
     const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: false });
     res.on("close", () => void transport.close().then(() => server.close()));
     await server.connect(transport);
