@@ -203,7 +203,7 @@ export function buildServices(config: Env): Services {
   const httpGateway = once(() => buildHttpGateway(gate().service, upstreams().service, outbound().guard, () => operators().resends));
   const previews = once(() => new PreviewService(new PreviewRepository(db()), gate().service));
   const knownRuns = once(() => new KnownRuns(new KnownRunsRepository(db())));
-  const sagas = once(() => new SagaService(new RunAbortRepository(db()), knownRuns(), gate().service, () => operators().store, () => operators().records));
+  const sagas = once(() => new SagaService(new RunAbortRepository(db()), knownRuns(), gate().service, () => operators().store));
   const operatorQueue = once(() => new OperatorQueue(new OperatorQueueRepository(db()), sagas));
   const budgets = once(() => new RunBudgetService(new RunBudgetRepository(db()), knownRuns(), policySource()));
   return {
@@ -271,7 +271,7 @@ function buildOperators(config: Env, prisma: Db, gateStore: GateStore, policySou
   const auth = createAuth({
     db: prisma,
     secret: authSecret,
-    baseURL: config.BETTER_AUTH_URL,
+    baseURL: config.BETTER_AUTH_URL ?? config.IDEMGATE_LISTEN_URL,
     secureCookies: config.IDEMGATE_SECURE_COOKIES ?? config.BETTER_AUTH_URL?.startsWith("https://") ?? false,
     signInPerMinute: config.IDEMGATE_SIGN_IN_RATE_LIMIT,
   });

@@ -196,7 +196,7 @@ export class McpGateway {
         const token = await this.signOff.resendToken(caller, decision.requestId);
         if (token) decision = await begin({ token, actor: caller.actor });
       } else if (decision.decision === "preview_required") {
-        const signed = await this.signOff.previewToken(caller, decision, { tool, upstreamTool: params.name, upstream: upstream.row.name, identity, args });
+        const signed = await this.signOff.previewToken(caller, { tool, upstreamTool: params.name, upstream: upstream.row.name, identity, args });
         if ("token" in signed) decision = await begin(undefined, signed.token);
         else if ("denied" in signed) {
           return gateError(`${tool} was not run: an operator denied its preview (${signed.denied.id})${signed.denied.decisionNote ? `: ${signed.denied.decisionNote}` : ""}. Do not retry it; tell the user.`, { decision: "preview_denied", key: decision.key }, { "idemgate/previewId": signed.denied.id, "idemgate/retryable": false });
