@@ -4,9 +4,9 @@
 // each tools/call goes through the gate. Configuration from the environment:
 //   IDEMGATE_URL      the gate (default http://localhost:3000)
 //   IDEMGATE_API_KEY  the project API key (required)
-//   IDEMGATE_RUN_ID   the run the calls belong to (default: one per process); set it to keep
-//                     deduplicating across restarts of the client
-import { randomUUID } from "node:crypto";
+//   IDEMGATE_RUN_ID   the run the calls belong to. Unset, the calls are in the API key's anonymous
+//                     run: identical calls dedupe within the tool's mcp.runWindowSeconds (5 min by
+//                     default), across restarts of this entrypoint too, and run again after it
 import { parseArgs } from "node:util";
 import { Client, StreamableHTTPClientTransport } from "@modelcontextprotocol/client";
 import { Server } from "@modelcontextprotocol/server";
@@ -23,7 +23,7 @@ if (!values.upstream || !/^[a-z0-9][a-z0-9_-]{0,62}$/.test(values.upstream)) usa
 const apiKey = process.env.IDEMGATE_API_KEY;
 if (!apiKey) usage("IDEMGATE_API_KEY is not set");
 const base = (process.env.IDEMGATE_URL ?? "http://localhost:3000").replace(/\/+$/, "");
-const runId = process.env.IDEMGATE_RUN_ID || `stdio:${randomUUID()}`;
+const runId = process.env.IDEMGATE_RUN_ID || null;
 
 // One HTTP client for the process's lifetime, on the session revisions (2025-11-25): there a cancel
 // is a message of its own that the gate passes to the upstream, where a 2026-07-28 client can only
@@ -31,7 +31,7 @@ const runId = process.env.IDEMGATE_RUN_ID || `stdio:${randomUUID()}`;
 const gate = new Client({ name: "idemgate-stdio", version: "0.1.0" });
 await gate.connect(
   new StreamableHTTPClientTransport(new URL(`${base}/mcp/${values.upstream}`), {
-    requestInit: { headers: { authorization: `Bearer ${apiKey}`, "idemgate-run-id": runId } },
+    requestInit: { headers: { authorization: `Bearer ${apiKey}`, ...(runId ? { "idemgate-run-id": runId } : {}) } },
   }),
 );
 

@@ -101,6 +101,21 @@ const budgetFields = {
   costPerExecution: z.number().min(0).max(1e9).describe("Charged to the run each time the tool executes; costs reported on complete are added"),
 };
 
+const mcpFields = {
+  runWindowSeconds: z
+    .number()
+    .int()
+    .min(1)
+    .max(DAY_SECONDS)
+    .describe("MCP calls that name no run (no _meta idemgate/runId, no Idemgate-Run-Id header) dedupe within this window across sessions, reconnects and restarts of the same API key or stdio entrypoint; never longer than ttlSeconds"),
+  timeoutSeconds: z
+    .number()
+    .int()
+    .min(1)
+    .max(3_600)
+    .describe("MCP gateway: the longest it waits for an upstream's answer to a tools/call (progress the client asked for restarts the wait, within this bound); never longer than the client waits (its _meta idemgate/timeoutMs, else the SDKs' 60 s). Then the outcome is unknown"),
+};
+
 export const RetryPolicySchema = z.object(retryFields).strict().meta({ id: "RetryPolicy", description: "Retry advice the SDK follows for transient failures" });
 export const LoopPolicySchema = z.object(loopFields).strict().meta({ id: "LoopPolicy", description: "Per-run loop detection over call signatures" });
 export const StormPolicySchema = z.object(stormFields).strict().meta({ id: "StormPolicy", description: "Retry-storm detection" });
@@ -109,9 +124,11 @@ export const BudgetPolicySchema = z
   .strict()
   .meta({ id: "BudgetPolicy", description: "Per-run budget: a begin that would pass a limit answers blocked (reason budget_exceeded); replays cost nothing" });
 
+export const McpPolicySchema = z.object(mcpFields).strict().meta({ id: "McpPolicy", description: "MCP gateway settings: how long a call without a run identity dedupes" });
+
 /** A complete, effective policy. */
 export const ToolPolicySchema = z
-  .object({ ...scalarFields, retry: RetryPolicySchema, loop: LoopPolicySchema, storm: StormPolicySchema, budget: BudgetPolicySchema })
+  .object({ ...scalarFields, retry: RetryPolicySchema, loop: LoopPolicySchema, storm: StormPolicySchema, budget: BudgetPolicySchema, mcp: McpPolicySchema })
   .strict()
   .superRefine((policy, ctx) => {
     if (policy.retry.maxDelayMs < policy.retry.initialDelayMs) {
@@ -136,6 +153,7 @@ export const PolicyOverridesSchema = z
     loop: z.object(loopFields).strict().partial().optional(),
     storm: z.object(stormFields).strict().partial().optional(),
     budget: z.object(budgetFields).strict().partial().optional(),
+    mcp: z.object(mcpFields).strict().partial().optional(),
   })
   .strict()
   .meta({

@@ -1,5 +1,5 @@
 import { sameArgs } from "./fingerprint";
-import { type EffectivePolicy, type ToolPolicy, replaysOutcomes } from "./policy";
+import { type EffectivePolicy, type ToolPolicy, keepSeconds, replaysOutcomes } from "./policy";
 import type { PreparedCall } from "./prepare-call";
 import {
   type BeginDecision,
@@ -180,7 +180,7 @@ function claimRecord(call: PreparedCall, env: PlanEnv, overrides: Partial<CallRe
     replays: 0,
     firstSeenAt: now,
     completedAt: null,
-    expiresAt: Math.max(now + policy.policy.ttlSeconds * 1000, leaseExpiresAt),
+    expiresAt: Math.max(now + keepSeconds(policy.policy, call.runWindowed) * 1000, leaseExpiresAt),
     updatedAt: now,
     version: 0,
     policyVersion: policy.version,

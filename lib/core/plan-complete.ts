@@ -1,4 +1,4 @@
-import type { EffectivePolicy } from "./policy";
+import { type EffectivePolicy, keepSeconds } from "./policy";
 import { type AcceptedOperation, type CallRecord, type Compensation, type ErrorInfo, parseAccepted } from "./record";
 import { redact } from "./redact";
 
@@ -38,12 +38,14 @@ export function planComplete(
   outcome: CompleteOutcome,
   policy: EffectivePolicy,
   now: number,
+  /** The call was begun in an anonymous run (BeginCall.runWindowed): its outcome is kept for the run window only. */
+  runWindowed = false,
 ): CompletePlan {
   if (record.state === "accepted") return planFinishOperation(record, leaseToken, outcome, policy, now);
   if (leaseToken === null) return outcome.operationId === undefined ? { op: "lease_lost", record } : { op: "operation_mismatch", record };
   if (record.leaseToken !== leaseToken) return { op: "lease_lost", record };
   if (record.state !== "in_progress") return { op: "already", record };
-  return finalPlan(record, outcome, policy, now);
+  return finalPlan(record, outcome, policy, now, runWindowed);
 }
 
 function planFinishOperation(
@@ -61,8 +63,8 @@ function planFinishOperation(
   return finalPlan(record, outcome, policy, now);
 }
 
-function finalPlan(record: CallRecord, outcome: CompleteOutcome, policy: EffectivePolicy, now: number): CompletePlan {
-  const ttlExpiry = now + policy.policy.ttlSeconds * 1000;
+function finalPlan(record: CallRecord, outcome: CompleteOutcome, policy: EffectivePolicy, now: number, runWindowed = false): CompletePlan {
+  const ttlExpiry = now + keepSeconds(policy.policy, runWindowed) * 1000;
   const base = { ...record, completedAt: now, updatedAt: now, version: record.version + 1, leaseExpiresAt: null };
   if (outcome.outcome === "accepted") {
     const operation: AcceptedOperation = { operationId: outcome.operationId, ...(outcome.statusUrl !== undefined ? { statusUrl: outcome.statusUrl } : {}) };

@@ -44,6 +44,21 @@ export interface BudgetPolicy {
   costPerExecution: number;
 }
 
+/**
+ * MCP gateway settings. A call that names no run (no `_meta` `idemgate/runId`, no `Idemgate-Run-Id`)
+ * belongs to its API key's (or stdio entrypoint's) anonymous run: its outcome dedupes the retries an
+ * agent makes within `runWindowSeconds`, across reconnects, new sessions and restarts, and never for
+ * the whole TTL, so unrelated conversations of the same client later each run.
+ */
+export interface McpPolicy {
+  runWindowSeconds: number;
+  /**
+   * The longest the gateway waits for an upstream's answer to a tools/call; shorter when the
+   * client will not wait that long (lib/server/mcp-gateway/upstream-deadline.ts).
+   */
+  timeoutSeconds: number;
+}
+
 /** enforce: the gate's decision is the answer; shadow: the decision is recorded as `would_…` and the answer is `execute`. */
 export type GateMode = "enforce" | "shadow";
 
@@ -82,6 +97,7 @@ export interface ToolPolicy {
   toolErrors: "permanent" | "retryable";
   budget: BudgetPolicy;
   mode: GateMode;
+  mcp: McpPolicy;
 }
 
 /**
@@ -93,9 +109,10 @@ export type PolicyOverrides = Partial<Omit<ToolPolicy, NestedField>> & {
   loop?: Partial<LoopPolicy>;
   storm?: Partial<StormPolicy>;
   budget?: Partial<BudgetPolicy>;
+  mcp?: Partial<McpPolicy>;
 };
 
-export const NESTED_FIELDS = ["retry", "loop", "storm", "budget"] as const;
+export const NESTED_FIELDS = ["retry", "loop", "storm", "budget", "mcp"] as const;
 export type NestedField = (typeof NESTED_FIELDS)[number];
 
 /** The tool name of the project-wide layer every tool inherits from. */
@@ -141,11 +158,22 @@ export const DEFAULT_POLICY: Readonly<ToolPolicy> = Object.freeze<ToolPolicy>({
   toolErrors: "permanent",
   budget: { maxCallsPerRun: null, maxCostPerRun: null, currency: "USD", costPerExecution: 0 },
   mode: "enforce",
+  mcp: { runWindowSeconds: 300, timeoutSeconds: 60 },
 });
 
 /** Whether executions of a tool under this policy are counted against their run's budget. */
 export function hasBudget(policy: ToolPolicy): boolean {
   return policy.budget.maxCallsPerRun !== null || policy.budget.maxCostPerRun !== null;
+}
+
+/**
+ * How long a record is kept from now. A call in an anonymous run (`runWindowed`) keeps its outcome
+ * only for the MCP run window, unless its key does not depend on the run at all (keyStrategy scope:
+ * a business key across runs keeps the whole TTL).
+ */
+export function keepSeconds(policy: ToolPolicy, runWindowed: boolean | undefined): number {
+  if (!runWindowed || policy.keyStrategy === "scope") return policy.ttlSeconds;
+  return Math.min(policy.ttlSeconds, policy.mcp.runWindowSeconds);
 }
 
 export const DEFAULT_EFFECTIVE_POLICY: EffectivePolicy = { policy: DEFAULT_POLICY, version: 0 };

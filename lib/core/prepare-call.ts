@@ -16,6 +16,11 @@ export interface BeginCall {
   toolCallId: string | null;
   agentId: string | null;
   args: unknown;
+  /**
+   * The run is the caller's anonymous one (an MCP call that named none): the record keeps its
+   * outcome only for the policy's `mcp.runWindowSeconds` (policy.ts keepSeconds). Never from the wire.
+   */
+  runWindowed?: boolean;
   /** A key the gate derived itself (a compensation's `<key>:compensate`): used as is. Never from the wire. */
   derivedKey?: string;
 }

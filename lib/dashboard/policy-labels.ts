@@ -27,6 +27,8 @@ const LABELS: Record<string, PolicyLabel> = {
   "budget.currency": { label: "Budget: currency", help: "The currency of the cost limit and of the costs counted against it." },
   "budget.costPerExecution": { label: "Budget: cost per execution", help: "Charged to the run each time the tool executes; costs reported on complete are added." },
   toolErrors: { label: "MCP tool errors", help: "Permanent: an upstream tool's error result is recorded and replayed like any permanent failure. Retryable: it is released, so the next identical call runs the tool again." },
+  "mcp.runWindowSeconds": { label: "MCP: run window (seconds)", help: "An MCP client that names no run (Claude Desktop, Cursor, a bare SDK client) has its identical calls deduplicated within this window, across reconnects, new sessions and restarts; later, the same call runs again. A client that sends a run id keeps the full TTL." },
+  "mcp.timeoutSeconds": { label: "MCP: upstream timeout (seconds)", help: "The longest the gateway waits for an upstream tool's answer; shorter when the client will not wait that long. Past it, the outcome is unknown and a retry is told to verify, never run again blindly." },
   redactFields: { label: "Masked fields", help: "Comma-separated fields masked at any depth before arguments or results are stored." },
   "retry.maxAttempts": { label: "Retry: attempts", help: "How many times the SDK tries a transient failure, the first attempt included." },
   "retry.initialDelayMs": { label: "Retry: first delay (ms)", help: "How long the SDK waits before its first retry, in milliseconds." },

@@ -37,9 +37,9 @@ export class TracedGateService extends GateService {
     );
   }
 
-  override complete(projectId: string, callId: string, leaseToken: string, outcome: CompleteOutcome): Promise<CallRecord> {
+  override complete(projectId: string, callId: string, leaseToken: string | null, outcome: CompleteOutcome, runWindowed = false): Promise<CallRecord> {
     return withSpan("idemgate.complete", { "gen_ai.operation.name": "execute_tool", "idemgate.call_id": callId }, async (span) => {
-      const record = await super.complete(projectId, callId, leaseToken, outcome);
+      const record = await super.complete(projectId, callId, leaseToken, outcome, runWindowed);
       span.setAttribute("idemgate.outcome", record.state);
       if (outcome.outcome !== "accepted" && outcome.check) {
         span.setAttribute("idemgate.check", outcome.check);

@@ -38,8 +38,8 @@ export const UPSTREAM_TOOLS = [
   },
   {
     name: "sever",
-    description: "Takes effect, then the connection drops before it answers (the answer is lost)",
-    inputSchema: { type: "object", properties: { orderId: { type: "string" } } },
+    description: "Takes effect, then the connection drops (or, gracefully, the response stream ends) before it answers (the answer is lost)",
+    inputSchema: { type: "object", properties: { orderId: { type: "string" }, gracefully: { type: "boolean" } } },
   },
   {
     name: "ship_order",
@@ -58,7 +58,7 @@ export const UPSTREAM_TOOLS = [
  * the malformed reply a broken server would). Every side-effecting call appends a line to the
  * effects file before answering: that file is what "exactly once" is counted against.
  */
-export function upstreamServer(effectsFile: string, sever: () => void = () => undefined): Server {
+export function upstreamServer(effectsFile: string, sever: (gracefully: boolean) => void = () => undefined): Server {
   const server = new Server({ name: "test-upstream", version: "1.0.0" }, { capabilities: { tools: {} } });
   server.setRequestHandler(ListToolsRequestSchema, async () => ({ tools: UPSTREAM_TOOLS }));
   // Every cancellation received is noted (as tool `notifications/cancelled`), then handled as the
@@ -103,7 +103,8 @@ export function upstreamServer(effectsFile: string, sever: () => void = () => un
         return { content: [{ type: "text", text: "card declined: insufficient funds" }], isError: true };
       case "sever":
         record();
-        sever();
+        // `gracefully`: the response stream ends cleanly without the answer (no reset); else the connection drops.
+        sever(args.gracefully === true);
         return new Promise<never>(() => undefined);
       case "garbled":
         record();
@@ -136,7 +137,12 @@ export async function startUpstream(effectsFile: string, port = 0, options: { ke
       return;
     }
     res.on("finish", () => lastAnswered.set(req.socket, Date.now()));
-    const server = upstreamServer(effectsFile, () => res.socket?.destroy());
+    const server = upstreamServer(effectsFile, (gracefully) => {
+      if (!gracefully) return void res.socket?.destroy();
+      // The answer's event stream opens, then ends without the answer.
+      if (!res.headersSent) res.writeHead(200, { "content-type": "text/event-stream", "cache-control": "no-cache" });
+      res.end();
+    });
     const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: false });
     res.on("close", () => void transport.close().then(() => server.close()));
     await server.connect(transport);

@@ -106,4 +106,21 @@ describe.each(PROVIDERS)("%s: MCP gateway after idle connections", (provider) =>
     );
     expect(effects()).toHaveLength(1);
   });
+
+  it("an upstream that ends its response stream cleanly after the effect, without an answer: 'unknown' before a 20 s client gives up, though the gateway's own upstream timeout is 60 s", async () => {
+    const args = { orderId: "cut-clean", gracefully: true };
+    // No declared timeout: only hearing the stream end can answer before the client's 20 s budget.
+    const lost = (await client.callTool({ name: "sever", arguments: args }, undefined, { timeout: 20_000 })) as Result;
+    expect(lost.isError).toBe(true);
+    expect(lost._meta?.["idemgate/outcome"]).toBe("unknown");
+    expect(JSON.stringify(lost.content)).toMatch(/stream ended without an answer/);
+    expect(upstream.effects().filter((effect) => effect.tool === "sever" && effect.args.orderId === "cut-clean")).toHaveLength(1);
+  });
+
+  it("a slow upstream and a client that declares a 6 s wait (_meta idemgate/timeoutMs): 'unknown' before the client gives up, not at the gateway's 60 s", async () => {
+    const args = { orderId: "slow-declared", slowMs: 45_000 };
+    const lost = (await client.callTool({ name: "refund_order", arguments: args, _meta: { "idemgate/timeoutMs": 6_000 } }, undefined, { timeout: 20_000 })) as Result;
+    expect(lost.isError).toBe(true);
+    expect(lost._meta?.["idemgate/outcome"]).toBe("unknown");
+  });
 });

@@ -385,7 +385,7 @@ describe.each(PROVIDERS)("%s: MCP gateway over Streamable HTTP", (provider) => {
     const { sessionId } = (await first.waitFor("sessionId")) as { sessionId: string };
     await first.waitFor("calling");
     // Killed once the gate has claimed the call, so the crash really is mid-call.
-    await waitFor(async () => (await sql(world.databaseUrl, "SELECT id FROM call_records WHERE project_id = $1 AND run_id = $2", [world.projectA, `mcp:${sessionId}`])).length > 0, 60_000, "the gate to claim the call");
+    await waitFor(async () => (await sql(world.databaseUrl, "SELECT id FROM call_records WHERE project_id = $1 AND args LIKE $2", [world.projectA, "%o-kill%"])).length > 0, 60_000, "the gate to claim the call");
     first.child.kill("SIGKILL");
     // The restart asks again until the first attempt has finished: on a loaded machine the gateway's
     // latch may end before the upstream's 3 s call does, and in_progress is the honest answer then.

@@ -64,13 +64,13 @@ export class CallUpdates {
   }
 
   /** `leaseToken` null: a final outcome that names the accepted operation it finishes instead. */
-  async complete(projectId: string, callId: string, leaseToken: string | null, outcome: CompleteOutcome): Promise<CallRecord> {
+  async complete(projectId: string, callId: string, leaseToken: string | null, outcome: CompleteOutcome, runWindowed = false): Promise<CallRecord> {
     const startedAt = performance.now();
     if (outcome.outcome === "succeeded") assertWithinJsonBounds(outcome.result, "the result", ["result"]);
     for (let races = 0; races < MAX_WRITE_RACES; races++) {
       // A reported cost may be charged under the policy: only a cost-free complete plans on a guess.
       const { record, policy, hinted, stamp } = await this.readForCall(projectId, callId, true, outcome.cost === undefined);
-      const plan = planStorableComplete(record, leaseToken, outcome, policy, this.clock());
+      const plan = planStorableComplete(record, leaseToken, outcome, policy, this.clock(), runWindowed);
       if (hinted && plan.op !== "update") {
         // Only a write is settled by the version check; anything else is decided on what is stored.
         this.begun.delete(callId);

@@ -292,9 +292,21 @@ export class GateService {
     return decision;
   }
 
-  /** `leaseToken` null: a final outcome that names the accepted operation it finishes instead. */
-  complete(projectId: string, callId: string, leaseToken: string | null, outcome: CompleteOutcome): Promise<CallRecord> {
-    return this.updates.complete(projectId, callId, leaseToken, outcome);
+  /**
+   * The tool's policy as this process last read it for a begin (a memory read): for what a caller
+   * does after an `execute` under it, without reading the layers again. Null before any begin.
+   */
+  policySeen(projectId: string, tool: string): EffectivePolicy | null {
+    return this.lastPolicy.get(`${projectId}\u0000${tool.normalize("NFC")}`) ?? null;
+  }
+
+  /**
+   * `leaseToken` null: a final outcome that names the accepted operation it finishes instead.
+   * `runWindowed`: the call was begun in an anonymous run (BeginCall.runWindowed), so its outcome is
+   * kept for the MCP run window, not the whole TTL.
+   */
+  complete(projectId: string, callId: string, leaseToken: string | null, outcome: CompleteOutcome, runWindowed = false): Promise<CallRecord> {
+    return this.updates.complete(projectId, callId, leaseToken, outcome, runWindowed);
   }
 
   heartbeat(projectId: string, callId: string, leaseToken: string, extendSeconds?: number): Promise<CallRecord> {

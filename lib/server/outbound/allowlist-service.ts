@@ -9,6 +9,8 @@ export class OutboundAllowlistService {
   constructor(
     private readonly repository: OutboundAllowlistRepository,
     private readonly clock: () => number = Date.now,
+    /** Told of every change, so what this process keeps of the project's list is dropped at once. */
+    private readonly changed: (projectId: string) => void = () => undefined,
   ) {}
 
   list(projectId: string): Promise<OutboundAllowlistRow[]> {
@@ -26,6 +28,7 @@ export class OutboundAllowlistService {
     const row: OutboundAllowlistRow = { id: newId("oal", now), projectId, pattern, note: input.note ?? null, createdAt: now, createdBy: actor.label };
     const audit = auditEntry(actor, projectId, "outbound_allowlist.added", { type: "outbound_allowlist_entry", id: row.id }, { pattern, note: row.note }, now);
     if (!(await this.repository.add(row, audit))) throw new AppError("already_exists", `${pattern} is already on the allowlist`);
+    this.changed(projectId);
     return row;
   }
 
@@ -35,6 +38,7 @@ export class OutboundAllowlistService {
       auditEntry(actor, projectId, "outbound_allowlist.removed", { type: "outbound_allowlist_entry", id }, { pattern: row.pattern }, now),
     );
     if (!removed) throw new AppError("not_found", `no allowlist entry ${id} in this project`);
+    this.changed(projectId);
     return removed;
   }
 }

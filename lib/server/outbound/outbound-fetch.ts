@@ -122,11 +122,28 @@ export class OutboundGuard {
  */
 export const POOLED_IDLE_MS = 1_000;
 
+/** An agent's internals the pruning below touches (stable across Node 20–24, untyped). */
+interface AgentInternals {
+  freeSockets: Record<string, Duplex[]>;
+  totalSocketCount: number;
+  addRequest(request: http.ClientRequest, options: unknown): void;
+}
+
 function shortIdle<A extends http.Agent>(agent: A): A {
   // Node's own keepSocketAlive answers whether to keep the socket (its typing says void).
   const keepSocketAlive = agent.keepSocketAlive.bind(agent) as unknown as (socket: Duplex) => boolean;
   const reuseSocket = agent.reuseSocket.bind(agent);
+  const internals = agent as unknown as AgentInternals;
+  const addRequest = internals.addRequest.bind(agent);
+  // When each pooled socket went idle: the idle timer below may fire late on a busy event loop (a
+  // synchronous SQLite commit, a loaded machine), so a request also refuses, by the clock, any
+  // socket idle for the limit already, instead of writing onto one the server may be closing.
+  const staleAt = new WeakMap<Duplex, number>();
   Object.assign(agent, {
+    addRequest(request: http.ClientRequest, options: unknown): void {
+      pruneStale(internals, staleAt, performance.now());
+      addRequest(request, options);
+    },
     keepSocketAlive(socket: Duplex): boolean {
       const keep = keepSocketAlive(socket);
       const net = socket as Socket;
@@ -134,14 +151,31 @@ function shortIdle<A extends http.Agent>(agent: A): A {
       // and a short hint is cut by a margin so that our close comes first.
       const hinted = net.timeout !== undefined && net.timeout > 0 && net.timeout < POOLED_IDLE_MS + 1_000 ? Math.max(1, net.timeout - 1_000) : POOLED_IDLE_MS;
       net.setTimeout(hinted);
+      staleAt.set(socket, performance.now() + hinted);
       return keep;
     },
     reuseSocket(socket: Duplex, request: http.ClientRequest): void {
+      staleAt.delete(socket);
       (socket as Socket).setTimeout(0);
       reuseSocket(socket, request);
     },
   });
   return agent;
+}
+
+/** Destroys the free sockets idle past their limit (POOLED_IDLE_MS, or less under a server's hint), taking them out of the pool first. */
+function pruneStale(agent: AgentInternals, staleAt: WeakMap<Duplex, number>, now: number): void {
+  for (const [name, sockets] of Object.entries(agent.freeSockets)) {
+    for (let i = sockets.length - 1; i >= 0; i--) {
+      const at = staleAt.get(sockets[i]!);
+      if (at === undefined || now < at) continue;
+      const [stale] = sockets.splice(i, 1);
+      // Out of the pool by hand, so its close no longer finds it there to count it out.
+      agent.totalSocketCount--;
+      stale!.destroy();
+    }
+    if (sockets.length === 0) delete agent.freeSockets[name];
+  }
 }
 
 function guardedLookup(allowlist: AllowPattern[], port: number): LookupFunction {

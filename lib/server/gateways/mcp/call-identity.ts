@@ -27,6 +27,12 @@ export interface McpCaller {
 
 export interface McpCallIdentity {
   runId: string;
+  /**
+   * The client named no run: the run is its API key's anonymous one (`key:<apiKeyId>`), the same
+   * across sessions, reconnects and restarts of the stdio entrypoint, and its outcomes dedupe only
+   * within the tool's `mcp.runWindowSeconds` (BeginCall.runWindowed).
+   */
+  runWindowed: boolean;
   stepId: string | null;
   scope: string | null;
   agentId: string | null;
@@ -40,8 +46,6 @@ export interface IdentitySources {
   idempotencyKey: unknown;
   /** The `Idemgate-Run-Id` header, for clients that can set headers but not `_meta`. */
   runHeader: string | null;
-  /** The MCP session the gateway issued (2025-era clients), when there is one. */
-  sessionId: string | null;
   apiKeyId: string;
 }
 
@@ -52,17 +56,19 @@ const id = (value: unknown): string | null => (typeof value === "string" && valu
 
 /**
  * Who a tools/call belongs to, without an agent runtime: the client's own `_meta` first, then the
- * `Idemgate-Run-Id` header, then the MCP session, and last the caller's API key — so a stateless
- * client's identical calls dedupe by their arguments (or `scopeFrom`) within the policy's TTL.
+ * `Idemgate-Run-Id` header; a client that names neither is in its API key's anonymous run. Not the
+ * MCP session: a reconnect, a new session or a restarted entrypoint is the same user's retry, and
+ * would run the call again. The anonymous run dedupes only within the run window, so unrelated
+ * conversations of a client that never names a run are not each other's duplicates for a day.
  * A client-sent idempotency key is the toolCallId, which is the key under the `toolCallId`
  * strategy and recorded under the others.
  */
 export function identifyCall(sources: IdentitySources): McpCallIdentity {
   const meta = sources.meta ?? {};
-  const runId =
-    id(meta[META.runId]) ?? id(sources.runHeader) ?? (sources.sessionId ? `mcp:${sources.sessionId}` : null) ?? `key:${sources.apiKeyId}`;
+  const named = id(meta[META.runId]) ?? id(sources.runHeader);
   return {
-    runId,
+    runId: named ?? `key:${sources.apiKeyId}`,
+    runWindowed: named === null,
     stepId: id(meta[META.stepId]),
     scope: id(meta[META.scope]),
     agentId: id(meta[META.agentId]),

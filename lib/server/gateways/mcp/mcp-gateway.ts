@@ -1,4 +1,5 @@
-import { type Client, ProtocolError } from "@modelcontextprotocol/client";
+import { type Client, ProtocolError, SdkError, SdkErrorCode } from "@modelcontextprotocol/client";
+import { DEFAULT_EFFECTIVE_POLICY } from "../../../core/policy";
 import type { BeginDecision } from "../../../core/record";
 import type { McpToolList } from "../../../contract/upstreams";
 import { AppError } from "../../app-error";
@@ -12,6 +13,7 @@ import { META, type McpCallIdentity, type McpCaller, identifyCall } from "./call
 import { type ToolResult, downstreamMeta, gateError, isToolResult, refusalResult, replayResult, resultText, stripGateMeta, unknownOutcomeResult, withGateMeta, withTiming } from "./decision-results";
 import { MAX_OPERATOR_ROUNDS, type OperatorSignOff, type OperatorWait, isOperatorWait } from "./operator-sign-off";
 import { type UpstreamConnector, describeCause } from "./upstream-connector";
+import { upstreamDeadline } from "./upstream-deadline";
 import { LOG_LEVEL_META_KEY, type LogRelay } from "./upstream-logs";
 import { type UpstreamFailure, classifyUpstreamFailure } from "./upstream-errors";
 
@@ -61,7 +63,8 @@ export interface CallIo {
   timing?: { upstreamMs: number };
 }
 
-type Execute = Extract<BeginDecision, { decision: "execute" }>;
+/** A lease this gateway holds, and whether its call is in an anonymous run (its outcome then kept for the run window only). */
+type Execute = Extract<BeginDecision, { decision: "execute" }> & { runWindowed?: boolean };
 
 /**
  * tools/call through the gate: begin, then forward only on `execute` and complete with the
@@ -173,7 +176,7 @@ export class McpGateway {
       // First sight in this process of a tool the client never listed: seed from its annotations.
       await this.listTools(upstream, io.signal).catch(() => undefined);
     }
-    const { resendReason, ...identity } = identifyCall({ meta: params._meta, idempotencyKey: params.idempotencyKey, runHeader: caller.runHeader, sessionId: caller.sessionId, apiKeyId: caller.apiKeyId });
+    const { resendReason, ...identity } = identifyCall({ meta: params._meta, idempotencyKey: params.idempotencyKey, runHeader: caller.runHeader, apiKeyId: caller.apiKeyId });
     // Fingerprinted with its numbers as written; the upstream is sent the arguments as parsed.
     const args = (params.exactArguments ?? params.arguments ?? {}) as Record<string, unknown>;
     const begin = (bypass?: BypassAsk, previewToken?: string) => this.gate.begin(caller.projectId, { tool, ...identity, args, waitMs: LATCH_WAIT_MS, bypass, previewToken });
@@ -214,7 +217,7 @@ export class McpGateway {
       // silently: the caller and an operator check first.
       return unknownOutcomeResult(decision, tool);
     }
-    if (decision.decision === "execute") return this.execute(caller, upstream, params, identity, decision, io);
+    if (decision.decision === "execute") return this.execute(caller, upstream, params, identity, { ...decision, runWindowed: identity.runWindowed }, io);
     if (decision.decision === "replay") return replayResult(decision, tool);
     if (decision.decision === "approval_required" && io.interactive && io.interactive.round < MAX_OPERATOR_ROUNDS) {
       const message = `Running ${tool} again needs an operator's approval (resend request ${decision.requestId}). It has not run. Open Idemgate's Approvals page, or ask an operator to; continue once they have approved.`;
@@ -231,7 +234,7 @@ export class McpGateway {
     return gateError(wait.refusal, { decision: "preview_required", key: wait.key }, { "idemgate/previewId": wait.previewId });
   }
 
-  private async execute(caller: McpCaller, upstream: ResolvedUpstream, params: ToolCallParams, identity: Pick<McpCallIdentity, "runId">, decision: Execute, io: CallIo): Promise<ToolResult> {
+  private async execute(caller: McpCaller, upstream: ResolvedUpstream, params: ToolCallParams, identity: Pick<McpCallIdentity, "runId" | "runWindowed">, decision: Execute, io: CallIo): Promise<ToolResult> {
     const tool = gateToolName(upstream.row.name, params.name);
     const stopHeartbeat = this.keepLease(caller.projectId, decision);
     let client: Client | null = null;
@@ -255,6 +258,10 @@ export class McpGateway {
         grace = setTimeout(() => giveUp.abort(io.cancelled?.reason), CANCEL_GRACE_MS);
       };
       io.cancelled?.addEventListener("abort", onCancel, { once: true });
+      // The upstream's response stream ended without an answer (a cut stream): none can come any
+      // more, so the call is answered "outcome unknown" now, not at the upstream timeout.
+      this.connector.onStreamEnd(upstreamClient, decision.key, () => giveUp.abort(new SdkError(SdkErrorCode.ConnectionClosed, "the upstream's response stream ended without an answer")));
+      const deadline = upstreamDeadline({ policyTimeoutMs: this.upstreamTimeoutMs(caller.projectId, tool), meta: params._meta, progress: io.onProgress !== undefined });
       let result: unknown;
       const sentAt = performance.now();
       try {
@@ -265,7 +272,7 @@ export class McpGateway {
             // Not the client's stream signal: a client that goes away (a timeout without a cancel, a
             // crash, a closed stream) must not leave the outcome unknown. The upstream finishes, the
             // outcome is recorded, and the client's retry latches onto it and replays it.
-            { onprogress: io.onProgress, resetTimeoutOnProgress: true, signal: giveUp.signal },
+            { onprogress: io.onProgress, ...deadline, signal: giveUp.signal },
           ),
         );
       } finally {
@@ -322,7 +329,7 @@ export class McpGateway {
 
   private async complete(projectId: string, decision: Execute, outcome: Parameters<GateService["complete"]>[3]): Promise<void> {
     try {
-      await this.gate.complete(projectId, decision.callId, decision.leaseToken, outcome);
+      await this.gate.complete(projectId, decision.callId, decision.leaseToken, outcome, decision.runWindowed);
     } catch (error) {
       if (outcome.outcome === "succeeded" && error instanceof AppError && (error.code === "invalid_json" || error.code === "invalid_input")) {
         // The upstream ran, but its result is beyond what the gate stores (too deep or wide): record
@@ -333,6 +340,11 @@ export class McpGateway {
       // lease_lost is already on the ledger and flagged to operators; the client still gets its answer.
       if (!(error instanceof AppError && error.code === "lease_lost")) throw error;
     }
+  }
+
+  /** The tool's `mcp.timeoutSeconds`, from the policy its begin was just decided under. */
+  private upstreamTimeoutMs(projectId: string, tool: string): number {
+    return ((this.gate.policySeen(projectId, tool) ?? DEFAULT_EFFECTIVE_POLICY).policy.mcp.timeoutSeconds) * 1000;
   }
 
   /** Heartbeats at half the lease while the upstream runs, so a slow tool is not taken over. */

@@ -1,5 +1,6 @@
 import type { McpSessionRepository, McpSessionRow } from "../../../store/prisma/mcp-session-repository";
 import { newId } from "../../ids";
+import { GATEWAY_ROW_TTL_MS, ShortCache } from "../../short-cache";
 
 /** A session lives while it is used: each request within a day keeps it another day. */
 const IDLE_TTL_MS = 24 * 3_600_000;
@@ -22,6 +23,9 @@ export class McpSessions {
     private readonly clock: () => number = Date.now,
   ) {}
 
+  /** Rows read per request, kept a second (short-cache.ts): ending a session on another instance is seen within it. */
+  private readonly rows = new ShortCache<McpSessionRow | null>(GATEWAY_ROW_TTL_MS, () => this.clock());
+
   async open(input: { projectId: string; upstream: string; apiKeyId: string; protocolVersion: string | null; clientName: string | null }): Promise<string> {
     const now = this.clock();
     const id = newId("mcps", now);
@@ -31,19 +35,24 @@ export class McpSessions {
 
   /** The session when it is live and belongs to this project and upstream; null otherwise. */
   async find(id: string, projectId: string, upstream: string): Promise<McpSessionRow | null> {
-    const row = await this.repository.find(id);
+    const row = await this.rows.get(id, () => this.repository.find(id));
     const now = this.clock();
     if (!row || row.projectId !== projectId || row.upstream !== upstream || row.expiresAt <= now) return null;
-    if (now - row.lastSeenAt >= TOUCH_EVERY_MS) await this.repository.touch(id, now, now + IDLE_TTL_MS);
+    if (now - row.lastSeenAt >= TOUCH_EVERY_MS) {
+      await this.repository.touch(id, now, now + IDLE_TTL_MS);
+      this.rows.update(id, { ...row, lastSeenAt: now, expiresAt: now + IDLE_TTL_MS });
+    }
     return row;
   }
 
   /** logging/setLevel: kept on the row, since the next request may reach another instance. */
-  setLogLevel(projectId: string, id: string, level: string): Promise<void> {
-    return this.repository.setLogLevel(projectId, id, level);
+  async setLogLevel(projectId: string, id: string, level: string): Promise<void> {
+    await this.repository.setLogLevel(projectId, id, level);
+    this.rows.forget(id);
   }
 
-  end(projectId: string, id: string): Promise<boolean> {
+  async end(projectId: string, id: string): Promise<boolean> {
+    this.rows.forget(id);
     return this.repository.delete(projectId, id);
   }
 
@@ -70,6 +79,7 @@ export class McpSessions {
 
   /** Forgets sessions idle past their TTL (the collector's interval runs it on every instance). */
   purgeExpired(): Promise<number> {
+    this.rows.clear();
     return this.repository.purgeExpired(this.clock());
   }
 }

@@ -24,6 +24,8 @@ export class UpstreamConnector {
   private readonly clients = new Map<string, Promise<Connected>>();
   /** Each client's tools/call requests on the wire: their JSON-RPC id by the gate key in their `_meta`. */
   private readonly wireIds = new WeakMap<Client, Map<string, string | number>>();
+  /** Each client's tools/call requests whose response stream the caller watches: what to do when it ends unanswered, by gate key. */
+  private readonly streamEnds = new WeakMap<Client, Map<string, () => void>>();
   /** Dropped clients that still carry calls: closed when the last one settles. */
   private readonly retired = new Set<Client>();
 
@@ -95,10 +97,20 @@ export class UpstreamConnector {
     return true;
   }
 
+  /**
+   * Called when the upstream's response stream for the tools/call carrying this gate key ends
+   * without its answer (a cut stream; over stdio never). The SDK would otherwise wait for its request
+   * timeout, though no answer can come any more. Cleared when the call settles.
+   */
+  onStreamEnd(client: Client, key: string, handler: () => void): void {
+    this.streamEnds.get(client)?.set(key, handler);
+  }
+
   /** The call has answered (or been given up on): its wire id is no longer needed. */
   settled(client: Client, key: string): void {
     const ids = this.wireIds.get(client);
     ids?.delete(key);
+    this.streamEnds.get(client)?.delete(key);
     if (this.retired.has(client) && (ids?.size ?? 0) === 0) {
       this.retired.delete(client);
       void client.close().catch(() => undefined);
@@ -130,33 +142,48 @@ export class UpstreamConnector {
   /** Connects a client, its tools/call wire ids watched so a cancellation can name the request. */
   private async attach(client: Client, { row, headers, stdio }: ResolvedUpstream): Promise<void> {
     const ids = new Map<string, string | number>();
+    const ends = new Map<string, () => void>();
     this.wireIds.set(client, ids);
+    this.streamEnds.set(client, ends);
     if (row.transport === "stdio") {
       // Only what the server's configuration lists under the row's name is spawned, never the row's own text.
       const spawn = stdio;
       if (!spawn) throw new Error(`the stdio command "${row.command}" is not listed in this server's IDEMGATE_STDIO_COMMANDS`);
       const env = spawn.env ? { ...getDefaultEnvironment(), ...spawn.env } : undefined;
-      await client.connect(watchToolCalls(new StdioClientTransport({ command: spawn.command, args: spawn.args, env, cwd: spawn.cwd, stderr: "ignore" }), ids));
+      await client.connect(watchToolCalls(new StdioClientTransport({ command: spawn.command, args: spawn.args, env, cwd: spawn.cwd, stderr: "ignore" }), ids, ends));
     } else {
       const fetch = this.fetchFor(row.projectId);
       const transport = new StreamableHTTPClientTransport(new URL(row.url!), { requestInit: { headers }, fetch });
-      await client.connect(watchToolCalls(transport, ids));
+      await client.connect(watchToolCalls(transport, ids, ends));
     }
   }
 }
+
+type SendOptions = { onRequestStreamEnd?: () => void } & Record<string, unknown>;
 
 /**
  * Notes the JSON-RPC id of each tools/call the SDK client sends, by the gate key in its `_meta`
  * (unique per execution: one lease holder per key), so a cancel can name the upstream's request
  * while the gateway keeps listening for its answer (the SDK's own abort would stop listening).
+ * And hears when that request's response stream ends: the SDK's Streamable HTTP transport reports
+ * it (after any resumption attempts), but its client keeps waiting for the request's timeout. An
+ * end after the answer changes nothing (the SDK ignores a cancel of an answered request).
  */
-function watchToolCalls<T extends { send: (message: never, options?: never) => Promise<void> }>(transport: T, ids: Map<string, string | number>): T {
-  const send = transport.send.bind(transport) as (message: unknown, options?: unknown) => Promise<void>;
-  (transport as unknown as { send: (message: unknown, options?: unknown) => Promise<void> }).send = (message, options) => {
+function watchToolCalls<T extends { send: (message: never, options?: never) => Promise<void> }>(transport: T, ids: Map<string, string | number>, ends: Map<string, () => void>): T {
+  const send = transport.send.bind(transport) as (message: unknown, options?: SendOptions) => Promise<void>;
+  (transport as unknown as { send: (message: unknown, options?: SendOptions) => Promise<void> }).send = (message, options) => {
     const { method, id, params } = (message ?? {}) as { method?: unknown; id?: unknown; params?: { _meta?: Record<string, unknown> } };
     const key = method === "tools/call" ? params?._meta?.["idemgate/key"] : undefined;
-    if (typeof key === "string" && (typeof id === "string" || typeof id === "number")) ids.set(key, id);
-    return send(message, options);
+    if (typeof key !== "string" || !(typeof id === "string" || typeof id === "number")) return send(message, options);
+    ids.set(key, id);
+    const own = options?.onRequestStreamEnd;
+    return send(message, {
+      ...options,
+      onRequestStreamEnd: () => {
+        own?.();
+        ends.get(key)?.();
+      },
+    });
   };
   return transport;
 }

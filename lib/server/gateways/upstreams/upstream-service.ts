@@ -6,6 +6,7 @@ import { type Actor, auditEntry } from "../../operators/operator-audit";
 import { type AssertAllowed, assertRegistrable } from "../../outbound/registration-check";
 import type { SecretBox } from "./secret-box";
 import type { StdioCommand, StdioCommandCatalog } from "./stdio-commands";
+import { GATEWAY_ROW_TTL_MS, ShortCache } from "../../short-cache";
 
 /** What a gateway needs to reach an upstream: the stored row plus its headers, secret included. */
 export interface ResolvedUpstream {
@@ -30,6 +31,12 @@ export class UpstreamService {
     private readonly assertAllowed: AssertAllowed,
     private readonly clock: () => number = Date.now,
   ) {}
+
+  /**
+   * Rows the gateways resolved, kept a second (short-cache.ts): a change on this instance is seen at
+   * once, on another within the second, and its clients are rebuilt on the row's new version.
+   */
+  private readonly resolved = new ShortCache<UpstreamRow | null>(GATEWAY_ROW_TTL_MS);
 
   list(projectId: string): Promise<UpstreamRow[]> {
     return this.repository.list(projectId);
@@ -66,6 +73,7 @@ export class UpstreamService {
     };
     const audit = auditEntry(actor, projectId, "upstream.created", { type: "upstream", id }, describe(row), now);
     if (!(await this.repository.create(row, audit))) throw new AppError("already_exists", `an upstream named ${input.name} already exists in this project`);
+    this.resolved.clear();
     return row;
   }
 
@@ -96,6 +104,7 @@ export class UpstreamService {
     const audit = auditEntry(actor, projectId, "upstream.updated", { type: "upstream", id }, detail, now);
     const updated = await this.repository.update(projectId, id, current.version, change, now, audit);
     if (!updated) throw new AppError("version_conflict", `upstream ${id} changed meanwhile: read it again`);
+    this.resolved.clear();
     return updated;
   }
 
@@ -104,6 +113,7 @@ export class UpstreamService {
     const now = this.clock();
     const audit = auditEntry(actor, projectId, "upstream.deleted", { type: "upstream", id }, { name: current.name }, now);
     if (!(await this.repository.delete(projectId, id, audit))) throw new AppError("not_found", `no upstream ${id} in this project`);
+    this.resolved.clear();
     return current;
   }
 
@@ -119,7 +129,7 @@ export class UpstreamService {
 
   /** The gateways' view: the upstream by name with its request headers, secret decrypted. */
   async resolve(projectId: string, name: string, kind: UpstreamRow["kind"]): Promise<ResolvedUpstream> {
-    const row = await this.repository.byName(projectId, name);
+    const row = await this.resolved.get(`${projectId}\u0000${name}`, () => this.repository.byName(projectId, name));
     if (!row || row.kind !== kind) throw new AppError("not_found", `no ${kind} upstream named ${name} in this project`);
     const headers = { ...row.headers };
     if (row.secretEnc) {
