@@ -44,7 +44,7 @@ describe.each(PROVIDERS)("%s: status checks resolve verify without a human", (pr
     server = await startServer(db.url, { IDEMGATE_ADMIN_TOKEN: TEST_ADMIN_TOKEN, ...OPERATOR_ENV });
     client = new TestClient(server.baseUrl, project.apiKey);
     operator = await createOperator(await OperatorClient.signIn(server.baseUrl, ROOT.email, ROOT.password), project.projectId, "operator");
-    await new AdminClient(server.baseUrl, project.projectId).put(TOOL, { effect: "async", leaseSeconds: 1 }, "test: short leases, verify on expiry");
+    await new AdminClient(server.baseUrl, project.projectId).put(TOOL, { effect: "async", leaseSeconds: 1, leaseGraceSeconds: 0 }, "test: short leases, verify on expiry (no grace)");
   });
 
   afterAll(async () => {

@@ -224,8 +224,9 @@ describe("planBegin — liveness grace (a late holder is not a dead one)", () =>
     expect(planBegin(lapsedBy(6 * SECOND), CALL, makeEnv(policyWith({ effect: "async", leaseGraceSeconds: 5 }))).decision).toMatchObject({ decision: "verify" });
   });
 
-  it("the default policy has no grace yet: the lease alone decides (existing deployments keep their timing)", () => {
-    expect(DEFAULT_POLICY.leaseGraceSeconds).toBe(0);
-    expect(planBegin(lapsedBy(1), CALL, makeEnv(DEFAULT_EFFECTIVE_POLICY)).decision.decision).toBe("execute");
+  it("the default policy gives a late holder 5 s: a begin within it waits, one after it takes over", () => {
+    expect(DEFAULT_POLICY.leaseGraceSeconds).toBe(5);
+    expect(planBegin(lapsedBy(1), CALL, makeEnv(DEFAULT_EFFECTIVE_POLICY)).decision.decision).toBe("in_progress");
+    expect(planBegin(lapsedBy(5 * SECOND), CALL, makeEnv(DEFAULT_EFFECTIVE_POLICY)).decision.decision).toBe("execute");
   });
 });
