@@ -33,7 +33,7 @@ import { randomBytes } from "node:crypto";
 import type { CallRecord } from "../lib/core/record";
 import { InProcessTransport } from "../lib/sdk";
 import { newId } from "../lib/server/ids";
-import { createProjectWithKey } from "../lib/server/projects";
+import { createProjectWithKey } from "../lib/server/operators/projects";
 import { parseDatabaseUrl } from "../lib/store/connection/database-url";
 import { ensureMigrated } from "../lib/store/connection/migrate";
 import type { Db } from "../lib/store/prisma/client";

@@ -12,10 +12,10 @@
  */
 import { randomBytes } from "node:crypto";
 import pg from "pg";
-import { GateService } from "../lib/server/gate-service";
-import { LeaseTokens } from "../lib/server/lease-tokens";
-import { StorePolicySource } from "../lib/server/policy-source";
-import { createProjectWithKey } from "../lib/server/projects";
+import { GateService } from "../lib/server/gate/gate-service";
+import { LeaseTokens } from "../lib/server/gate/lease-tokens";
+import { StorePolicySource } from "../lib/server/policies/policy-source";
+import { createProjectWithKey } from "../lib/server/operators/projects";
 import { ensureMigrated } from "../lib/store/connection/migrate";
 import { parseDatabaseUrl } from "../lib/store/connection/database-url";
 import { openStore } from "../lib/store/hot/open-gate-store";

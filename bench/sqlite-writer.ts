@@ -10,7 +10,7 @@ import os from "node:os";
 import path from "node:path";
 import { monitorEventLoopDelay } from "node:perf_hooks";
 import { type Gate, createGate } from "../lib/sdk";
-import { createProjectWithKey } from "../lib/server/projects";
+import { createProjectWithKey } from "../lib/server/operators/projects";
 import { parseDatabaseUrl } from "../lib/store/connection/database-url";
 import { ensureMigrated } from "../lib/store/connection/migrate";
 import { SqliteGroupCommit } from "../lib/store/hot/sqlite/group-commit";

@@ -1,7 +1,7 @@
 import proxyaddr from "proxy-addr";
 import { z } from "zod";
 import { DEFAULT_DATABASE_URL } from "./store/connection/database-url";
-import { parseStdioCommands } from "./server/upstreams/stdio-commands";
+import { parseStdioCommands } from "./server/gateways/upstreams/stdio-commands";
 import { hasUserinfo } from "./core/url-credentials";
 
 const bool = z

@@ -1,7 +1,7 @@
 import { DEFAULT_POLICY, PROJECT_DEFAULT_TOOL, type PolicyOverrides } from "../../lib/core/policy";
 import { mergePolicy } from "../../lib/core/resolve-policy";
-import type { PolicyService } from "../../lib/server/policy-service";
-import type { PolicySource } from "../../lib/server/policy-source";
+import type { PolicyService } from "../../lib/server/policies/policy-service";
+import type { PolicySource } from "../../lib/server/policies/policy-source";
 
 /**
  * The one policy change the benchmark makes: the loop detector still runs on every begin (reading

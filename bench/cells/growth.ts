@@ -1,6 +1,6 @@
 import { InProcessTransport } from "../../lib/sdk";
 import type { CallRecord } from "../../lib/core/record";
-import { createProjectWithKey } from "../../lib/server/projects";
+import { createProjectWithKey } from "../../lib/server/operators/projects";
 import { benchApp } from "../setup/bench-app";
 import type { SqliteSynchronous } from "../../lib/store/hot/sqlite/gate-store";
 import type { GateEvent, GateStore } from "../../lib/store/ports/gate-store";

@@ -1,7 +1,7 @@
 import { createGate } from "../../lib/sdk";
-import { createProjectWithKey } from "../../lib/server/projects";
+import { createProjectWithKey } from "../../lib/server/operators/projects";
 import { benchApp } from "./bench-app";
-import { SYSTEM_ACTOR } from "../../lib/server/operator-audit";
+import { SYSTEM_ACTOR } from "../../lib/server/operators/operator-audit";
 import { mkdtempSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";

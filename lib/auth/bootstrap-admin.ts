@@ -1,6 +1,6 @@
 import { AppError } from "../server/app-error";
-import { SYSTEM_ACTOR, auditEntry } from "../server/operator-audit";
-import type { CreateUser } from "../server/operator-members";
+import { SYSTEM_ACTOR, auditEntry } from "../server/operators/operator-audit";
+import type { CreateUser } from "../server/operators/operator-members";
 import type { OperatorStore } from "../store/ports/operator-store";
 import { DEMO_ADMIN_EMAIL, DEMO_ADMIN_PASSWORD } from "./demo-password";
 

@@ -1,7 +1,7 @@
 import { isAPIError } from "better-auth/api";
 import { hashPassword } from "better-auth/crypto";
 import { AppError } from "../server/app-error";
-import type { CreateUser } from "../server/operator-members";
+import type { CreateUser } from "../server/operators/operator-members";
 import type { Auth } from "./auth";
 
 /**

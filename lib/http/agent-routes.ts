@@ -10,8 +10,8 @@ import {
   HeartbeatResponseSchema,
 } from "../contract/v1";
 import { services } from "../server/composition-root";
-import { agentActor } from "../server/operator-audit";
-import { bypassAsk } from "../server/resend-bypass";
+import { agentActor } from "../server/operators/operator-audit";
+import { bypassAsk } from "../server/resends/resend-bypass";
 import { clientInfo } from "./client-info";
 import { RequestIdParams } from "./operator-params";
 import { toWireResend } from "./operator-wire";

@@ -1,5 +1,5 @@
 import type { OperatorQueue } from "../contract/operator-queue";
-import type { OperatorQueueView } from "../server/operator-queue";
+import type { OperatorQueueView } from "../server/operators/operator-queue";
 import { toRunCompensation } from "./saga-wire";
 
 const iso = (ms: number): string => new Date(ms).toISOString();

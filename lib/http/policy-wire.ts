@@ -1,6 +1,6 @@
 import type { PolicyListResponse, PolicyRevision, SimulateResponse, ToolSummary } from "../contract/admin-policies";
-import type { Simulation } from "../server/policy-simulator";
-import type { Revision, ToolEntry } from "../server/policy-service";
+import type { Simulation } from "../server/policies/policy-simulator";
+import type { Revision, ToolEntry } from "../server/policies/policy-service";
 
 const iso = (ms: number): string => new Date(ms).toISOString();
 const isoOrNull = (ms: number | null): string | null => (ms === null ? null : iso(ms));

@@ -1,5 +1,5 @@
 import type { OperatorPreview, PreviewWire } from "../contract/previews";
-import type { PreviewInput, PreviewView } from "../server/previews/preview-service";
+import type { PreviewInput, PreviewView } from "../server/multistep/preview-service";
 import type { PreviewRow } from "../store/prisma/preview-repository";
 import { toBeginInput } from "./wire";
 import type { z } from "zod";

@@ -1,6 +1,6 @@
 import { parseExactJson } from "../sdk/exact-json";
 import { AppError } from "../server/app-error";
-import { assertWithinJsonBounds } from "../server/json-bounds";
+import { assertWithinJsonBounds } from "../server/gate/json-bounds";
 import { type BodySource, MAX_BODY_BYTES, readBoundedBody } from "./bounded-body";
 import type { HeaderReader } from "./header-reader";
 

@@ -1,5 +1,5 @@
 import type { RunCompensation } from "../contract/sagas";
-import type { RunSaga } from "../server/sagas/saga-service";
+import type { RunSaga } from "../server/multistep/saga-service";
 
 const iso = (ms: number): string => new Date(ms).toISOString();
 

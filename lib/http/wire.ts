@@ -1,6 +1,6 @@
 import type { BeginRequest, BeginResponse, CallStatus, CompleteRequest, HeartbeatResponse } from "../contract/v1";
 import type { CompleteOutcome } from "../core/plan-complete";
-import type { BeginInput } from "../server/gate-service";
+import type { BeginInput } from "../server/gate/gate-service";
 import { type BeginDecision, type CallRecord, parseAccepted, parseError, parseJsonText } from "../core/record";
 
 const iso = (ms: number): string => new Date(ms).toISOString();

@@ -3,7 +3,7 @@ import { randomUUID } from "node:crypto";
 import { env } from "../env";
 import { AppError } from "../server/app-error";
 import { services } from "../server/composition-root";
-import type { Principal } from "../server/api-keys";
+import type { Principal } from "../server/operators/api-keys";
 import { bearerToken, tokenMatches } from "./bearer-token";
 import { type ApiResult, jsonResult, toResponse } from "./api-result";
 import { errorResult } from "./errors";

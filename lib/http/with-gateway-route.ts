@@ -1,6 +1,6 @@
 import { z } from "zod";
 import type { Problem } from "../sdk/http/problem";
-import type { Principal } from "../server/api-keys";
+import type { Principal } from "../server/operators/api-keys";
 import { AppError } from "../server/app-error";
 import { services } from "../server/composition-root";
 import { withIncomingTrace } from "../telemetry/spans";

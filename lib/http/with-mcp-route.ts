@@ -1,9 +1,9 @@
 import { env } from "../env";
 import { AppError } from "../server/app-error";
-import { cancellationsIn } from "../server/mcp-gateway/in-flight-calls";
-import { resourceUpdateStream } from "../server/mcp-gateway/resource-updates";
+import { cancellationsIn } from "../server/gateways/mcp/in-flight-calls";
+import { resourceUpdateStream } from "../server/gateways/mcp/resource-updates";
 import { services } from "../server/composition-root";
-import { agentActor } from "../server/operator-audit";
+import { agentActor } from "../server/operators/operator-audit";
 import { bearerToken } from "./bearer-token";
 import { clientInfo } from "./client-info";
 import { readBoundedBody, withBody } from "./bounded-body";

@@ -6,7 +6,7 @@ import { roleAllows } from "../auth/roles";
 import { env } from "../env";
 import { AppError } from "../server/app-error";
 import { services } from "../server/composition-root";
-import { type Actor, userActor } from "../server/operator-audit";
+import { type Actor, userActor } from "../server/operators/operator-audit";
 import type { MemberRole, UserRow } from "../store/ports/operator-store";
 import { clientInfo } from "./client-info";
 import { errorResponse } from "./errors";

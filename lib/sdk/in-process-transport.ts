@@ -3,11 +3,11 @@ import { BeginRequestSchema, CheckReportRequestSchema, CompleteRequestSchema, He
 import { ERROR_STATUS } from "../http/errors";
 import { toBeginInput, toCallStatus, toCompleteOutcome, toHeartbeatResponse, toWireDecision } from "../http/wire";
 import { AppError } from "../server/app-error";
-import { GateService } from "../server/gate-service";
-import type { Actor } from "../server/operator-audit";
-import { bypassAsk } from "../server/resend-bypass";
-import type { ResendService } from "../server/resend-service";
-import { type PolicySource, defaultPolicies } from "../server/policy-source";
+import { GateService } from "../server/gate/gate-service";
+import type { Actor } from "../server/operators/operator-audit";
+import { bypassAsk } from "../server/resends/resend-bypass";
+import type { ResendService } from "../server/resends/resend-service";
+import { type PolicySource, defaultPolicies } from "../server/policies/policy-source";
 import { type GateStore, StoreUnavailableError } from "../store/ports/gate-store";
 import { GateError } from "./errors";
 import type { BeginRequest, CheckReportRequest, CompleteRequest, GateTransport, HeartbeatRequest } from "./types";

@@ -8,7 +8,7 @@ import { bootstrapAdmin } from "../auth/bootstrap-admin";
 import { DEMO_LOCAL_ONLY_NOTICE, demoPasswordActive } from "../auth/demo-password";
 import { startBackgroundJobs } from "./background-jobs";
 import { services } from "./composition-root";
-import { createProjectWithKey } from "./projects";
+import { createProjectWithKey } from "./operators/projects";
 import { assertSharedKeys } from "./shared-keys";
 
 export const DEMO_PROJECT_ID = "proj_demo";

@@ -1,6 +1,6 @@
 import type { CompleteOutcome } from "../core/plan-complete";
 import type { BeginDecision, CallRecord } from "../core/record";
-import { type BeginInput, GateService } from "../server/gate-service";
+import { type BeginInput, GateService } from "../server/gate/gate-service";
 import { instruments } from "./instruments";
 import { withSpan } from "./spans";
 

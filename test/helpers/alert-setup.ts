@@ -2,7 +2,7 @@ import { AlertRuleSchema, CreatedAlertChannelSchema } from "../../lib/contract/a
 import { OutboundAllowlistEntrySchema } from "../../lib/contract/outbound";
 import { AlertDispatcher } from "../../lib/server/alerts/alert-dispatcher";
 import { createOutbound } from "../../lib/server/outbound/outbound-context";
-import { SecretBox } from "../../lib/server/upstreams/secret-box";
+import { SecretBox } from "../../lib/server/gateways/upstreams/secret-box";
 import { PrismaAlertRepository } from "../../lib/store/prisma/alert-repository";
 import type { openDb } from "../../lib/store/prisma/client";
 import { OperatorClient, ROOT, createOperator } from "./operator-client";

@@ -1,5 +1,5 @@
 import { openStore } from "../../lib/store/hot/open-gate-store";
-import { createProjectWithKey } from "../../lib/server/projects";
+import { createProjectWithKey } from "../../lib/server/operators/projects";
 import type { GateEvent } from "../../lib/store/ports/gate-store";
 
 export interface TestProject {

@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { canonicalize, sha256Hex } from "../../lib/core/canonical";
 import { DEFAULT_IGNORE_FIELDS } from "../../lib/core/canonical";
 import { deriveKey } from "../../lib/core/keys";
-import { FINGERPRINT_SECRET } from "../../lib/server/install-fingerprinter";
+import { FINGERPRINT_SECRET } from "../../lib/server/gate/install-fingerprinter";
 import type { KeyStrategy } from "../../lib/core/policy";
 import { AdminClient, TEST_ADMIN_TOKEN } from "../helpers/admin-client";
 import { BeginResponseSchema } from "../../lib/contract/v1";

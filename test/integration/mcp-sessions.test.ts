@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { McpSessions } from "../../lib/server/mcp-gateway/mcp-sessions";
+import { McpSessions } from "../../lib/server/gateways/mcp/mcp-sessions";
 import { McpSessionRepository } from "../../lib/store/prisma/mcp-session-repository";
 import { type Db, openDb } from "../../lib/store/prisma/client";
 import { PROVIDERS, type TestDatabase, createTestDatabase } from "../helpers/databases";

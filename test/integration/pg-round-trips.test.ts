@@ -1,10 +1,10 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type pg from "pg";
 import type { BeginDecision } from "../../lib/core/record";
-import { GateService } from "../../lib/server/gate-service";
-import { LeaseTokens } from "../../lib/server/lease-tokens";
-import { StorePolicySource } from "../../lib/server/policy-source";
-import { createProjectWithKey } from "../../lib/server/projects";
+import { GateService } from "../../lib/server/gate/gate-service";
+import { LeaseTokens } from "../../lib/server/gate/lease-tokens";
+import { StorePolicySource } from "../../lib/server/policies/policy-source";
+import { createProjectWithKey } from "../../lib/server/operators/projects";
 import { parseDatabaseUrl } from "../../lib/store/connection/database-url";
 import { createPgPool, createRelaxedPgPool } from "../../lib/store/connection/pg-pool";
 import { PostgresGateStore } from "../../lib/store/hot/postgres/gate-store";

@@ -7,7 +7,7 @@ import { AuditListSchema } from "../../lib/contract/operator";
 import { OutboundAllowlistEntrySchema } from "../../lib/contract/outbound";
 import { UpstreamListSchema, UpstreamSchema } from "../../lib/contract/upstreams";
 import { sealSecrets } from "../../lib/server/alerts/alert-channels";
-import { SecretBox } from "../../lib/server/upstreams/secret-box";
+import { SecretBox } from "../../lib/server/gateways/upstreams/secret-box";
 import { parseDatabaseUrl } from "../../lib/store/connection/database-url";
 import { PROVIDERS } from "../helpers/databases";
 import { sql } from "../helpers/sql";

@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { DEFAULT_POLICY } from "../../lib/core/policy";
 import { closeGraceMs } from "../../lib/core/storm-windows";
-import { type StormNotice, StormMonitor } from "../../lib/server/storm-monitor";
-import type { PolicySource } from "../../lib/server/policy-source";
+import { type StormNotice, StormMonitor } from "../../lib/server/insights/storm-monitor";
+import type { PolicySource } from "../../lib/server/policies/policy-source";
 import type { InsightStore } from "../../lib/store/ports/insight-store";
 import { openInsightStore } from "../../lib/store/sql/open-insight-store";
 import { openStore } from "../../lib/store/hot/open-gate-store";

@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { DEFAULT_POLICY, type StormPolicy } from "../../lib/core/policy";
 import { closeGraceMs } from "../../lib/core/storm-windows";
-import type { PolicySource } from "../../lib/server/policy-source";
-import { StormMonitor } from "../../lib/server/storm-monitor";
+import type { PolicySource } from "../../lib/server/policies/policy-source";
+import { StormMonitor } from "../../lib/server/insights/storm-monitor";
 import { openStore } from "../../lib/store/hot/open-gate-store";
 import type { GateStore } from "../../lib/store/ports/gate-store";
 import type { InsightStore } from "../../lib/store/ports/insight-store";

@@ -4,7 +4,7 @@ import { pagerDutyBody, slackBody, webhookBody } from "../../core/alert-payloads
 import type { Alert } from "../../core/alerts";
 import { channelTargetShown, originOf } from "../../core/url-credentials";
 import type { AlertChannelRow } from "../../store/ports/alert-store";
-import type { SecretBox } from "../upstreams/secret-box";
+import type { SecretBox } from "../gateways/upstreams/secret-box";
 
 export const PAGERDUTY_EVENTS_URL = "https://events.pagerduty.com/v2/enqueue";
 

@@ -7,7 +7,7 @@ import type { AlertDeliveryRow, AlertStore } from "../../store/ports/alert-store
 import { newId } from "../ids";
 import { OutboundRefusedError } from "../outbound/outbound-refused";
 import type { OutboundInit } from "../outbound/outbound-fetch";
-import type { SecretBox } from "../upstreams/secret-box";
+import type { SecretBox } from "../gateways/upstreams/secret-box";
 import { channelRequest, openSecrets } from "./alert-channels";
 import { pendingDelivery } from "./pending-delivery";
 

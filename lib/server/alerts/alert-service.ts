@@ -3,9 +3,9 @@ import type { CreateAlertChannel, CreateAlertRule } from "../../contract/alerts"
 import type { AlertAttemptRow, AlertChannelRow, AlertDeliveryRow, AlertRuleRow, AlertStore } from "../../store/ports/alert-store";
 import { AppError } from "../app-error";
 import { newId } from "../ids";
-import { type Actor, auditEntry } from "../operator-audit";
+import { type Actor, auditEntry } from "../operators/operator-audit";
 import { type AssertAllowed, assertRegistrable } from "../outbound/registration-check";
-import type { SecretBox } from "../upstreams/secret-box";
+import type { SecretBox } from "../gateways/upstreams/secret-box";
 import { PAGERDUTY_EVENTS_URL, displayTarget, newSigningSecret, sealSecrets, shownChannel } from "./alert-channels";
 import { pendingDelivery } from "./pending-delivery";
 

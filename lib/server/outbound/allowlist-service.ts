@@ -1,7 +1,7 @@
 import type { OutboundAllowlistRepository, OutboundAllowlistRow } from "../../store/prisma/outbound-allowlist-repository";
 import { AppError } from "../app-error";
 import { newId } from "../ids";
-import { type Actor, auditEntry } from "../operator-audit";
+import { type Actor, auditEntry } from "../operators/operator-audit";
 import { parseAllowPattern } from "./allow-pattern";
 
 /** An admin's edits to a project's outbound allowlist, each one audited. */

@@ -4,8 +4,8 @@ import { InProcessTransport } from "../../../lib/sdk/in-process-transport";
 import type { GateTransport } from "../../../lib/sdk/types";
 import { openStore } from "../../../lib/store/hot/open-gate-store";
 import type { GateStore } from "../../../lib/store/ports/gate-store";
-import { createProjectWithKey } from "../../../lib/server/projects";
-import type { PolicySource } from "../../../lib/server/policy-source";
+import { createProjectWithKey } from "../../../lib/server/operators/projects";
+import type { PolicySource } from "../../../lib/server/policies/policy-source";
 import { migratedSqliteFile } from "../../helpers/migrated-sqlite";
 
 /** A policy source for every tool: the engine's defaults with these overrides (a real PolicySource). */

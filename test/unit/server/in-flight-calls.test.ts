@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { CancelledByClientError, InFlightCalls, cancellationsIn } from "../../../lib/server/mcp-gateway/in-flight-calls";
+import { CancelledByClientError, InFlightCalls, cancellationsIn } from "../../../lib/server/gateways/mcp/in-flight-calls";
 
 describe("in-flight MCP calls (a client's notifications/cancelled)", () => {
   const ref = { projectId: "p1", apiKeyId: "k1", sessionId: "s1", requestId: 7 };

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { DEFAULT_POLICY, type ToolPolicy } from "../../../lib/core/policy";
-import { InstallFingerprinter } from "../../../lib/server/install-fingerprinter";
-import { simulateLedger } from "../../../lib/server/policy-simulator";
+import { InstallFingerprinter } from "../../../lib/server/gate/install-fingerprinter";
+import { simulateLedger } from "../../../lib/server/policies/policy-simulator";
 import { type Op, TOOL, engineHistory, play } from "./engine-history";
 
 /**

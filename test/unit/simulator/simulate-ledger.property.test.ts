@@ -3,8 +3,8 @@ import { describe, expect, it } from "vitest";
 import { DEFAULT_POLICY, type ToolPolicy } from "../../../lib/core/policy";
 import { simulatePolicy } from "../../../lib/core/simulate-policy";
 import type { LedgerEntry } from "../../../lib/core/simulation-ledger";
-import { InstallFingerprinter } from "../../../lib/server/install-fingerprinter";
-import { toEntries } from "../../../lib/server/policy-simulator";
+import { InstallFingerprinter } from "../../../lib/server/gate/install-fingerprinter";
+import { toEntries } from "../../../lib/server/policies/policy-simulator";
 import { type Op, TOOL, engineHistory, opArb, play, policyArb } from "./engine-history";
 
 let lastEntries: LedgerEntry[] = [];

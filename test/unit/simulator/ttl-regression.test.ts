@@ -1,7 +1,7 @@
 import { afterEach, describe, expect, it } from "vitest";
 import { DEFAULT_POLICY } from "../../../lib/core/policy";
-import type { BeginInput } from "../../../lib/server/gate-service";
-import { PolicyService } from "../../../lib/server/policy-service";
+import type { BeginInput } from "../../../lib/server/gate/gate-service";
+import { PolicyService } from "../../../lib/server/policies/policy-service";
 import { type EngineHistory, OTHER_TOOL, TOOL, engineHistory } from "./engine-history";
 import { PolicyRepository } from "../../../lib/store/prisma/policy-repository";
 

@@ -3,9 +3,9 @@
 // process up. `writer`: writes on the writer thread; `checkpoints`: inline writes, enough of them
 // to start the background checkpoint worker.
 import { DEFAULT_EFFECTIVE_POLICY } from "../../../lib/core/policy";
-import { GateService } from "../../../lib/server/gate-service";
-import { LeaseTokens } from "../../../lib/server/lease-tokens";
-import { createProjectWithKey } from "../../../lib/server/projects";
+import { GateService } from "../../../lib/server/gate/gate-service";
+import { LeaseTokens } from "../../../lib/server/gate/lease-tokens";
+import { createProjectWithKey } from "../../../lib/server/operators/projects";
 import { SqliteGateStore } from "../../../lib/store/hot/sqlite/gate-store";
 
 const [file, mode] = process.argv.slice(2);

@@ -2,7 +2,7 @@
 import { withGatewayRoute } from "@/lib/http/with-gateway-route";
 import { clientInfo } from "@/lib/http/client-info";
 import { services } from "@/lib/server/composition-root";
-import { agentActor } from "@/lib/server/operator-audit";
+import { agentActor } from "@/lib/server/operators/operator-audit";
 
 const forward = withGatewayRoute(({ req, principal, params }) =>
   services().httpGateway.handle({

@@ -4,7 +4,7 @@ import { clientInfo } from "@/lib/http/client-info";
 import { RunIdParams } from "@/lib/http/params";
 import { toRunCompensation } from "@/lib/http/saga-wire";
 import { withApiRoute } from "@/lib/http/with-api-route";
-import { agentActor } from "@/lib/server/operator-audit";
+import { agentActor } from "@/lib/server/operators/operator-audit";
 import { services } from "@/lib/server/composition-root";
 
 export const POST = withApiRoute({

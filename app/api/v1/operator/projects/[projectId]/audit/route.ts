@@ -4,7 +4,7 @@ import { auditFilter } from "@/lib/http/audit-filter";
 import { toWireAudit } from "@/lib/http/operator-wire";
 import { ProjectParams } from "@/lib/http/params";
 import { withOperatorRoute } from "@/lib/http/with-operator-route";
-import { apiKeyNames } from "@/lib/server/api-key-names";
+import { apiKeyNames } from "@/lib/server/operators/api-key-names";
 import { services } from "@/lib/server/composition-root";
 
 export const GET = withOperatorRoute({

@@ -5,7 +5,7 @@ import { ProjectToolParams } from "@/lib/http/params";
 import { toWireRevision } from "@/lib/http/policy-wire";
 import { withApiRoute } from "@/lib/http/with-api-route";
 import { services } from "@/lib/server/composition-root";
-import { auditPolicyChange, policyActor } from "@/lib/server/policy-audit";
+import { auditPolicyChange, policyActor } from "@/lib/server/policies/policy-audit";
 
 export const GET = withApiRoute({
   auth: "admin",

@@ -3,7 +3,7 @@ import { OperatorResendRequestSchema } from "@/lib/contract/operator";
 import { ProjectRequestParams } from "@/lib/http/operator-params";
 import { toOperatorResend } from "@/lib/http/operator-wire";
 import { withOperatorRoute } from "@/lib/http/with-operator-route";
-import { apiKeyNames } from "@/lib/server/api-key-names";
+import { apiKeyNames } from "@/lib/server/operators/api-key-names";
 import { services } from "@/lib/server/composition-root";
 
 export const GET = withOperatorRoute({

@@ -1,0 +1,133 @@
+import type { CallListQuery, RunListQuery } from "../../contract/calls";
+import { type Cursor, decodeCursor, encodeCursor } from "../../core/cursor";
+import { parseJsonText } from "../../core/record";
+import { redact } from "../../core/redact";
+import type { CallListRow, RunRow } from "../../store/ports/call-list";
+import type { OperatorStore } from "../../store/ports/operator-store";
+import type { GateEvent, GateStore } from "../../store/ports/gate-store";
+import { AppError } from "../app-error";
+import type { OperatorRecords } from "../operators/operator-records";
+import type { PolicySource } from "../policies/policy-source";
+
+/** How much of a call's or run's history one answer carries. */
+export const CALL_EVENTS_LIMIT = 500;
+export const RUN_CALLS_LIMIT = 1_000;
+export const RUN_EVENTS_LIMIT = 5_000;
+
+export interface Paged<T> {
+  items: T[];
+  nextCursor: string | null;
+}
+
+export interface CallLedgerView {
+  callId: string;
+  args: unknown;
+  result: unknown;
+  redactFields: string[];
+  events: GateEvent[];
+  truncated: boolean;
+}
+
+export interface RunView {
+  runId: string;
+  calls: CallListRow[];
+  events: GateEvent[];
+  truncated: boolean;
+}
+
+/**
+ * The calls and runs explorer: filtered, cursor-paged lists of a project's calls and runs, a
+ * call's ledger with its arguments and result masked under the tool's *current* policy (fields
+ * added to redactFields after a call was stored are hidden too), and a run's calls and events
+ * across its subagents. Reads only; every read is scoped by the project.
+ */
+export class CallExplorer {
+  constructor(
+    private readonly store: OperatorStore,
+    private readonly records: OperatorRecords,
+    private readonly policies: PolicySource,
+    /** The gate's write-behind ledger: this process's queued decisions are committed before a read. */
+    private readonly ledger: Pick<GateStore, "settleLedger">,
+  ) {}
+
+  async listCalls(projectId: string, query: CallListQuery): Promise<Paged<CallListRow>> {
+    await this.ledger.settleLedger();
+    const rows = await this.store.listCalls(
+      projectId,
+      {
+        tool: query.tool,
+        status: query.status,
+        decisions: query.decision,
+        decidedFrom: query.decidedFrom === undefined ? undefined : Date.parse(query.decidedFrom),
+        decidedTo: query.decidedTo === undefined ? undefined : Date.parse(query.decidedTo),
+        shadowPrevented: query.shadow === "prevented",
+        runId: query.runId,
+        agentId: query.agentId,
+        keyPrefix: query.key,
+        from: query.from === undefined ? undefined : Date.parse(query.from),
+        to: query.to === undefined ? undefined : Date.parse(query.to),
+      },
+      { limit: query.limit + 1, after: cursorOf(query.cursor) },
+    );
+    return page(rows, query.limit, (row) => ({ at: row.firstSeenAt, id: row.id }));
+  }
+
+  async listRuns(projectId: string, query: RunListQuery): Promise<Paged<RunRow>> {
+    const filter = { runIdPrefix: query.runId, agentId: query.agentId, tool: query.tool, state: query.state };
+    await this.ledger.settleLedger();
+    const rows = await this.store.listRuns(projectId, { limit: query.limit + 1, after: cursorOf(query.cursor) }, filter);
+    return page(rows, query.limit, (row) => ({ at: row.startedAt, id: row.firstCallId }));
+  }
+
+  async callLedger(projectId: string, callId: string): Promise<CallLedgerView> {
+    await this.ledger.settleLedger();
+    const record = await this.records.get(projectId, callId);
+    const [{ policy }, events] = await Promise.all([
+      this.policies.forTool(projectId, record.tool),
+      this.store.listCallEvents(projectId, callId, CALL_EVENTS_LIMIT + 1),
+    ]);
+    const mask = (text: string | null) => (text === null ? null : redact(parseJsonText(text), policy.redactFields));
+    return {
+      callId: record.id,
+      args: mask(record.args),
+      result: record.state === "succeeded" ? mask(record.result) : null,
+      redactFields: policy.redactFields,
+      events: (events.length > CALL_EVENTS_LIMIT ? events.slice(1) : events).map((event) => maskDetailArgs(event, policy.redactFields)),
+      truncated: events.length > CALL_EVENTS_LIMIT,
+    };
+  }
+
+  async run(projectId: string, runId: string): Promise<RunView> {
+    await this.ledger.settleLedger();
+    const [calls, events] = await Promise.all([
+      this.store.listRunCalls(projectId, runId, RUN_CALLS_LIMIT + 1),
+      this.store.listRunEvents(projectId, runId, RUN_EVENTS_LIMIT + 1),
+    ]);
+    if (calls.length === 0 && events.length === 0) throw new AppError("not_found", `no run ${runId} in this project`);
+    return {
+      runId,
+      calls: calls.slice(0, RUN_CALLS_LIMIT),
+      events: events.slice(0, RUN_EVENTS_LIMIT),
+      truncated: calls.length > RUN_CALLS_LIMIT || events.length > RUN_EVENTS_LIMIT,
+    };
+  }
+}
+
+/** The query's cursor was validated by the contract; decoding cannot fail here. */
+function cursorOf(text: string | undefined): Cursor | undefined {
+  return text === undefined ? undefined : (decodeCursor(text) ?? undefined);
+}
+
+/** One row more than the page was read: its presence says whether a next page exists. */
+function page<T>(rows: T[], limit: number, position: (row: T) => Cursor): Paged<T> {
+  const items = rows.slice(0, limit);
+  return { items, nextCursor: rows.length > limit ? encodeCursor(position(items[items.length - 1]!)) : null };
+}
+
+/** A mismatched begin keeps the args it sent in its detail: masked again under the current policy, like the record's. */
+function maskDetailArgs(event: GateEvent, redactFields: readonly string[]): GateEvent {
+  if (!event.argsMismatch || event.detail === null) return event;
+  const detail = parseJsonText(event.detail) as Record<string, unknown> | null;
+  if (!detail || typeof detail !== "object" || !("args" in detail)) return event;
+  return { ...event, detail: JSON.stringify({ ...detail, args: redact(detail.args, redactFields) }) };
+}
