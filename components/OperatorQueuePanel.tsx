@@ -37,12 +37,15 @@ export function OperatorQueuePanel({ projectId, from, to, rangeLabel }: { projec
                   <th scope="col">Run</th>
                   <th scope="col">State</th>
                   <th scope="col">Stopped at</th>
+                  <th scope="col">Way out</th>
                   <th scope="col">Aborted</th>
                 </tr>
               </thead>
               <tbody>
                 {runs.map((run) => {
                   const failed = run.steps.find((s) => s.status === "failed");
+                  // The step that holds the plan, and what an operator can do with it (never nothing).
+                  const open = failed ?? run.steps.find((s) => s.actions.length > 0);
                   return (
                     <tr key={run.runId} data-testid="attention-run">
                       <td data-label="Run">
@@ -59,6 +62,15 @@ export function OperatorQueuePanel({ projectId, from, to, rangeLabel }: { projec
                           </>
                         ) : (
                           <span className="muted">under way</span>
+                        )}
+                      </td>
+                      <td data-label="Way out" data-testid="attention-run-actions">
+                        {open ? (
+                          <Link href={runHref(run.runId)}>
+                            {open.actions.map((a) => (a === "retry" ? "retry" : "resolve by hand")).join(" or ")} <code>{open.compensation.tool}</code>
+                          </Link>
+                        ) : (
+                          <span className="muted">—</span>
                         )}
                       </td>
                       <td data-label="Aborted">{run.abort ? `${run.abort.reason} (${run.abort.abortedBy}, ${formatInstant(run.abort.abortedAt, "seconds")})` : "—"}</td>

@@ -43,7 +43,11 @@ export function PreviewCard({ preview, projectId, canDecide }: { preview: Operat
         </dd>
         <dt>Asked by</dt>
         <dd>
-          API key <strong>{preview.requestedBy}</strong> at {formatInstant(preview.createdAt, "seconds")}
+          API key{" "}
+          <strong data-testid="preview-requested-by" title={preview.requestedBy}>
+            {preview.requestedByName ?? preview.requestedBy}
+          </strong>{" "}
+          at {formatInstant(preview.createdAt, "seconds")}
         </dd>
         {preview.decidedAt ? (
           <>

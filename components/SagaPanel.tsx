@@ -44,8 +44,8 @@ export function SagaPanel({ runId }: { runId: string }) {
         </p>
       )}
       {plan.steps.length > 0 ? <StepsTable plan={plan} projectId={projectId} /> : null}
-      {operator && plan.state === "compensation_failed"
-        ? plan.steps.filter((s) => s.status === "failed").map((step) => <FailedStepActions key={step.callId} step={step} pending={act.isPending} act={act.mutate} />)
+      {operator && plan.abort
+        ? plan.steps.filter((s) => s.actions.length > 0).map((step) => <StepActions key={step.callId} step={step} pending={act.isPending} act={act.mutate} />)
         : null}
       {operator && plan.state === "running" ? (
         <details>
@@ -108,30 +108,47 @@ function StepsTable({ plan, projectId }: { plan: RunCompensation; projectId: str
 
 type Act = ReturnType<typeof useSagaActionMutation>["mutate"];
 
-/** A failed undo stops the plan: let it run again, or record by hand that nothing is left to undo. */
-function FailedStepActions({ step, pending, act }: { step: CompensationStepWire; pending: boolean; act: Act }) {
+/**
+ * A step not done has a way out (the step's `actions`): a failed undo stops the plan, so let it run
+ * again or record by hand that nothing is left to undo; a pending or running one can be resolved by hand.
+ */
+function StepActions({ step, pending, act }: { step: CompensationStepWire; pending: boolean; act: Act }) {
+  const failed = step.status === "failed";
+  const resolve = (
+    <NoteForm
+      label={`Note on resolving ${step.compensation.tool} by hand (required, audited)`}
+      submitLabel="Mark resolved by hand"
+      pending={pending}
+      onSubmit={(note) => act({ action: "resolve", callId: step.callId, note })}
+    />
+  );
+  if (!failed) {
+    return (
+      <details data-testid="saga-open-step">
+        <summary>
+          Resolve <code>{step.compensation.tool}</code> ({step.status}) by hand
+        </summary>
+        {resolve}
+      </details>
+    );
+  }
   return (
     <article className="card stack" data-testid="saga-failed-step" aria-label={`Failed compensation ${step.compensation.tool}`}>
       <strong>
         <code>{step.compensation.tool}</code> failed permanently{step.error ? `: ${step.error.message}` : ""}
       </strong>
       <div className="row" style={{ alignItems: "flex-start", gap: 24, flexWrap: "wrap" }}>
-        <div style={{ flex: "1 1 260px" }}>
-          <NoteForm
-            label={`Note on resolving ${step.compensation.tool} by hand (required, audited)`}
-            submitLabel="Mark resolved by hand"
-            pending={pending}
-            onSubmit={(note) => act({ action: "resolve", callId: step.callId, note })}
-          />
-        </div>
-        <div style={{ flex: "1 1 260px" }}>
-          <NoteForm
-            label={`Reason to retry ${step.compensation.tool} (required, audited)`}
-            submitLabel="Retry compensation"
-            pending={pending}
-            onSubmit={(reason) => act({ action: "retry", callId: step.callId, reason })}
-          />
-        </div>
+        <div style={{ flex: "1 1 260px" }}>{resolve}</div>
+        {step.actions.includes("retry") ? (
+          <div style={{ flex: "1 1 260px" }}>
+            <NoteForm
+              label={`Reason to retry ${step.compensation.tool} (required, audited)`}
+              submitLabel="Retry compensation"
+              pending={pending}
+              onSubmit={(reason) => act({ action: "retry", callId: step.callId, reason })}
+            />
+          </div>
+        ) : null}
       </div>
     </article>
   );

@@ -47,7 +47,8 @@ export const OperatorPreviewSchema = z
   .object({
     ...previewFields,
     args: z.unknown().nullable().describe("The exact (redacted) arguments that would run"),
-    requestedBy: z.string().describe("The API key that asked"),
+    requestedBy: z.string().describe("The id of the API key that asked"),
+    requestedByName: z.string().nullable().describe("That API key's name (null when the key is gone or the asker was no API key)"),
     decidedBy: z.string().nullable(),
     decidedAt: isoTime.nullable(),
     createdAt: isoTime,

@@ -12,6 +12,7 @@ const reason = z.string().trim().min(1).max(2_000);
 
 export const RUN_STATES = ["running", "compensating", "compensated", "compensation_failed"] as const;
 export const STEP_STATUSES = ["pending", "running", "compensated", "failed", "resolved"] as const;
+export const STEP_ACTIONS = ["retry", "resolve"] as const;
 
 export const CompensationSchema = z
   .object({
@@ -42,6 +43,9 @@ export const CompensationStepSchema = z
     compensationCallId: z.string().nullable().describe("The undo's own call, once begun"),
     attempts: z.number().int(),
     error: ErrorInfoSchema.optional().describe("Why the undo failed permanently"),
+    actions: z
+      .array(z.enum(STEP_ACTIONS))
+      .describe("What an operator may do with the step once the run is aborted: retry a failed undo; resolve by hand any step not done. Empty once done"),
   })
   .meta({ id: "CompensationStep" });
 

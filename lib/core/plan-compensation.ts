@@ -56,7 +56,7 @@ export function planCompensation(aborted: boolean, records: readonly CallRecord[
     .sort((a, b) => (b.completedAt ?? 0) - (a.completedAt ?? 0) || (a.id < b.id ? 1 : -1))
     .map((record) => toStep(record, byKey.get(compensationKey(record.key)) ?? null));
   if (!aborted) return { state: "running", steps, next: null };
-  const open = steps.find((step) => step.status !== "compensated" && step.status !== "resolved") ?? null;
+  const open = steps.find((step) => !isStepDone(step)) ?? null;
   if (!open) return { state: "compensated", steps, next: null };
   if (open.status === "failed") return { state: "compensation_failed", steps, next: null };
   return { state: "compensating", steps, next: open };
@@ -99,6 +99,23 @@ function isResolvedByHand(result: string | null): boolean {
   if (result === null) return false;
   const parsed = JSON.parse(result) as Partial<ResolvedByHand> | null;
   return typeof parsed === "object" && parsed !== null && parsed.resolvedByHand !== undefined;
+}
+
+/** What an operator may do with a step: retry an undo that failed, resolve by hand any step not done. */
+export type StepAction = "retry" | "resolve";
+
+export function isStepDone(step: Pick<CompensationStep, "status">): boolean {
+  return step.status === "compensated" || step.status === "resolved";
+}
+
+/**
+ * The operators' actions on a step (the run page and the queue show them): a step that is not done
+ * always has one, so no plan is ever stuck: a failed undo can be retried (its record is released and
+ * the next begin is one more attempt) or resolved by hand; a pending or running one resolved by hand.
+ */
+export function stepActions(step: Pick<CompensationStep, "status">): StepAction[] {
+  if (isStepDone(step)) return [];
+  return step.status === "failed" ? ["retry", "resolve"] : ["resolve"];
 }
 
 /**

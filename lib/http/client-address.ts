@@ -3,6 +3,7 @@ import type { IncomingMessage } from "node:http";
 import type { TLSSocket } from "node:tls";
 import proxyaddr from "proxy-addr";
 import type { HeaderReader } from "./header-reader";
+import { processSlot } from "../process-wide";
 
 /**
  * Headers our own server process writes on every request before Next.js sees it, overwriting
@@ -14,7 +15,7 @@ export const CLIENT_PROTO_HEADER = "x-idemgate-client-proto";
 /** The X-Forwarded-For chain exactly as the request brought it (Next.js fills in one when absent). */
 export const REPORTED_FOR_HEADER = "x-idemgate-reported-for";
 
-const holder = globalThis as unknown as { __idemgateClientAddress?: boolean };
+const installed = processSlot<boolean>("clientAddressInstalled");
 
 /**
  * Route handlers never see the socket, and X-Forwarded-For is whatever the client wrote. Node
@@ -24,12 +25,12 @@ const holder = globalThis as unknown as { __idemgateClientAddress?: boolean };
  * `loopback`, `linklocal`, `uniquelocal`). Empty: the peer address, whatever the headers say.
  */
 export function installClientAddress(trustedProxies: readonly string[]): void {
-  if (holder.__idemgateClientAddress) return;
+  if (installed.get()) return;
   const trust = proxyaddr.compile([...trustedProxies]);
   dc.subscribe("http.server.request.start", (message) => {
     stamp((message as { request: IncomingMessage }).request, trust);
   });
-  holder.__idemgateClientAddress = true;
+  installed.set(true);
 }
 
 function stamp(req: IncomingMessage, trust: (addr: string, i: number) => boolean): void {
@@ -52,15 +53,15 @@ const unmapIpv4 = (address: string) => address.replace(/^::ffff:(\d+\.\d+\.\d+\.
 
 /** The vouched-for client address of a request; null when this process did not resolve one. */
 export function clientIp(headers: HeaderReader): string | null {
-  return holder.__idemgateClientAddress ? headers.get(CLIENT_IP_HEADER) : null;
+  return installed.get() ? headers.get(CLIENT_IP_HEADER) : null;
 }
 
 /** The client's own X-Forwarded-For, for the record only. */
 export function reportedForwardedFor(headers: HeaderReader): string | null {
-  return holder.__idemgateClientAddress ? headers.get(REPORTED_FOR_HEADER) : null;
+  return installed.get() ? headers.get(REPORTED_FOR_HEADER) : null;
 }
 
 /** Whether the request reached us (or a trusted proxy in front of us) over https. */
 export function arrivedOverHttps(headers: Headers): boolean {
-  return holder.__idemgateClientAddress === true && headers.get(CLIENT_PROTO_HEADER) === "https";
+  return installed.get() === true && headers.get(CLIENT_PROTO_HEADER) === "https";
 }

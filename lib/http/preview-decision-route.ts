@@ -1,4 +1,5 @@
 import { DecidePreviewSchema, OperatorPreviewSchema } from "../contract/previews";
+import { apiKeyNames } from "../server/operators/api-key-names";
 import { services } from "../server/composition-root";
 import { ProjectPreviewParams } from "./params";
 import { toOperatorPreview } from "./preview-wire";
@@ -11,7 +12,12 @@ export function previewDecisionRoute(approve: boolean) {
     params: ProjectPreviewParams,
     body: DecidePreviewSchema,
     response: OperatorPreviewSchema,
-    handler: async ({ params, body, operator }) =>
-      toOperatorPreview(await services().previews.decide(params.projectId, params.previewId, approve, body.note, operator.actor)),
+    handler: async ({ params, body, operator }) => {
+      const [decided, keyNames] = await Promise.all([
+        services().previews.decide(params.projectId, params.previewId, approve, body.note, operator.actor),
+        apiKeyNames(services().operators.store, params.projectId),
+      ]);
+      return toOperatorPreview(decided, keyNames);
+    },
   });
 }

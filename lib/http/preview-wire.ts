@@ -31,11 +31,13 @@ export function toWirePreview(view: PreviewView): PreviewWire {
   };
 }
 
-export function toOperatorPreview(p: PreviewRow): OperatorPreview {
+/** `keyNames`: the project's API key names by id (api-key-names.ts), so the card names the key that asked. */
+export function toOperatorPreview(p: PreviewRow, keyNames: ReadonlyMap<string, string>): OperatorPreview {
   return {
     ...common(p),
     args: p.args === null ? null : (JSON.parse(p.args) as unknown),
     requestedBy: p.requestedBy,
+    requestedByName: keyNames.get(p.requestedBy) ?? null,
     decidedBy: p.decidedBy,
     decidedAt: isoOrNull(p.decidedAt),
     createdAt: iso(p.createdAt),

@@ -1,3 +1,4 @@
+import { stepActions } from "../core/plan-compensation";
 import type { RunCompensation } from "../contract/sagas";
 import type { RunSaga } from "../server/multistep/saga-service";
 
@@ -20,6 +21,7 @@ export function toRunCompensation(saga: RunSaga): RunCompensation {
       compensationCallId: step.compensationCallId,
       attempts: step.attempts,
       ...(step.error ? { error: step.error } : {}),
+      actions: saga.abort ? stepActions(step) : [],
     })),
     nextCallId: saga.plan.next?.callId ?? null,
   };

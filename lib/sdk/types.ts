@@ -235,3 +235,15 @@ export type CallResult<T> =
   | { ok: false; status: "blocked"; reason: "loop_detected" | "budget_exceeded"; pattern: string[]; repeats: number; message?: string; budget?: BudgetStatus };
 
 export type CallStatusName = CallResult<unknown>["status"];
+
+/** Settings of one gate client, shared by all its calls (lib/sdk/call.ts runs a call with them). */
+export interface CallDeps {
+  transport: GateTransport;
+  gateRetry: Backoff;
+  waitMs: number;
+  maxWaitMs: number;
+  leaseSeconds?: number;
+  heartbeat: boolean;
+  toolRetry?: Partial<Backoff> | false;
+  classifyError: (error: unknown) => ToolErrorInfo;
+}

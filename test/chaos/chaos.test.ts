@@ -21,6 +21,7 @@ import { parallelRace } from "./scenarios/parallel-race";
 import { slowSuccess } from "./scenarios/slow-success";
 import { subagentAndParent } from "./scenarios/subagent-and-parent";
 import { type MultiStepEnv, type MultiStepRow, PREVIEW_TOOL, lostAccepted, multiStepTable, previewApprove, sagaTwoRunners } from "./scenarios/multi-step";
+import { previewTimedOutThenApproved, undoReplayedThenRetried } from "./scenarios/multi-step-way-out";
 import { timeoutAfterExecution } from "./scenarios/timeout-after-execution";
 
 // npm test runs the small size; `npm run chaos` sets IDEMGATE_CHAOS_SIZE=full and a report file.
@@ -149,6 +150,8 @@ describe(`chaos (${SIZE}, seed ${SEED}): exactly one side effect per request thr
     ["saga-two-runners", sagaTwoRunners],
     ["preview-approve", previewApprove],
     ["async-lost-accepted", lostAccepted],
+    ["saga-undo-replayed-then-retried", undoReplayedThenRetried],
+    ["preview-timed-out-then-approved", previewTimedOutThenApproved],
   ] as const)("multi-step %s", async (_, scenario) => {
     const row = await scenario(multiStep);
     multiStepRows.push(row);

@@ -4,7 +4,7 @@ import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import { EffectivePolicyResponseSchema, PolicyChangeResponseSchema } from "../../lib/contract/admin-policies";
 import { OutboundAllowlistEntrySchema } from "../../lib/contract/outbound";
-import { OperatorPreviewSchema } from "../../lib/contract/previews";
+import { OperatorPreviewSchema, PreviewListSchema } from "../../lib/contract/previews";
 import { McpToolListSchema } from "../../lib/contract/upstreams";
 import { CallStatusSchema } from "../../lib/contract/v1";
 import { mcpTools } from "../../lib/sdk/adapters/ai-sdk-mcp";
@@ -258,6 +258,9 @@ describe.each(PROVIDERS)("%s: MCP gateway over Streamable HTTP", (provider) => {
       const again = (await client.callTool({ name: "refund_order", arguments: args })) as Result;
       expect([decisionOf(again), again._meta?.["idemgate/previewId"]]).toEqual(["preview_required", previewId]);
       expect(effectsFor("refund_order", "o-preview")).toHaveLength(0);
+      // One inbox entry for the one call, however often it is called (#37).
+      const inbox = await world.root.call(PreviewListSchema, "GET", world.root.p(world.projectA, "/previews?limit=200"));
+      expect(inbox.previews.filter((p) => p.tool === "shop__refund_order" && p.status === "pending").map((p) => p.previewId)).toEqual([previewId]);
 
       await world.root.call(OperatorPreviewSchema, "POST", world.root.p(world.projectA, `/previews/${previewId}/approve`), { note: "amount checked" });
       const ran = (await client.callTool({ name: "refund_order", arguments: args })) as Result;

@@ -38,9 +38,18 @@ export class PreviewService implements PreviewGate {
     private readonly clock: () => number = Date.now,
   ) {}
 
+  /**
+   * The call's preview. Under `approve` the same call (same key, same args) finds its own standing
+   * preview — pending, approved (with a fresh token) or denied — instead of filing another, so an
+   * asker that timed out waiting and calls again after the approval runs on that approval, and the
+   * inbox holds one entry per call; only a preview that ran or expired makes room for a new one.
+   * Under `required` (no human) each dry run is its own preview, ready at once.
+   */
   async create(projectId: string, input: PreviewInput, actor: Actor): Promise<PreviewView> {
     const { policy, call } = await this.gate.prepareFor(projectId, input);
     const now = this.clock();
+    const standing = policy.policy.preview === "approve" ? await this.repo.findStanding(projectId, call.key, call.argsFingerprint, now) : null;
+    if (standing) return this.withToken(standing, now);
     const mode = policy.policy.preview === "approve" ? "approve" : "required";
     const row: PreviewRow = {
       id: newId("prv", now),
@@ -72,8 +81,10 @@ export class PreviewService implements PreviewGate {
 
   /** The asker's poll: once the preview may run, each read hands out a fresh token (replacing the last). */
   async read(projectId: string, id: string): Promise<PreviewView> {
-    const preview = await this.getOrThrow(projectId, id);
-    const now = this.clock();
+    return this.withToken(await this.getOrThrow(projectId, id), this.clock());
+  }
+
+  private async withToken(preview: PreviewRow, now: number): Promise<PreviewView> {
     if (!mayIssueToken(preview, now)) return { preview, token: null };
     const minted = mintToken();
     if (!(await this.repo.issueToken(preview, minted.hash, now + TOKEN_TTL_MS))) {

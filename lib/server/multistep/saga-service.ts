@@ -6,12 +6,11 @@ import type { RunAbortRepository, RunAbortRow } from "../../store/prisma/run-abo
 import { instruments } from "../../telemetry/instruments";
 import { withSpan } from "../../telemetry/spans";
 import { AppError } from "../app-error";
-import { recordEvent } from "../gate/gate-events";
 import { assertVisibleIds } from "../gate/visible-ids";
 import type { GateService } from "../gate/gate-service";
 import { newId } from "../ids";
 import { type Actor, auditEntry } from "../operators/operator-audit";
-import type { OperatorRecords } from "../operators/operator-records";
+import { CompensationSteps } from "./compensation-steps";
 import type { KnownRuns } from "./known-runs";
 
 export interface RunSaga {
@@ -34,9 +33,12 @@ export class SagaService {
     private readonly known: KnownRuns,
     private readonly gate: GateService,
     private readonly operatorStore: () => OperatorStore,
-    private readonly operatorRecords: () => OperatorRecords,
     private readonly clock: () => number = Date.now,
-  ) {}
+  ) {
+    this.steps = new CompensationSteps(gate, operatorStore, clock);
+  }
+
+  private readonly steps: CompensationSteps;
 
   /** The run's saga; 404 for a run id no call of this project used. */
   async get(projectId: string, runId: string): Promise<RunSaga> {
@@ -138,52 +140,25 @@ export class SagaService {
     }
   }
 
-  /** An operator lets a failed undo run again: its record is released, the next runner executes it. */
+  /** An operator lets a failed undo run again: its record is released, the next begin of it is one more attempt (audited). */
   async retry(projectId: string, runId: string, callId: string, reason: string, actor: Actor): Promise<RunSaga> {
-    const step = await this.failedStep(projectId, runId, callId);
-    await this.operatorRecords().evict(projectId, step.compensationCallId!, reason, actor);
+    await this.steps.retry(projectId, runId, await this.stepOf(projectId, runId, callId), reason, actor);
     return this.read(projectId, runId);
   }
 
-  /** An operator records by hand that the step needs no (more) undoing: audited, and the plan goes on. */
+  /** An operator records by hand that a step not yet done needs no (more) undoing: audited, and the plan goes on. */
   async resolve(projectId: string, runId: string, callId: string, note: string, actor: Actor): Promise<RunSaga> {
-    const step = await this.failedStep(projectId, runId, callId);
-    const undo = await this.gate.getRecordOrThrow(projectId, step.compensationCallId!);
-    const now = this.clock();
-    const resolved: CallRecord = {
-      ...undo,
-      state: "succeeded",
-      result: JSON.stringify({ resolvedByHand: { by: actor.label ?? actor.id ?? "operator", note } }),
-      error: null,
-      leaseExpiresAt: null,
-      completedAt: now,
-      updatedAt: now,
-      version: undo.version + 1,
-    };
-    const event = recordEvent(resolved, {
-      type: "operator",
-      decision: "resolved_by_hand",
-      startedAt: performance.now(),
-      at: now,
-      policyVersion: undo.policyVersion,
-      detail: { by: actor.label, note },
-    });
-    const detail = { runId, callId, compensationCallId: undo.id, tool: undo.tool, previousError: undo.error, note };
-    const audit = auditEntry(actor, projectId, "compensation.resolved", { type: "call", id: undo.id }, detail, now);
-    if (!(await this.operatorStore().updateRecordByOperator(resolved, undo.version, event, audit))) {
-      throw new AppError("version_conflict", `compensation ${undo.id} changed meanwhile: look at it again, then retry`);
-    }
-    instruments().compensations.add(1, { tool: undo.tool, outcome: "resolved" });
+    const step = await this.stepOf(projectId, runId, callId);
+    await this.steps.resolve(projectId, runId, step, note, actor);
+    instruments().compensations.add(1, { tool: step.compensation.tool, outcome: "resolved" });
     return this.read(projectId, runId);
   }
 
-  private async failedStep(projectId: string, runId: string, callId: string) {
+  private async stepOf(projectId: string, runId: string, callId: string) {
     const { plan } = await this.get(projectId, runId);
     const step = plan.steps.find((s) => s.callId === callId);
     if (!step) throw new AppError("not_found", `call ${callId} has no compensation in run ${runId}`);
-    if (step.status !== "failed" || step.compensationCallId === null) {
-      throw new AppError("invalid_state", `the compensation of call ${callId} is ${step.status}, not failed`);
-    }
+    if (plan.state === "running") throw new AppError("invalid_state", `run ${runId} is not aborted: nothing is being undone`);
     return step;
   }
 }

@@ -138,6 +138,8 @@ export interface OperatorStore {
 
   /** An operator's change of a call record (evict, resolve): the record's CAS, its event and the audit entry at once. */
   updateRecordByOperator(record: CallRecord, expectedVersion: number, event: GateEvent, audit: AuditEntryRow): Promise<boolean>;
+  /** An operator's record for a key that has none yet (an undo resolved before it began): false when one exists. */
+  insertRecordByOperator(record: CallRecord, event: GateEvent, audit: AuditEntryRow): Promise<boolean>;
 
   // The calls and runs explorer (lib/store/call-list-statements.ts): reads only.
   /** Newest first by (first seen, id). */

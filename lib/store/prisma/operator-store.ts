@@ -230,6 +230,21 @@ export class PrismaOperatorStore extends CallListReads implements OperatorStore 
     }, audit);
   }
 
+  /** Insert-if-absent on (project, key), checked inside the transaction; a racing insert's unique violation is a false. */
+  async insertRecordByOperator(record: CallRecord, event: GateEvent, audit: AuditEntryRow): Promise<boolean> {
+    try {
+      return await this.audited(async (tx) => {
+        if ((await tx.callRecord.count({ where: { projectId: record.projectId, key: record.key } })) > 0) return 0;
+        await tx.callRecord.create({ data: record });
+        await tx.event.create({ data: toStoredEvent(event) });
+        return 1;
+      }, audit);
+    } catch (error) {
+      if ((error as { code?: string }).code === "P2002") return false;
+      throw error;
+    }
+  }
+
   async close(): Promise<void> {
     // The client belongs to the composition root, which disconnects it once for every repository.
   }

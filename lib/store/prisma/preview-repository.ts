@@ -68,6 +68,18 @@ export class PreviewRepository {
     return row ? fromStored(row) : null;
   }
 
+  /**
+   * The call's own approval still standing: the newest preview under `approve` for exactly this key
+   * and args fingerprint that has not run and has not expired (pending, approved, or denied).
+   */
+  async findStanding(projectId: string, key: string, argsFingerprint: string, now: number): Promise<PreviewRow | null> {
+    const row = await this.prisma.preview.findFirst({
+      where: { projectId, key, argsFingerprint, usedAt: null, mode: "approve", status: { in: ["pending", "approved", "denied"] }, expiresAt: { gt: BigInt(now) } },
+      orderBy: [{ createdAt: "desc" }, { id: "desc" }],
+    });
+    return row ? fromStored(row) : null;
+  }
+
   async byTokenHash(projectId: string, tokenHash: string): Promise<PreviewRow | null> {
     const row = await this.prisma.preview.findFirst({ where: { projectId, tokenHash } });
     return row ? fromStored(row) : null;

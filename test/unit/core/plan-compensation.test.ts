@@ -1,7 +1,9 @@
 import { describe, expect, it } from "vitest";
-import { compensationKey, mayBeginCompensation, planCompensation } from "../../../lib/core/plan-compensation";
+import { type StepStatus, compensationKey, isStepDone, mayBeginCompensation, planCompensation, stepActions } from "../../../lib/core/plan-compensation";
 import type { CallRecord } from "../../../lib/core/record";
 import { NOW, SECOND, succeededRecord } from "./fixtures";
+
+const STEP_STATUS_LIST: StepStatus[] = ["pending", "running", "compensated", "failed", "resolved"];
 
 const step = (id: string, completedAt: number, tool: string): CallRecord =>
   succeededRecord({ id, key: `k_${id}`, completedAt, compensation: JSON.stringify({ tool, args: { of: id } }) });
@@ -55,5 +57,17 @@ describe("planCompensation", () => {
     expect(mayBeginCompensation(plan, "reserve").ok).toBe(false);
     expect(mayBeginCompensation(plan, "plain").ok).toBe(false);
     expect(mayBeginCompensation(planCompensation(true, [reserve, charge, undo(charge, "in_progress")]), "charge").ok).toBe(true);
+  });
+
+  it("every step not done has an operator's action: failed → retry or resolve; pending, running → resolve; done → none", () => {
+    for (const status of STEP_STATUS_LIST) {
+      const actions = stepActions({ status });
+      expect(actions.length > 0, status).toBe(!isStepDone({ status }));
+    }
+    expect(stepActions({ status: "failed" })).toEqual(["retry", "resolve"]);
+    expect(stepActions({ status: "pending" })).toEqual(["resolve"]);
+    expect(stepActions({ status: "running" })).toEqual(["resolve"]);
+    expect(stepActions({ status: "compensated" })).toEqual([]);
+    expect(stepActions({ status: "resolved" })).toEqual([]);
   });
 });

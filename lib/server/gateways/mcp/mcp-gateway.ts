@@ -3,13 +3,12 @@ import type { BeginDecision } from "../../../core/record";
 import type { McpToolList } from "../../../contract/upstreams";
 import { AppError } from "../../app-error";
 import type { GateService } from "../../gate/gate-service";
-import type { Actor } from "../../operators/operator-audit";
 import type { PolicyService } from "../../policies/policy-service";
 import type { BypassAsk } from "../../resends/resend-bypass";
 import { SEED_AUTHOR, type ToolAnnotations, pickHints, seedFromAnnotations } from "./annotation-policies";
 import type { ResolvedUpstream, UpstreamService } from "../upstreams/upstream-service";
 import { withMcpServerSpan, withUpstreamCallSpan } from "../../../telemetry/mcp-telemetry";
-import { META, type McpCallIdentity, identifyCall } from "./call-identity";
+import { META, type McpCallIdentity, type McpCaller, identifyCall } from "./call-identity";
 import { type ToolResult, downstreamMeta, gateError, isToolResult, refusalResult, replayResult, resultText, stripGateMeta, unknownOutcomeResult, withGateMeta, withTiming } from "./decision-results";
 import { MAX_OPERATOR_ROUNDS, type OperatorSignOff, type OperatorWait, isOperatorWait } from "./operator-sign-off";
 import { type UpstreamConnector, describeCause } from "./upstream-connector";
@@ -25,18 +24,6 @@ export const TOOL_SEPARATOR = "__";
 
 export function gateToolName(upstream: string, tool: string): string {
   return `${upstream}${TOOL_SEPARATOR}${tool}`;
-}
-
-/** Who is calling, as the MCP endpoint authenticated them. */
-export interface McpCaller {
-  projectId: string;
-  apiKeyId: string;
-  /** For the audit log, when the call asks for a resend. */
-  actor: Actor;
-  sessionId: string | null;
-  runHeader: string | null;
-  /** Where operators open the dashboard (the Approvals page a waiting client is pointed at). */
-  dashboardOrigin: string;
 }
 
 export interface ToolCallParams {
@@ -193,7 +180,7 @@ export class McpGateway {
         const token = await this.signOff.resendToken(caller, decision.requestId);
         if (token) decision = await begin({ token, actor: caller.actor });
       } else if (decision.decision === "preview_required") {
-        const signed = await this.signOff.previewToken(caller, decision, { tool, upstreamTool: params.name, upstream: upstream.row.name, identity, args });
+        const signed = await this.signOff.previewToken(caller, { tool, upstreamTool: params.name, upstream: upstream.row.name, identity, args });
         if ("token" in signed) decision = await begin(undefined, signed.token);
         else if ("denied" in signed) {
           return gateError(`${tool} was not run: an operator denied its preview (${signed.denied.id})${signed.denied.decisionNote ? `: ${signed.denied.decisionNote}` : ""}. Do not retry it; tell the user.`, { decision: "preview_denied", key: decision.key }, { "idemgate/previewId": signed.denied.id, "idemgate/retryable": false });

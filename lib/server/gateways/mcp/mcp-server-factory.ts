@@ -2,7 +2,8 @@ import { type CallToolResult, type ListToolsResult, type McpRequestContext, Prot
 import type { Client } from "@modelcontextprotocol/client";
 import type { ResolvedUpstream } from "../upstreams/upstream-service";
 import type { InFlightCalls } from "./in-flight-calls";
-import type { McpCaller, McpGateway, ToolCallParams } from "./mcp-gateway";
+import type { McpCaller } from "./call-identity";
+import type { McpGateway, ToolCallParams } from "./mcp-gateway";
 import { MAX_SUBSCRIPTIONS, MAX_SUBSCRIPTION_URI, type McpSessions } from "./mcp-sessions";
 import { isOperatorWait } from "./operator-sign-off";
 import { LOG_LEVEL_META_KEY, type LogRelay, asLogLevel } from "./upstream-logs";

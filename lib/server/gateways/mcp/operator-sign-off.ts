@@ -1,9 +1,7 @@
-import type { BeginDecision } from "../../../core/record";
 import type { PreviewService } from "../../multistep/preview-service";
 import type { PreviewRow } from "../../../store/prisma/preview-repository";
 import type { ResendService } from "../../resends/resend-service";
-import type { McpCallIdentity } from "./call-identity";
-import type { McpCaller } from "./mcp-gateway";
+import type { McpCallIdentity, McpCaller } from "./call-identity";
 
 /** How many times a 2026-07-28 client is asked to wait for an operator before the call ends as an isError result. */
 export const MAX_OPERATOR_ROUNDS = 5;
@@ -22,8 +20,6 @@ export function isOperatorWait(value: object): value is OperatorWait {
   return "awaitOperator" in value;
 }
 
-type PreviewAsked = Extract<BeginDecision, { decision: "preview_required" }>;
-
 export type PreviewSignOff = { token: string } | { pending: PreviewRow } | { denied: PreviewRow };
 
 /** Operators' sign-offs on MCP calls: approved resends, and previews the gateway asks for on the client's behalf. */
@@ -31,7 +27,6 @@ export class OperatorSignOff {
   constructor(
     private readonly resends: () => ResendService,
     private readonly previews: () => PreviewService,
-    private readonly clock: () => number = Date.now,
   ) {}
 
   /** The approved resend request's single-use token, or null while it waits (or was denied). */
@@ -44,22 +39,13 @@ export class OperatorSignOff {
    * A tool under `preview`: an MCP client has no dry run to offer, so the gateway previews the call
    * itself (the tool, its upstream and its arguments are the summary). Under `required` its token is
    * at hand at once; under `approve` an operator approves that preview first. The same call again
-   * finds its preview (by key and args fingerprint) instead of asking anew.
+   * finds its preview (PreviewService.create, by key and args fingerprint) instead of asking anew.
    */
-  async previewToken(caller: McpCaller, asked: PreviewAsked, call: { tool: string; upstreamTool: string; upstream: string; identity: Omit<McpCallIdentity, "resendReason">; args: Record<string, unknown> }): Promise<PreviewSignOff> {
-    const previews = this.previews();
-    const now = this.clock();
-    const mine = (row: PreviewRow) => row.key === asked.key && row.argsFingerprint === asked.argsFingerprint && row.usedAt === null && row.expiresAt > now;
-    for (const status of ["approved", "ready", "pending", "denied"] as const) {
-      const found = (await previews.list(caller.projectId, status, 200)).find(mine);
-      if (!found) continue;
-      if (status === "pending") return { pending: found };
-      if (status === "denied") return { denied: found };
-      const { token } = await previews.read(caller.projectId, found.id);
-      if (token) return { token };
-    }
+  async previewToken(caller: McpCaller, call: { tool: string; upstreamTool: string; upstream: string; identity: Omit<McpCallIdentity, "resendReason">; args: Record<string, unknown> }): Promise<PreviewSignOff> {
     const summary = `${call.upstreamTool} on MCP upstream ${call.upstream} with ${JSON.stringify(call.args).slice(0, 1_000)} (asked through the MCP gateway)`;
-    const view = await previews.create(caller.projectId, { tool: call.tool, ...call.identity, args: call.args, summary, affected: call.identity.scope ? [call.identity.scope] : [] }, caller.actor);
-    return view.token ? { token: view.token } : { pending: view.preview };
+    const view = await this.previews().create(caller.projectId, { tool: call.tool, ...call.identity, args: call.args, summary, affected: call.identity.scope ? [call.identity.scope] : [] }, caller.actor);
+    if (view.token) return { token: view.token };
+    if (view.preview.status === "denied") return { denied: view.preview };
+    return { pending: view.preview };
   }
 }
