@@ -180,7 +180,8 @@ function claimRecord(call: PreparedCall, env: PlanEnv, overrides: Partial<CallRe
     replays: 0,
     firstSeenAt: now,
     completedAt: null,
-    expiresAt: Math.max(now + keepSeconds(policy.policy, call.runWindowed) * 1000, leaseExpiresAt),
+    // Never expired (treated as absent, purged) while its holder may be alive: the lease plus its grace.
+    expiresAt: Math.max(now + keepSeconds(policy.policy, call.runWindowed) * 1000, leaseExpiresAt + policy.policy.leaseGraceSeconds * 1000),
     updatedAt: now,
     version: 0,
     policyVersion: policy.version,

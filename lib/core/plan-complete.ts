@@ -116,6 +116,8 @@ export function planHeartbeat(
   leaseToken: string,
   extendSeconds: number,
   now: number,
+  /** The policy's leaseGraceSeconds: the record outlives its lease by that much (see claimRecord). */
+  graceSeconds = 0,
 ): HeartbeatPlan {
   if (record.leaseToken !== leaseToken) return { op: "lease_lost", record };
   if (record.state !== "in_progress") return { op: "already", record };
@@ -126,7 +128,7 @@ export function planHeartbeat(
     record: {
       ...record,
       leaseExpiresAt,
-      expiresAt: Math.max(record.expiresAt, leaseExpiresAt),
+      expiresAt: Math.max(record.expiresAt, leaseExpiresAt + graceSeconds * 1000),
       updatedAt: now,
       version: record.version + 1,
     },

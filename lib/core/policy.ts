@@ -145,7 +145,7 @@ export const DEFAULT_POLICY: Readonly<ToolPolicy> = Object.freeze<ToolPolicy>({
   ttlSeconds: 86_400,
   acceptedTtlSeconds: 604_800,
   leaseSeconds: 30,
-  leaseGraceSeconds: 0,
+  leaseGraceSeconds: 5,
   cacheFailures: true,
   retry: { maxAttempts: 3, initialDelayMs: 1_000, backoffFactor: 2, maxDelayMs: 30_000 },
   loop: { enabled: true, repeats: 3, maxCycleLength: 2, action: "block" },

@@ -244,7 +244,7 @@ class LedgerReplay {
     for (const holder of this.holders.get(attemptId(entry.callId, entry.attempt)) ?? []) {
       const record = this.records.get(holder.key);
       if (!record) continue;
-      const plan = planHeartbeat(record, holder.leaseToken, entry.extendSeconds ?? this.draft.leaseSeconds, entry.at);
+      const plan = planHeartbeat(record, holder.leaseToken, entry.extendSeconds ?? this.draft.leaseSeconds, entry.at, this.draft.leaseGraceSeconds);
       if (plan.op === "update") this.records.set(holder.key, plan.record);
     }
   }

@@ -179,7 +179,7 @@ class Verify(GateTestCase):
     @classmethod
     def setUpClass(cls) -> None:
         super().setUpClass()
-        put_policy(cls.tool, {"effect": "async", "leaseSeconds": 1})
+        put_policy(cls.tool, {"effect": "async", "leaseSeconds": 1, "leaseGraceSeconds": 0})
         cls.downstream = Double()
         # One wait for every test's lapsed lease: the attempts begin together, two apply their effect.
         for step in ("found", "lost", "unsure", "not_found"):

@@ -8,6 +8,7 @@ import {
 } from "../../lib/contract/admin-policies";
 import type { PolicyOverrides } from "../../lib/core/policy";
 import { ErrorResponseSchema } from "../../lib/contract/v1";
+import { fetchRetryingResets } from "./reset-retry";
 
 export const TEST_ADMIN_TOKEN = "test-admin-token-0123456789abcdef";
 
@@ -25,7 +26,7 @@ export class AdminClient {
   }
 
   async raw(method: string, path: string, body?: unknown, token: string | null = this.token): Promise<Response> {
-    return fetch(`${this.baseUrl}${path}`, {
+    return fetchRetryingResets(`${this.baseUrl}${path}`, {
       method,
       headers: {
         ...(token !== null ? { authorization: `Bearer ${token}` } : {}),

@@ -7,6 +7,7 @@ import {
   ErrorResponseSchema,
   HeartbeatResponseSchema,
 } from "../../lib/contract/v1";
+import { fetchRetryingResets } from "./reset-retry";
 
 export interface HttpResult<T> {
   status: number;
@@ -21,7 +22,7 @@ export class TestClient {
   ) {}
 
   async raw(method: string, path: string, body?: unknown, headers: Record<string, string> = {}): Promise<Response> {
-    return fetch(`${this.baseUrl}${path}`, {
+    return fetchRetryingResets(`${this.baseUrl}${path}`, {
       method,
       headers: {
         authorization: `Bearer ${this.apiKey}`,

@@ -3,6 +3,7 @@ import { DedupResponseSchema, TimeseriesResponseSchema, TopRunsResponseSchema } 
 import { StormListResponseSchema } from "../../lib/contract/storms";
 import { ErrorResponseSchema } from "../../lib/contract/v1";
 import { TEST_ADMIN_TOKEN } from "./admin-client";
+import { fetchRetryingResets } from "./reset-retry";
 
 type Query = Record<string, string | number | undefined>;
 
@@ -22,7 +23,7 @@ export class InsightsClient {
   }
 
   async get<S extends z.ZodType>(schema: S, path: string, query?: Query): Promise<z.infer<S>> {
-    const res = await fetch(this.url(path, query), { headers: { authorization: `Bearer ${this.token}` } });
+    const res = await fetchRetryingResets(this.url(path, query), { headers: { authorization: `Bearer ${this.token}` } });
     const json = await res.json();
     if (!res.ok) throw new Error(`HTTP ${res.status} GET ${path}: ${JSON.stringify(ErrorResponseSchema.parse(json))}`);
     return schema.parse(json);
@@ -49,7 +50,7 @@ export class InsightsClient {
   }
 
   async expectError(path: string, query: Query = {}, token: string | null = this.token) {
-    const res = await fetch(this.url(path, query), { headers: token === null ? {} : { authorization: `Bearer ${token}` } });
+    const res = await fetchRetryingResets(this.url(path, query), { headers: token === null ? {} : { authorization: `Bearer ${token}` } });
     return { status: res.status, body: ErrorResponseSchema.parse(await res.json()) };
   }
 }

@@ -14,6 +14,7 @@ import { ResendRequestSchema } from "../../lib/contract/resends";
 import { ErrorResponseSchema } from "../../lib/contract/v1";
 import { parseDatabaseUrl } from "../../lib/store/connection/database-url";
 import type { TestClient } from "./client";
+import { fetchRetryingResets } from "./reset-retry";
 
 /** The instance admin every operator test server starts with (ADMIN_EMAIL / ADMIN_PASSWORD). */
 export const ROOT = { email: "root@idemgate.test", password: "root-password-0001" };
@@ -56,7 +57,7 @@ export class OperatorClient {
   }
 
   raw(method: string, path: string, body?: unknown, headers: Record<string, string> = {}): Promise<Response> {
-    return fetch(`${this.baseUrl}${path}`, {
+    return fetchRetryingResets(`${this.baseUrl}${path}`, {
       method,
       headers: {
         origin: this.baseUrl,

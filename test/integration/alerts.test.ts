@@ -212,7 +212,7 @@ describe.each(PROVIDERS)("%s: alerts", (provider) => {
 
     // Verify: an async tool's lease runs out unanswered; the next begin is told to verify.
     const slow = { tool: uniqueTool("provision"), runId: uniqueRun("verify"), stepId: "provision" };
-    await admin.put(slow.tool, { effect: "async", leaseSeconds: 1, loop: { enabled: false } });
+    await admin.put(slow.tool, { effect: "async", leaseSeconds: 1, leaseGraceSeconds: 0, loop: { enabled: false } });
     expectDecision(await client.begin(slow), "execute");
     const verify = await waitFor(async () => {
       const answer = await client.begin(slow);

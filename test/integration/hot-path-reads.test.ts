@@ -11,7 +11,7 @@ import type { GateStore } from "../../lib/store/ports/gate-store";
 import { PROVIDERS, SQLITE_WRITER, type TestDatabase, createTestDatabase } from "../helpers/databases";
 
 /** Leases of 1 s, so a second gate can take a call over; loops on (the default). */
-const shortLease: EffectivePolicy = { ...DEFAULT_EFFECTIVE_POLICY, policy: { ...DEFAULT_EFFECTIVE_POLICY.policy, leaseSeconds: 1 } };
+const shortLease: EffectivePolicy = { ...DEFAULT_EFFECTIVE_POLICY, policy: { ...DEFAULT_EFFECTIVE_POLICY.policy, leaseSeconds: 1, leaseGraceSeconds: 0 } };
 const policies: PolicySource = { forTool: async () => shortLease };
 
 /** Counts the store's calls by method name; the store itself is untouched. */

@@ -318,8 +318,8 @@ describe.each(PROVIDERS.filter((p) => p === "postgres"))("%s: HTTP gateway on tw
 
   beforeAll(async () => {
     world = await startGatewayWorld(provider, 2);
-    // A killed instance's lease lapses quickly, so the retry through the other one takes over soon.
-    await world.policies.put("*", { leaseSeconds: 2 });
+    // A killed instance's lease lapses quickly (and, dead, it gets no grace), so the retry through the other one takes over soon.
+    await world.policies.put("*", { leaseSeconds: 2, leaseGraceSeconds: 0 });
   });
 
   afterAll(async () => {

@@ -1,6 +1,7 @@
 import { randomBytes } from "node:crypto";
 import { beforeAll, describe, expect, it } from "vitest";
 import type { BeginRequest, BeginResponse } from "../../lib/contract/v1";
+import { DEFAULT_POLICY } from "../../lib/core/policy";
 import { TestClient } from "../helpers/client";
 import { PROVIDERS } from "../helpers/databases";
 import { type TestProject, createTestProject, eventsForCall, hasBegins } from "../helpers/fixtures";
@@ -34,7 +35,7 @@ describe.each(PROVIDERS)("%s: call lifecycle over HTTP", (provider) => {
     clientB = new TestClient(server.baseUrl, projectB.apiKey);
   });
 
-  it("an expired lease is recovered by the next begin; the late complete of the first attempt gets 409 lease_lost", async () => {
+  it("a holder silent past its lease and the default grace is recovered by the next begin; its late complete gets 409 lease_lost", async () => {
     const request: BeginRequest = { tool: "charge_card", runId: uniqueRun("lease"), stepId: "charge", args: { amount: 42 } };
     const first = expectDecision(await client.begin(request), "execute");
     expect(first).toMatchObject({ attempt: 1, recovered: false });
@@ -42,6 +43,11 @@ describe.each(PROVIDERS)("%s: call lifecycle over HTTP", (provider) => {
     const shortened = await client.heartbeat(first.callId, first.leaseToken, 1);
     expect(ms(shortened.leaseExpiresAt!)).toBeLessThanOrEqual(Date.now() + 1_500);
     await sleep(1_200);
+    // Lapsed, but within the default grace the holder may only be late: nobody takes over yet.
+    expectDecision(await client.begin(request), "in_progress");
+    // Silent for the lease plus the grace, it is dead (the stated bound: leaseSeconds + leaseGraceSeconds).
+    const dead = ms(shortened.leaseExpiresAt!) + DEFAULT_POLICY.leaseGraceSeconds * 1000 + 100 - Date.now();
+    if (dead > 0) await sleep(dead);
 
     const second = expectDecision(await client.begin(request), "execute");
     expect(second).toMatchObject({ callId: first.callId, key: first.key, attempt: 2, recovered: true });

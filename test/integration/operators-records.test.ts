@@ -62,7 +62,7 @@ describe.each(PROVIDERS)("%s: operator actions", (provider) => {
 
   it("resolve a verify case with the outcome found downstream: later begins replay it", async () => {
     const tool = uniqueTool("provision");
-    await policies.put(tool, { effect: "async", leaseSeconds: 1 });
+    await policies.put(tool, { effect: "async", leaseSeconds: 1, leaseGraceSeconds: 0 });
     const request = { tool, runId: uniqueRun("verify"), stepId: "vm" };
     expectDecision(await agent.begin(request), "execute");
     await sleep(1_200);
@@ -81,7 +81,7 @@ describe.each(PROVIDERS)("%s: operator actions", (provider) => {
 
   it("resolve a lease_lost case as failed; a completed call cannot be resolved", async () => {
     const tool = uniqueTool("charge");
-    await policies.put(tool, { leaseSeconds: 1 });
+    await policies.put(tool, { leaseSeconds: 1, leaseGraceSeconds: 0 });
     const request = { tool, runId: uniqueRun("lost"), stepId: "pay" };
     const first = expectDecision(await agent.begin(request), "execute");
     await sleep(1_200);

@@ -46,9 +46,11 @@ describe.each(PROVIDERS)("%s: every policy field changes the engine's decisions"
     }
   });
 
+  // The tests about a dead holder's lease set no grace (leaseGraceSeconds: 0): the takeover is
+  // then due at the lease's end, which is what they pin. The grace has its own test below.
   it("effect async: a lease that expired answers verify (write would execute, recovered)", async () => {
-    const asyncTool = await toolWith("provision", { effect: "async", leaseSeconds: 1 });
-    const writeTool = await toolWith("provision_w", { leaseSeconds: 1 });
+    const asyncTool = await toolWith("provision", { effect: "async", leaseSeconds: 1, leaseGraceSeconds: 0 });
+    const writeTool = await toolWith("provision_w", { leaseSeconds: 1, leaseGraceSeconds: 0 });
     const runId = uniqueRun("async");
     expectDecision(await client.begin({ tool: asyncTool, runId, stepId: "vm" }), "execute");
     expectDecision(await client.begin({ tool: writeTool, runId, stepId: "vm" }), "execute");
@@ -127,8 +129,8 @@ describe.each(PROVIDERS)("%s: every policy field changes the engine's decisions"
     expect(expectDecision(await client.begin(request), "execute").attempt).toBe(1);
   });
 
-  it("leaseSeconds: the lease is that long, and after it another begin takes over", async () => {
-    const tool = await toolWith("slow_job", { leaseSeconds: 1 });
+  it("leaseSeconds: the lease is that long, and after it (no grace) another begin takes over", async () => {
+    const tool = await toolWith("slow_job", { leaseSeconds: 1, leaseGraceSeconds: 0 });
     const request = { tool, runId: uniqueRun("lease"), stepId: "s" };
     const before = Date.now();
     const first = expectDecision(await client.begin(request), "execute");
@@ -136,6 +138,20 @@ describe.each(PROVIDERS)("%s: every policy field changes the engine's decisions"
     expectDecision(await client.begin(request), "in_progress");
     await sleep(1_200);
     expect(expectDecision(await client.begin(request), "execute")).toMatchObject({ attempt: 2, recovered: true });
+  });
+
+  it("leaseGraceSeconds: a holder late past its lease keeps it through the grace, and its late beat renews it", async () => {
+    const tool = await toolWith("late_job", { leaseSeconds: 1, leaseGraceSeconds: 60, loop: { enabled: false } });
+    const request = { tool, runId: uniqueRun("grace"), stepId: "s" };
+    const first = expectDecision(await client.begin(request), "execute");
+    await sleep(1_200);
+    // The lease has lapsed, but the holder is only late: nobody takes over within the grace.
+    expectDecision(await client.begin(request), "in_progress");
+    const beat = await client.heartbeat(first.callId, first.leaseToken, 60);
+    expect(Date.parse(beat.leaseExpiresAt!)).toBeGreaterThan(Date.now() + 30_000);
+    const done = await client.complete(first.callId, { leaseToken: first.leaseToken, outcome: "succeeded", result: { ok: true } });
+    expect(done).toMatchObject({ status: "succeeded", attempt: 1 });
+    expect(expectDecision(await client.begin(request), "replay")).toMatchObject({ callId: first.callId, result: { ok: true } });
   });
 
   it("cacheFailures false: a permanent failure is not replayed, the next begin executes", async () => {

@@ -64,7 +64,7 @@ describe.skipIf(!PROVIDERS.includes("postgres"))("postgres: kill -9 one of two i
     // instance committed but never answered: one run can then really show the same call replayed
     // three times, which the loop detector rightly blocks. This test is about failover, so loops
     // are flagged here, not blocked (the detector still runs on every begin).
-    await new AdminClient(B.baseUrl, projectId).put(tool, { leaseSeconds: LEASE_SECONDS, loop: { ...DEFAULT_POLICY.loop, action: "warn" } }, "test: short leases, loops flagged");
+    await new AdminClient(B.baseUrl, projectId).put(tool, { leaseSeconds: LEASE_SECONDS, leaseGraceSeconds: 0, loop: { ...DEFAULT_POLICY.loop, action: "warn" } }, "test: short leases, no grace, loops flagged");
   });
 
   afterAll(async () => {

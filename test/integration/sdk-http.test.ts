@@ -2,15 +2,17 @@ import http from "node:http";
 import type net from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { GateError, createGate } from "../../lib/sdk";
+import { TestClient } from "../helpers/client";
 import { createTestProject } from "../helpers/fixtures";
 import { sharedServer } from "../helpers/shared-server";
 import type { SharedServerInfo } from "../helpers/shared-servers-setup";
 
-type Fault = "503" | "drop-before" | "drop-after";
+type Fault = "503" | "drop-before" | "reset-before" | "drop-after";
 
 /**
  * A reverse proxy in front of the real gate that injects what networks do: a 503 from a load
- * balancer, a connection dropped before the request got through, or after the gate answered.
+ * balancer, a connection dropped (FIN) or reset (RST) before the request got through — what a client
+ * reusing a keep-alive connection the server just closed sees — or dropped after the gate answered.
  */
 class FaultyProxy {
   readonly bodies: { path: string; body: string }[] = [];
@@ -25,7 +27,7 @@ class FaultyProxy {
       const chunks: Buffer[] = [];
       for await (const chunk of req) chunks.push(chunk as Buffer);
       const body = Buffer.concat(chunks).toString("utf8");
-      const route = req.url!.endsWith("/begin") ? "begin" : req.url!.endsWith("/complete") ? "complete" : "other";
+      const route = ["begin", "complete", "heartbeat"].find((name) => req.url!.endsWith(`/${name}`)) ?? "other";
       this.bodies.push({ path: route, body });
       const fault = this.faults.get(route)?.shift();
       if (fault === "503") {
@@ -34,6 +36,7 @@ class FaultyProxy {
         return;
       }
       if (fault === "drop-before") return void (req.socket as net.Socket).destroy();
+      if (fault === "reset-before") return void (req.socket as net.Socket).resetAndDestroy();
       const upstream = await fetch(`${this.target}${req.url}`, {
         method: req.method,
         headers: { authorization: req.headers.authorization ?? "", "content-type": "application/json" },
@@ -102,6 +105,46 @@ describe("SDK over HTTP against a real gate", () => {
     expect(new Set(completes).size).toBe(1);
     if (result.status !== "executed") throw new Error("unreachable");
     expect(await g.transport.status(result.callId)).toMatchObject({ status: "succeeded", result: { id: "m1" }, attempt: 1 });
+  });
+
+  it("a connection reset before any response byte is sent again — begin, heartbeat, complete: the tool runs once, one attempt", async () => {
+    proxy.faults.set("begin", ["reset-before"]);
+    proxy.faults.set("heartbeat", ["reset-before", "drop-before"]);
+    proxy.faults.set("complete", ["reset-before"]);
+    const before = { begin: proxy.sent("begin").length, heartbeat: proxy.sent("heartbeat").length, complete: proxy.sent("complete").length };
+    // leaseSeconds: the SDK's first beat sets the lease before the tool starts, so a beat is sure to go.
+    const g = createGate({ baseUrl: proxy.url, apiKey, leaseSeconds: 5, gateRetry: { initialDelayMs: 20 } });
+    const keys: string[] = [];
+    const result = await g.run({ runId: "http-reset" }, () =>
+      g.call({ tool: "refund", step: "refund" }, async (ctx) => {
+        keys.push(ctx.idempotencyKey);
+        return { refund: "re_1" };
+      }),
+    );
+    expect(result).toMatchObject({ ok: true, status: "executed", recorded: true, value: { refund: "re_1" } });
+    expect(keys).toHaveLength(1);
+    for (const route of ["begin", "complete"] as const) {
+      const sent = proxy.sent(route).slice(before[route]);
+      expect(sent, route).toHaveLength(2);
+      expect(new Set(sent).size, route).toBe(1);
+    }
+    const beats = proxy.sent("heartbeat").slice(before.heartbeat);
+    expect(beats.length).toBeGreaterThanOrEqual(3);
+    expect(new Set(beats.slice(0, 3)).size).toBe(1);
+    if (result.status !== "executed") throw new Error("unreachable");
+    expect(await g.transport.status(result.callId)).toMatchObject({ status: "succeeded", attempt: 1, key: keys[0] });
+  });
+
+  it("the test clients send a request again after a reset or a close before any response byte", async () => {
+    proxy.faults.set("begin", ["reset-before", "drop-before"]);
+    proxy.faults.set("heartbeat", ["reset-before"]);
+    proxy.faults.set("complete", ["drop-before"]);
+    const client = new TestClient(proxy.url, apiKey);
+    const claim = await client.begin({ tool: "refund", runId: "http-reset-client", stepId: "refund" });
+    expect(claim).toMatchObject({ decision: "execute", attempt: 1 });
+    if (claim.decision !== "execute") throw new Error("unreachable");
+    expect(await client.heartbeat(claim.callId, claim.leaseToken, 30)).toMatchObject({ callId: claim.callId });
+    expect(await client.complete(claim.callId, { leaseToken: claim.leaseToken, outcome: "succeeded", result: { ok: 1 } })).toMatchObject({ status: "succeeded", attempt: 1 });
   });
 
   it("parallel identical calls over HTTP: one runs, the other long-polls and replays the same value", async () => {

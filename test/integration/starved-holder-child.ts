@@ -1,7 +1,8 @@
 // A holder in its own process: `node --import tsx test/integration/starved-holder-child.ts <job.json>`.
-// It begins the export through the SDK (2 s leases kept by heartbeats), says "started", then runs a
-// tool whose main thread is busy for `busyMs` (no heartbeat can leave while it spins), or that never
-// ends (the test SIGKILLs it). Prints "done <status>" when the call ends.
+// It begins the export through the SDK (2 s leases kept by heartbeats), prints "started <key>", then
+// runs a tool whose main thread is busy for `busyMs` (no heartbeat can leave while it spins), or
+// that never ends (the test SIGKILLs it). With `awaitAbort` the tool then waits for its signal (up
+// to 60 s) and prints "aborted <reason>" when the SDK aborts it. Prints "done <status>" at the end.
 import { appendFileSync, readFileSync } from "node:fs";
 import { createGate } from "../../lib/sdk";
 
@@ -11,24 +12,37 @@ interface Job {
   runId: string;
   effectsFile: string;
   busyMs: number | null;
+  awaitAbort?: boolean;
 }
 
 const job = JSON.parse(readFileSync(process.argv[2]!, "utf8")) as Job;
 const gate = createGate({ baseUrl: job.baseUrl, apiKey: job.apiKey, leaseSeconds: 2, maxWaitMs: 60_000 });
 
+function untilAborted(signal: AbortSignal): Promise<void> {
+  return new Promise((resolve) => {
+    if (signal.aborted) return resolve();
+    signal.addEventListener("abort", () => resolve(), { once: true });
+    setTimeout(resolve, 60_000);
+  });
+}
+
 gate
   .run({ runId: job.runId }, () =>
-  gate.call({ tool: "export_report", step: "export" }, async () => {
-    appendFileSync(job.effectsFile, "export\n");
-    console.log("started");
-    if (job.busyMs === null) await new Promise(() => undefined);
-    // Starved: the event loop is blocked, so the heartbeat timers fire only once this ends.
-    const until = Date.now() + job.busyMs!;
-    while (Date.now() < until) {
-      // spin
-    }
-    return { rows: 42 };
-  }),
+    gate.call({ tool: "export_report", step: "export" }, async (ctx) => {
+      appendFileSync(job.effectsFile, "export\n");
+      console.log(`started ${ctx.idempotencyKey}`);
+      if (job.busyMs === null) await new Promise(() => undefined);
+      // Starved: the event loop is blocked, so the heartbeat timers fire only once this ends.
+      const until = Date.now() + job.busyMs!;
+      while (Date.now() < until) {
+        // spin
+      }
+      if (job.awaitAbort) {
+        await untilAborted(ctx.signal);
+        console.log(`aborted ${ctx.signal.aborted ? (ctx.signal.reason as Error).name : "no"}`);
+      }
+      return { rows: 42 };
+    }),
   )
   .then(
     (outcome) => {

@@ -68,7 +68,7 @@ describe.each(PROVIDERS)("%s: statistics from the rollups", (provider) => {
     const noLoops = { loop: { enabled: false } };
     await admin.put(tools.pay, noLoops, "test");
     await admin.put(tools.mail, { ...noLoops, onDuplicate: "refuse", onArgsMismatch: "reject" }, "test");
-    await admin.put(tools.slow, { ...noLoops, leaseSeconds: 1 }, "test");
+    await admin.put(tools.slow, { ...noLoops, leaseSeconds: 1, leaseGraceSeconds: 0 }, "test");
 
     // pay: executions, replays (the busy run), a live attempt, a permanent and a retryable failure.
     const busy = { tool: tools.pay, runId: uniqueRun("busy"), stepId: "charge" };

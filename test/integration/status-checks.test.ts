@@ -44,7 +44,7 @@ describe.each(PROVIDERS)("%s: status checks resolve verify without a human", (pr
     project = await createTestProject(server.databaseUrl);
     client = new TestClient(server.baseUrl, project.apiKey);
     operator = await createOperator(await OperatorClient.signIn(server.baseUrl, ROOT.email, ROOT.password), project.projectId, "operator");
-    await new AdminClient(server.baseUrl, project.projectId).put(TOOL, { effect: "async", leaseSeconds: 1 }, "test: short leases, verify on expiry");
+    await new AdminClient(server.baseUrl, project.projectId).put(TOOL, { effect: "async", leaseSeconds: 1, leaseGraceSeconds: 0 }, "test: short leases, verify on expiry (no grace)");
   });
 
   /** Attempt 1 runs the payout and its answer is lost: the gate never hears of it. */

@@ -119,7 +119,7 @@ export class CallUpdates {
     const startedAt = performance.now();
     for (let races = 0; races < MAX_WRITE_RACES; races++) {
       const { record, policy, hinted, stamp } = await this.readForCall(projectId, callId, true, true);
-      const plan = planHeartbeat(record, leaseToken, extendSeconds ?? policy.policy.leaseSeconds, this.clock());
+      const plan = planHeartbeat(record, leaseToken, extendSeconds ?? policy.policy.leaseSeconds, this.clock(), policy.policy.leaseGraceSeconds);
       if (hinted && plan.op !== "update") {
         this.begun.delete(callId);
         races--;

@@ -224,8 +224,16 @@ describe("planBegin — liveness grace (a late holder is not a dead one)", () =>
     expect(planBegin(lapsedBy(6 * SECOND), CALL, makeEnv(policyWith({ effect: "async", leaseGraceSeconds: 5 }))).decision).toMatchObject({ decision: "verify" });
   });
 
-  it("the default policy has no grace yet: the lease alone decides (existing deployments keep their timing)", () => {
-    expect(DEFAULT_POLICY.leaseGraceSeconds).toBe(0);
-    expect(planBegin(lapsedBy(1), CALL, makeEnv(DEFAULT_EFFECTIVE_POLICY)).decision.decision).toBe("execute");
+  it("a record outlives its lease by the grace, whatever its TTL: a late holder's key is never treated as absent or purged", () => {
+    const plan = planBegin(null, CALL, makeEnv(policyWith({ ttlSeconds: 1, leaseSeconds: 1, leaseGraceSeconds: 5 })));
+    expect(plan.record.expiresAt).toBe(NOW + 6 * SECOND);
+    const lapsed = { ...plan.record, leaseExpiresAt: NOW - 4 * SECOND, expiresAt: NOW + SECOND };
+    expect(planBegin(lapsed, CALL, makeEnv(policyWith({ ttlSeconds: 1, leaseSeconds: 1, leaseGraceSeconds: 5 }))).decision).toMatchObject({ decision: "in_progress" });
+  });
+
+  it("the default policy gives a late holder 5 s: a begin within it waits, one after it takes over", () => {
+    expect(DEFAULT_POLICY.leaseGraceSeconds).toBe(5);
+    expect(planBegin(lapsedBy(1), CALL, makeEnv(DEFAULT_EFFECTIVE_POLICY)).decision.decision).toBe("in_progress");
+    expect(planBegin(lapsedBy(5 * SECOND), CALL, makeEnv(DEFAULT_EFFECTIVE_POLICY)).decision.decision).toBe("execute");
   });
 });

@@ -175,6 +175,11 @@ describe("planHeartbeat", () => {
     expect(later.decision.decision).toBe("in_progress");
   });
 
+  it("pushes expiresAt out to the lease plus the policy's grace", () => {
+    const record = { ...claim(policyWith({ ttlSeconds: 1 })), expiresAt: T + SECOND };
+    expect(planHeartbeat(record, "lease-1", 2, T, 5).record.expiresAt).toBe(T + 7 * SECOND);
+  });
+
   it("keeps other attempts out past the original lease end", () => {
     const record = claim();
     const beat = planHeartbeat(record, "lease-1", 120, T).record;
