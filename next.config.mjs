@@ -1,3 +1,5 @@
+import { PHASE_PRODUCTION_SERVER } from "next/constants.js";
+
 // The dashboard's security headers, on every response. Next.js inlines its RSC payload in
 // <script> tags and the charts set inline styles, hence 'unsafe-inline' for both; everything
 // else comes from this origin only, and no other site may frame a page (clickjacking an approval).
@@ -34,16 +36,20 @@ const nextConfig = {
   // `npm test` type-checks the whole tree (tsc --noEmit) before its build, which skips Next's second
   // pass over the same files; `npm start` and a plain `next build` still check.
   typescript: { ignoreBuildErrors: process.env.IDEMGATE_BUILD_SKIP_TYPECHECK === "1" },
-  experimental: {
-    // Next.js loads every page and route module right after it starts listening: ~1.7 s of one
-    // core per boot here, spent on the dashboard's modules while the agent API (served beside
-    // Next.js by scripts/serve.mjs) needs none of them. Each is loaded when first asked for instead;
-    // IDEMGATE_PRELOAD_PAGES=true brings the preload back (read when the server starts).
-    preloadEntriesOnStart: process.env.IDEMGATE_PRELOAD_PAGES === "true",
-  },
   async headers() {
     return [{ source: "/:path*", headers: SECURITY_HEADERS }];
   },
 };
 
-export default nextConfig;
+/**
+ * Next.js loads every page and route module right after it starts listening: ~1.7 s of one core per
+ * boot here, spent on the dashboard's modules while the agent API (served beside Next.js by
+ * scripts/serve.mjs) needs none of them. Each is loaded when first asked for instead;
+ * IDEMGATE_PRELOAD_PAGES=true brings the preload back. Only the server reads the setting, so only
+ * the server is given it: `next build` lists every experimental setting it is handed, and a
+ * "⨯ preloadEntriesOnStart" at every first start reads like an error.
+ */
+export default function config(phase) {
+  if (phase !== PHASE_PRODUCTION_SERVER) return nextConfig;
+  return { ...nextConfig, experimental: { preloadEntriesOnStart: process.env.IDEMGATE_PRELOAD_PAGES === "true" } };
+}

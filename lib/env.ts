@@ -59,6 +59,12 @@ const EnvSchema = z.object({
   IDEMGATE_ALLOWED_HOSTS: z.string().default(""),
   /** The public URL operators open; unset, it is taken from each request (fine behind no proxy). */
   BETTER_AUTH_URL: z.url().optional(),
+  /**
+   * Set by scripts/serve.mjs, not by users: the address it listens on (`http://localhost:3000`).
+   * better-auth's base URL when BETTER_AUTH_URL is unset, so it has one to start with (it warns at
+   * every start without); the origin checks still take each request's own site (origin-check.ts).
+   */
+  IDEMGATE_LISTEN_URL: z.url().optional(),
   /** The first admin, created at start when no user has this email. */
   ADMIN_EMAIL: z.email().optional(),
   ADMIN_PASSWORD: z.string().min(8).max(128).optional(),

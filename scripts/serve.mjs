@@ -20,6 +20,12 @@ function option(args, names, fallback) {
   return fallback;
 }
 
+/** `http://host:port` for a listening address; a wildcard (or no -H) is `localhost`. */
+function listenUrl(host, port) {
+  const name = !host || host === "0.0.0.0" || host === "::" ? "localhost" : host;
+  return `http://${name.includes(":") ? `[${name}]` : name}:${port}`;
+}
+
 const args = process.argv.slice(2);
 const port = Number(option(args, ["-p", "--port"], process.env.PORT ?? "3000"));
 const hostname = option(args, ["-H", "--hostname"], process.env.HOSTNAME);
@@ -123,6 +129,9 @@ await new Promise((resolve, reject) => {
   server.listen(port, hostname, resolve);
 });
 const boundPort = server.address().port;
+// better-auth's base URL unless BETTER_AUTH_URL names the public one (lib/env.ts): the address
+// this server listens on, as a URL a browser on this machine opens.
+process.env.IDEMGATE_LISTEN_URL = listenUrl(hostname, boundPort);
 
 const nextApp = next({ dev: false, dir: root, hostname: hostname ?? "localhost", port: boundPort });
 await nextApp.prepare();

@@ -69,6 +69,9 @@ export function authOptions(options: AuthOptions) {
       customRules: { "/sign-in/email": { window: 60, max: options.signInPerMinute } },
     },
     telemetry: { enabled: false },
+    // better-auth colours its lines whenever the terminal type suggests colours, even into a file
+    // or a pipe: only a terminal gets colour codes, a log file gets plain text.
+    logger: { disableColors: !process.stdout.isTTY },
   } satisfies BetterAuthOptions;
 }
 

@@ -92,9 +92,6 @@ export function startBackgroundJobs(): void {
     startLoop({ name: "storm detector", intervalMs: config.IDEMGATE_STORM_INTERVAL_MS, run: () => services().insights.storms.tick() });
   }
   if (config.IDEMGATE_ALERT_INTERVAL_MS > 0) {
-    if (!config.IDEMGATE_PUBLIC_URL && !config.BETTER_AUTH_URL) {
-      console.warn("[idemgate] no IDEMGATE_PUBLIC_URL (or BETTER_AUTH_URL): links in alerts will be relative and Slack, PagerDuty and webhook receivers cannot open them");
-    }
     startLoop({ name: "alert delivery", intervalMs: config.IDEMGATE_ALERT_INTERVAL_MS, run: () => services().alerts.dispatcher.tick() });
   }
 }

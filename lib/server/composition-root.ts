@@ -271,7 +271,7 @@ function buildOperators(config: Env, prisma: Db, gateStore: GateStore, policySou
   const auth = createAuth({
     db: prisma,
     secret: authSecret,
-    baseURL: config.BETTER_AUTH_URL,
+    baseURL: config.BETTER_AUTH_URL ?? config.IDEMGATE_LISTEN_URL,
     secureCookies: config.IDEMGATE_SECURE_COOKIES ?? config.BETTER_AUTH_URL?.startsWith("https://") ?? false,
     signInPerMinute: config.IDEMGATE_SIGN_IN_RATE_LIMIT,
   });

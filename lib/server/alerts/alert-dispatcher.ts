@@ -175,7 +175,21 @@ export class AlertDispatcher {
         return slackOf.get(signal.projectId)!.has(channelId) ? { ...delivery, nextAttemptAt: now + (this.deps.groupWaitMs ?? 0) } : delivery;
       });
       await store.fanOut(signal.id, deliveries, now);
+      if (deliveries.length > 0) this.warnOfDeadLinks();
     }
+  }
+
+  private warnedOfDeadLinks = false;
+
+  /**
+   * Said once, when the first alert goes out without a public URL to link to: not at every start,
+   * where a server with no alert channel has nothing to act on (Settings → Alerts says it too, and
+   * adding a channel asks the admin to confirm).
+   */
+  private warnOfDeadLinks(): void {
+    if (this.deps.baseUrl || this.warnedOfDeadLinks) return;
+    this.warnedOfDeadLinks = true;
+    console.warn("[idemgate] alerts are going out with relative links, which Slack, PagerDuty and webhook receivers cannot open: set IDEMGATE_PUBLIC_URL (or BETTER_AUTH_URL)");
   }
 
   /**

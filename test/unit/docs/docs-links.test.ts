@@ -32,6 +32,16 @@ describe("docs: the README is the front door, the guides hold the rest", () => {
     for (const file of documents) expect(read(file), file).not.toMatch(/\b(DESIGN|STACK|STYLE)\.md\b/);
   });
 
+  it("every file of this repository the docs name exists (files move: lib/server was regrouped once)", () => {
+    const missing: string[] = [];
+    for (const file of documents) {
+      for (const match of read(file).matchAll(/\b(?:lib|test|bench|scripts|prisma|python|components)\/[\w./[\]-]+\.(?:ts|tsx|mts|mjs|md|py|prisma)\b/g)) {
+        if (!existsSync(path.join(root, match[0]))) missing.push(`${file}: ${match[0]}`);
+      }
+    }
+    expect(missing).toEqual([]);
+  });
+
   it("every relative link reaches a file, and every #anchor a heading of it", () => {
     const broken: string[] = [];
     for (const file of documents) {
