@@ -1,4 +1,4 @@
-import { PHASE_PRODUCTION_SERVER } from "next/constants.js";
+import { PHASE_PRODUCTION_BUILD, PHASE_PRODUCTION_SERVER } from "next/constants.js";
 
 // The dashboard's security headers, on every response. Next.js inlines its RSC payload in
 // <script> tags and the charts set inline styles, hence 'unsafe-inline' for both; everything
@@ -50,6 +50,12 @@ const nextConfig = {
  * "⨯ preloadEntriesOnStart" at every first start reads like an error.
  */
 export default function config(phase) {
+  // Turbopack writes its build cache (~230 MB) to .next/cache at the end of every build, so the next
+  // build of a checkout is faster. A clean clone in CI throws it away: .ci/run sets
+  // IDEMGATE_BUILD_CACHE=false and its build ends when the app is built.
+  if (phase === PHASE_PRODUCTION_BUILD && process.env.IDEMGATE_BUILD_CACHE === "false") {
+    return { ...nextConfig, experimental: { turbopackFileSystemCacheForBuild: false } };
+  }
   if (phase !== PHASE_PRODUCTION_SERVER) return nextConfig;
   return { ...nextConfig, experimental: { preloadEntriesOnStart: process.env.IDEMGATE_PRELOAD_PAGES === "true" } };
 }

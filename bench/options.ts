@@ -37,7 +37,8 @@ export interface BenchOptions {
    * Another checkout of Idemgate (a worktree of an older commit, with node_modules and generated
    * clients): its in-process cells run in this run beside ours, interleaved, for a before/after.
    */
-  baselineDir?: string;
+  /** `--baseline`: another checkout's directory, or a git ref to check out (setup/baseline-checkout.ts). */
+  baseline?: string;
 }
 
 export function defaultOptions(sqliteSynchronous: "full" | "normal"): BenchOptions {
@@ -88,8 +89,9 @@ const USAGE = `npm run bench -- [options]
   --sqlite-sync full|normal   the gate's SQLite setting (default: IDEMGATE_SQLITE_SYNCHRONOUS or the gate's default)
   --smoke             every cell with tiny counts (the harness check npm test runs)
   --out FILE          write the JSON here (default bench/results/<YYYY-MM-DD>.json)
-  --baseline DIR      also run the in-process cells of the checkout in DIR (e.g. a worktree of an
-                      older commit), each beside ours, interleaved: a before/after from one run`;
+  --baseline DIR|REF  also run the in-process and HTTP cells of the checkout in DIR, or of git ref REF
+                      (checked out, linked and built in the temp directory), each beside ours,
+                      interleaved: a before/after from one run, with each cell's run-to-run spread`;
 
 export function parseArgs(argv: string[], defaults: BenchOptions): BenchOptions {
   let options = { ...defaults };
@@ -150,9 +152,9 @@ export function parseArgs(argv: string[], defaults: BenchOptions): BenchOptions 
         options.outFile = value();
         break;
       case "--baseline": {
-        const dir = value();
-        if (!dir) throw new Error(`--baseline needs a directory\n\n${USAGE}`);
-        options.baselineDir = dir;
+        const spec = value();
+        if (!spec) throw new Error(`--baseline needs a directory or a git ref\n\n${USAGE}`);
+        options.baseline = spec;
         break;
       }
       case "--help":

@@ -10,6 +10,7 @@ import { BenchDatabases } from "./setup/databases";
 import { BenchServers, benchServerEnv } from "./setup/servers";
 import { buildSubjects } from "./setup/subjects";
 import { type Baseline, openBaseline } from "./setup/baseline";
+import { prepareBaselineCheckout } from "./setup/baseline-checkout";
 import { type RepResult, type Summary, summarizeReps, summarizeRun } from "./stats";
 
 export interface CellResult {
@@ -197,6 +198,13 @@ function finish(cells: CellResult[]): void {
  * removed at the end.
  */
 export async function runBench(options: BenchOptions): Promise<BenchResult> {
+  // A baseline made from a git ref is checked out and built first, outside the budget: its build
+  // takes minutes that must not shrink the cells' time cap.
+  const checkout = options.baseline
+    ? prepareBaselineCheckout(options.baseline, (message) => {
+        if (!options.quiet) console.error(`[bench] ${message}`);
+      })
+    : undefined;
   const started = Date.now();
   const log: Log = options.quiet ? () => undefined : (message) => console.error(`[bench +${((Date.now() - started) / 1000).toFixed(0).padStart(3)} s] ${message}`);
   const loadBefore = os.loadavg()[0]!;
@@ -206,11 +214,13 @@ export async function runBench(options: BenchOptions): Promise<BenchResult> {
   const servers = new BenchServers(tmpRoot, benchServerEnv(options.sqliteSynchronous));
   let subjects: SubjectOrSkip[] = [];
   let baseline: Baseline | undefined;
+  let baselineName: string | undefined;
   try {
-    if (options.baselineDir) {
+    if (checkout) {
+      baselineName = checkout.name;
       const pgUp = await databases.postgresAvailable();
-      baseline = await openBaseline({ dir: options.baselineDir, tmpRoot, pgUp, servers, replayPool: options.replayPool, sqliteSynchronous: options.sqliteSynchronous });
-      log(`baseline: the in-process and HTTP cells of ${path.resolve(options.baselineDir)} run beside ours`);
+      baseline = await openBaseline({ dir: checkout.dir, tmpRoot, pgUp, servers, replayPool: options.replayPool, sqliteSynchronous: options.sqliteSynchronous });
+      log(`baseline: the in-process and HTTP cells of ${checkout.name} run beside ours`);
     }
     const built = await buildSubjects({ options, databases, servers, now: started, runTag, log, baseline });
     subjects = built.subjects;
@@ -243,7 +253,7 @@ export async function runBench(options: BenchOptions): Promise<BenchResult> {
         growthRecords: options.growthRecords,
         statsOps: options.statsOps,
         sqliteSynchronous: options.sqliteSynchronous,
-        ...(options.baselineDir ? { baseline: path.resolve(options.baselineDir) } : {}),
+        ...(baselineName ? { baseline: baselineName } : {}),
       },
       machine,
       cells: all,

@@ -58,8 +58,35 @@ function peerComparison(result: BenchResult): string | null {
 }
 
 /**
+ * Run-to-run spread of a cell: the range of its repetitions' ops/s over their median (0.12 = the
+ * slowest and the fastest repetition were 12% of the median apart).
+ */
+export function spread(cell: CellResult): number | undefined {
+  const rates = cell.reps.map((rep) => rep.opsPerSecond);
+  if (rates.length < 2 || !cell.median?.opsPerSecond) return undefined;
+  return (Math.max(...rates) - Math.min(...rates)) / cell.median.opsPerSecond;
+}
+
+/**
+ * Ours against before for one cell: "slower" only when ours lost more ops/s than the larger of the
+ * two cells' run-to-run spreads, so noise on a loaded machine is not read as a regression.
+ */
+export function verdict(before: CellResult, ours: CellResult): string {
+  const x = before.median?.opsPerSecond;
+  const y = ours.median?.opsPerSecond;
+  const noise = Math.max(spread(before) ?? 0, spread(ours) ?? 0);
+  if (!x || !y) return "—";
+  if (y < x && (x - y) / x > noise) return "slower";
+  if (y > x && (y - x) / x > noise) return "faster";
+  return "within spread";
+}
+
+const percent = (n: number | undefined) => (n === undefined ? "—" : `${Math.round(n * 100)}%`);
+
+/**
  * `--baseline`: each before cell beside ours, as ratios (ours ÷ before): above 1 for ops/s and
- * below 1 for p50 means we got faster.
+ * below 1 for p50 means we got faster. Each side's run-to-run spread is beside it, and the verdict
+ * reads the change against the larger of the two.
  */
 function beforeAfter(result: BenchResult): string {
   const before = result.cells.filter((c) => c.group === "before");
@@ -69,10 +96,14 @@ function beforeAfter(result: BenchResult): string {
     const x = b.median;
     const y = ours?.median;
     const workload = `${b.workload} (${b.unit})`;
-    if (!x || !y) return [ours?.label ?? String(b.floorId), workload, String(b.clients), "—", "—", "—", "—", "—", "—"];
-    return [ours!.label, workload, String(b.clients), rate(x.opsPerSecond), rate(y.opsPerSecond), times(y.opsPerSecond / x.opsPerSecond), ms(x.p50Ms), ms(y.p50Ms), times(y.p50Ms / x.p50Ms)];
+    if (!x || !y) return [ours?.label ?? String(b.floorId), workload, String(b.clients), "—", "—", "—", "—", "—", "—", "—", "—", b.skipReason ?? ours?.skipReason ?? "not run"];
+    return [ours!.label, workload, String(b.clients), rate(x.opsPerSecond), percent(spread(b)), rate(y.opsPerSecond), percent(spread(ours!)), times(y.opsPerSecond / x.opsPerSecond), ms(x.p50Ms), ms(y.p50Ms), times(y.p50Ms / x.p50Ms), verdict(b, ours!)];
   });
-  return markdownTable(["cell", "workload", "clients", "before ops/s", "ops/s", "ops/s ÷ before", "before p50 ms", "p50 ms", "p50 ÷ before"], rows, [false, false, true, true, true, true, true, true, true]);
+  return markdownTable(
+    ["cell", "workload", "clients", "before ops/s", "spread", "ops/s", "spread", "ops/s ÷ before", "before p50 ms", "p50 ms", "p50 ÷ before", "verdict"],
+    rows,
+    [false, false, true, true, true, true, true, true, true, true, true, false],
+  );
 }
 
 /** Each gated HTTP-tools cell over its floor, in milliseconds: what the middleware or the gateway adds. */

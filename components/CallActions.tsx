@@ -2,6 +2,7 @@
 
 import Link from "next/link";
 import { type FormEvent, type ReactNode, useState } from "react";
+import type { CallSummary } from "@/lib/contract/calls";
 import type { CallStatus } from "@/lib/contract/v1";
 import { useEvictCallMutation } from "@/lib/dashboard/queries/use-call-query";
 import { useRefreshCall, useRequestResendMutation, useResolveCallMutation } from "@/lib/dashboard/queries/use-call-events-query";
@@ -12,14 +13,22 @@ import { ErrorState } from "./StateViews";
  * a call whose outcome is unknown (verify, lease lost), or ask for a resend of a completed one
  * (another operator approves it). Viewers get none of these; the API refuses them anyway.
  */
-export function CallActions({ projectId, call }: { projectId: string; call: CallStatus }) {
+export function CallActions({ projectId, call, resentAs = null }: { projectId: string; call: CallStatus; resentAs?: CallSummary | null }) {
   const completed = call.status === "succeeded" || call.status === "failed";
   return (
     <section aria-labelledby="actions-title" className="stack">
       <h2 id="actions-title">Actions</h2>
       {call.status !== "in_progress" ? <EvictForm projectId={projectId} callId={call.callId} /> : null}
       {!completed ? <ResolveForm projectId={projectId} callId={call.callId} /> : null}
-      {completed ? <ResendForm projectId={projectId} callId={call.callId} /> : null}
+      {completed && resentAs ? (
+        <p className="card" style={{ margin: 0 }} data-testid="call-resent">
+          Already resent: it ran again as{" "}
+          <Link href={`/projects/${encodeURIComponent(projectId)}/calls/${encodeURIComponent(resentAs.callId)}`}>{resentAs.callId}</Link> ({resentAs.status}). A
+          further resend is asked for on that call.
+        </p>
+      ) : completed ? (
+        <ResendForm projectId={projectId} callId={call.callId} />
+      ) : null}
     </section>
   );
 }

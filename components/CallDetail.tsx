@@ -7,6 +7,7 @@ import { useCallEventsQuery } from "@/lib/dashboard/queries/use-call-events-quer
 import { useCallQuery } from "@/lib/dashboard/queries/use-call-query";
 import { CallActions } from "./CallActions";
 import { CallEventsTimeline } from "./CallEventsTimeline";
+import { CallGenerations, useGenerations } from "./CallGenerations";
 import { LoopCycles } from "./LoopCycles";
 import { DecisionBadge } from "./DecisionBadge";
 import { useProject } from "./ProjectContext";
@@ -17,6 +18,7 @@ export function CallDetail({ callId }: { callId: string }) {
   const { projectId, can } = useProject();
   const call = useCallQuery(projectId, callId);
   const ledger = useCallEventsQuery(projectId, callId);
+  const generations = useGenerations(projectId, call.data?.key ?? "");
   if (call.error) return <ErrorState error={call.error} onRetry={() => call.refetch()} />;
   if (call.isPending) return <Loading />;
   const c = call.data;
@@ -30,6 +32,7 @@ export function CallDetail({ callId }: { callId: string }) {
         Call <code style={{ overflowWrap: "anywhere" }}>{c.callId}</code>
       </h1>
       <Facts call={c} base={base} />
+      {generations ? <CallGenerations projectId={projectId} callId={c.callId} generations={generations} /> : null}
       {ledger.data ? <LoopCycles events={ledger.data.events} subject="call" /> : null}
       <section aria-labelledby="timeline-title">
         <h2 id="timeline-title">Timeline</h2>
@@ -53,7 +56,7 @@ export function CallDetail({ callId }: { callId: string }) {
         <h3 style={{ margin: 0, fontSize: "1em" }}>{c.error ? "Error" : "Result"}</h3>
         <pre data-testid="call-outcome">{JSON.stringify(c.error ?? ledger.data?.result ?? null, null, 2)}</pre>
       </section>
-      {can("operator") ? <CallActions projectId={projectId} call={c} /> : null}
+      {can("operator") ? <CallActions projectId={projectId} call={c} resentAs={generations?.find((g) => g.key !== c.key && generationNumber(g.key) > generationNumber(c.key)) ?? null} /> : null}
     </div>
   );
 }
@@ -113,3 +116,5 @@ function Facts({ call: c, base }: { call: CallStatus; base: string }) {
     </div>
   );
 }
+
+const generationNumber = (key: string) => Number(/:g(\d+)$/.exec(key)?.[1] ?? 1);

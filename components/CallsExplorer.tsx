@@ -7,6 +7,7 @@ import { projectApi } from "@/lib/dashboard/fetch-json";
 import { useCallsQuery } from "@/lib/dashboard/queries/use-calls-query";
 import { CallFilters } from "./CallFilters";
 import { CallsTable } from "./CallsTable";
+import { DecisionsBehind } from "./DecisionsBehind";
 import { LoadMoreRow } from "./LoadMoreRow";
 import { useProject } from "./ProjectContext";
 import { EmptyState, ErrorState, Loading } from "./StateViews";
@@ -41,6 +42,7 @@ export function CallsExplorer() {
         </div>
       </div>
       <CallFilters key={searchKey} value={filters} onApply={apply} tools={tools} />
+      <DecisionsBehind projectId={projectId} filters={filters} />
       {calls.error && !calls.data ? (
         <ErrorState error={calls.error} onRetry={() => calls.refetch()} />
       ) : calls.isPending ? (

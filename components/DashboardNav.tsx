@@ -3,6 +3,8 @@
 import Link from "next/link";
 import { usePathname, useRouter } from "next/navigation";
 import { useEffect, useState } from "react";
+import { usePreviewsQuery } from "@/lib/dashboard/queries/use-previews-query";
+import { useResendRequestsQuery } from "@/lib/dashboard/queries/use-resend-requests-query";
 import type { MemberRole } from "@/lib/store/ports/operator-store";
 
 const SECTIONS = [
@@ -31,6 +33,10 @@ export function DashboardNav({ projectId, role, email, projects }: Props) {
   // On a phone the sections fold behind one button (CSS shows them always on wider screens); a new page folds them again.
   const [open, setOpen] = useState(false);
   useEffect(() => setOpen(false), [pathname]);
+  const pendingResends = useResendRequestsQuery(projectId, "pending");
+  const pendingPreviews = usePreviewsQuery(projectId, "pending");
+  // What waits for a human, shown on the nav item (issue #38 §2): resends and previews pending approval.
+  const pending = (pendingResends.data?.requests.length ?? 0) + (pendingPreviews.data?.previews.length ?? 0);
   const here = SECTIONS.find((s) => s.href !== "" && current(s.href))?.label ?? "Overview";
 
   async function signOut() {
@@ -72,6 +78,12 @@ export function DashboardNav({ projectId, role, email, projects }: Props) {
             <li key={s.href}>
               <Link href={base + s.href} aria-current={current(s.href) ? "page" : undefined}>
                 {s.label}
+                {s.href === "/approvals" && pending > 0 ? (
+                  <span className="nav-count" data-testid="nav-approvals-count" aria-label={`${pending} pending`}>
+                    {" "}
+                    {pending}
+                  </span>
+                ) : null}
               </Link>
             </li>
           ))}

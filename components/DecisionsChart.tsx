@@ -1,6 +1,6 @@
 "use client";
 
-import { Bar, BarChart, CartesianGrid, Legend, ResponsiveContainer, Tooltip, XAxis, YAxis } from "recharts";
+import { Bar, BarChart, CartesianGrid, Legend, ReferenceLine, ResponsiveContainer, Tooltip, XAxis, YAxis } from "recharts";
 import { DECISION_GROUPS, type DecisionGroupId } from "@/lib/dashboard/decision-groups";
 import { type DecisionPoint, perBucketLabel, spansDays } from "@/lib/dashboard/prepare-timeseries";
 import type { Bucket } from "@/lib/dashboard/range";
@@ -13,12 +13,14 @@ interface Props {
   groups: DecisionGroupId[];
   /** A bar segment was clicked: open the calls behind it. */
   onSelect?: (group: DecisionGroupId, point: DecisionPoint) => void;
+  /** Marks on the time axis (a policy revision): the bucket it fell in, and a short label. */
+  annotations?: { at: number; label: string }[];
 }
 
 const tooltipTime = (at: unknown) => `${new Date(Number(at)).toISOString().replace("T", " ").slice(0, 16)} UTC`;
 
 /** Stacked bars: every begin decision per bucket, one colour per group, so each bar is the bucket's calls. Renders what it is given. */
-export function DecisionsChart({ points, bucket, groups, onSelect }: Props) {
+export function DecisionsChart({ points, bucket, groups, onSelect, annotations = [] }: Props) {
   const withDate = spansDays(points);
   const shown = DECISION_GROUPS.filter((g) => groups.includes(g.id));
   return (
@@ -49,6 +51,9 @@ export function DecisionsChart({ points, bucket, groups, onSelect }: Props) {
               cursor={onSelect ? "pointer" : undefined}
               onClick={onSelect ? (entry: { payload?: DecisionPoint }) => entry.payload && onSelect(g.id, entry.payload) : undefined}
             />
+          ))}
+          {annotations.map((a) => (
+            <ReferenceLine key={`${a.at}-${a.label}`} x={a.at} stroke="var(--fg)" strokeDasharray="4 3" label={{ value: a.label, position: "top", fill: "var(--fg)", fontSize: 11 }} />
           ))}
         </BarChart>
       </ResponsiveContainer>

@@ -8,7 +8,7 @@ export function KpiGrid({ kpis, hrefOf }: { kpis: Kpi[]; hrefOf?: (kpi: Kpi) => 
       {kpis.map((k) => {
         const href = hrefOf?.(k) ?? null;
         return (
-          <li key={k.id} className={`card kpi${k.tone ? ` ${k.tone}` : ""}`} data-testid={`kpi-${k.id}`}>
+          <li key={k.id} className={`card kpi${k.tone ? ` ${k.tone}` : ""}`} data-testid={`kpi-${k.id}`} title={k.hint}>
             <div className="label">
               {k.group ? <span className="swatch" style={{ background: k.group.color }} aria-hidden="true" /> : null}
               {href ? <Link href={href}>{k.label}</Link> : k.label}

@@ -7,6 +7,7 @@ import { usePolicyQuery, useSavePolicyMutation } from "@/lib/dashboard/queries/u
 import { PolicyFieldInput } from "./PolicyFieldInput";
 import { PolicyHistory } from "./PolicyHistory";
 import { PolicySimulation } from "./PolicySimulation";
+import { ToolTrends } from "./ToolTrends";
 import { useProject } from "./ProjectContext";
 import { EmptyState, ErrorState, Loading } from "./StateViews";
 
@@ -21,8 +22,9 @@ export function PolicyEditor({ tool }: { tool: string }) {
   return (
     <div className="stack">
       <h1>
-        Policy: <code>{tool === "*" ? "* (project defaults)" : tool}</code>
+        {tool === "*" ? "Policy" : "Tool"}: <code>{tool === "*" ? "* (project defaults)" : tool}</code>
       </h1>
+      {tool !== "*" ? <ToolTrends projectId={projectId} tool={tool} /> : null}
       {policy.error ? (
         <ErrorState error={policy.error} onRetry={() => policy.refetch()} />
       ) : policy.isPending ? (

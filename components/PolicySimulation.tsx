@@ -4,7 +4,7 @@ import { useMemo } from "react";
 import { Bar, BarChart, CartesianGrid, Legend, ResponsiveContainer, Tooltip, XAxis, YAxis } from "recharts";
 import type { PolicyOverrides } from "@/lib/core/policy";
 import { formatInstant } from "@/lib/dashboard/format-time";
-import { describeSimulationGaps, formatChange, prepareSimulationRows, type SimulationRow } from "@/lib/dashboard/prepare-simulation";
+import { describeDrift, describeSimulationGaps, formatChange, prepareSimulationRows, type SimulationRow } from "@/lib/dashboard/prepare-simulation";
 import { usePolicySimulationQuery } from "@/lib/dashboard/queries/use-policies-query";
 import { useDebouncedValue } from "@/lib/dashboard/use-debounced-value";
 import { ErrorState, Loading } from "./StateViews";
@@ -41,7 +41,8 @@ export function PolicySimulation({ projectId, tool, draftJson }: Props) {
         </p>
       ) : (
         <SimulationResult
-          rows={prepareSimulationRows(simulation.data.actual, simulation.data.simulated)}
+          rows={prepareSimulationRows(simulation.data.actual, simulation.data.simulated, simulation.data.baseline ?? simulation.data.actual)}
+          drift={simulation.data.drift ? describeDrift(simulation.data.drift, simulation.data.revision ?? null) : []}
           sampled={simulation.data.sampled}
           from={simulation.data.from}
           to={simulation.data.to}
@@ -59,10 +60,13 @@ interface ResultProps {
   from: string | null;
   to: string | null;
   gaps: string[];
+  drift: string[];
   stale: boolean;
 }
 
-function SimulationResult({ rows, sampled, from, to, gaps, stale }: ResultProps) {
+function SimulationResult({ rows, sampled, from, to, gaps, drift, stale }: ResultProps) {
+  // The recorded column is shown only where it differs from the policy in force replayed.
+  const showRecorded = rows.some((r) => r.actual !== r.current);
   const changed = rows.some((r) => r.change !== 0);
   return (
     <div className="stack" style={{ opacity: stale ? 0.6 : 1 }}>
@@ -73,6 +77,13 @@ function SimulationResult({ rows, sampled, from, to, gaps, stale }: ResultProps)
           {from && to ? ` (${formatInstant(from)} – ${formatInstant(to)})` : ""}, replayed in order.
         </span>
       </p>
+      {drift.length > 0 && (
+        <ul className="muted" data-testid="simulation-drift" style={{ margin: 0, paddingLeft: "1.2em" }}>
+          {drift.map((line) => (
+            <li key={line}>{line}</li>
+          ))}
+        </ul>
+      )}
       {gaps.length > 0 && (
         <ul className="muted" data-testid="simulation-gaps" style={{ margin: 0, paddingLeft: "1.2em" }}>
           {gaps.map((gap) => (
@@ -88,7 +99,7 @@ function SimulationResult({ rows, sampled, from, to, gaps, stale }: ResultProps)
             <YAxis allowDecimals={false} stroke="var(--muted)" fontSize={12} width={40} />
             <Tooltip contentStyle={{ background: "var(--card)", border: "1px solid var(--border)", color: "var(--fg)" }} />
             <Legend />
-            <Bar dataKey="actual" name="Decided" fill="var(--muted)" isAnimationActive={false} />
+            <Bar dataKey="current" name="Policy in force" fill="var(--muted)" isAnimationActive={false} />
             <Bar dataKey="draft" name="With this draft" fill="var(--accent)" isAnimationActive={false} />
           </BarChart>
         </ResponsiveContainer>
@@ -98,18 +109,26 @@ function SimulationResult({ rows, sampled, from, to, gaps, stale }: ResultProps)
           <thead>
             <tr>
               <th scope="col">Decision</th>
-              <th scope="col">Decided</th>
+              {showRecorded && (
+                <th scope="col" title="As recorded (shadow mode: what enforce would have answered)">
+                  Decided
+                </th>
+              )}
+              <th scope="col" title="The policy in force, replayed over the same calls: what the draft is compared with">
+                Policy in force
+              </th>
               <th scope="col">With this draft</th>
               <th scope="col">Change</th>
             </tr>
           </thead>
           <tbody>
             {rows.map((row) => (
-              <tr key={row.key} data-testid="simulation-row" data-decision={row.key} data-draft={row.draft} data-actual={row.actual}>
+              <tr key={row.key} data-testid="simulation-row" data-decision={row.key} data-draft={row.draft} data-current={row.current} data-actual={row.actual}>
                 <th scope="row" style={{ fontWeight: "normal" }}>
                   {row.label}
                 </th>
-                <td>{row.actual.toLocaleString("en")}</td>
+                {showRecorded && <td>{row.actual.toLocaleString("en")}</td>}
+                <td>{row.current.toLocaleString("en")}</td>
                 <td>{row.draft.toLocaleString("en")}</td>
                 <td style={row.change === 0 ? { color: "var(--muted)" } : { fontWeight: 600 }}>{formatChange(row.change)}</td>
               </tr>

@@ -87,7 +87,11 @@ export function RunsList() {
                       </span>
                     </td>
                     <td data-label="Saga" data-testid="run-saga-state">
-                      {r.sagaState === "running" ? <span className="muted">running</span> : <ToneBadge tone={toneOfRunState(r.sagaState)}>{labelOfRunState(r.sagaState)}</ToneBadge>}
+                      {r.sagaState === "none" ? (
+                        <span className="muted" title="No step of this run registered an undo">—</span>
+                      ) : r.sagaState === "running" ? (
+                        <span className="muted" title="Steps registered undos; they run if the run is aborted">not aborted</span>
+                      ) : <ToneBadge tone={toneOfRunState(r.sagaState)}>{labelOfRunState(r.sagaState)}</ToneBadge>}
                     </td>
                     <td data-label="Dedup hits">
                       {r.dedupHits} <span className="muted">of {r.begins} begins</span>

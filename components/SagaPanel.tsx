@@ -24,6 +24,19 @@ export function SagaPanel({ runId }: { runId: string }) {
   if (saga.error) return <ErrorState error={saga.error} onRetry={() => saga.refetch()} />;
   if (saga.isPending) return <Loading label="Loading the compensation plan…" />;
   const plan = saga.data;
+  if (!plan.abort && plan.steps.length === 0) {
+    // No saga: nothing to compensate, so no state to show and no abort to offer (issue #38).
+    return (
+      <section aria-labelledby="saga-title" className="card stack" data-testid="saga-panel" data-saga="none">
+        <h2 id="saga-title" style={{ margin: 0 }}>
+          Compensation
+        </h2>
+        <p className="muted" style={{ margin: 0 }} data-testid="saga-none">
+          No saga: no step of this run registered an undo, so there is nothing to compensate.
+        </p>
+      </section>
+    );
+  }
   return (
     <section aria-labelledby="saga-title" className="card stack" data-testid="saga-panel">
       <div className="row spread">

@@ -7,6 +7,7 @@ import type { McpToolList } from "@/lib/contract/upstreams";
 import { useMcpToolsQuery } from "@/lib/dashboard/queries/use-mcp-tools-query";
 import { usePoliciesQuery } from "@/lib/dashboard/queries/use-policies-query";
 import { TableWrap } from "./TableWrap";
+import { FIGURE_DEFINITIONS } from "@/lib/dashboard/figure-definitions";
 
 /** Every tool seen or configured, its last 24 h of traffic and whether it has its own policy. */
 export function ToolsTable() {
@@ -36,9 +37,9 @@ export function ToolsTable() {
             <thead>
               <tr>
                 <th scope="col">Tool</th>
-                <th scope="col">Calls</th>
-                <th scope="col">Executions</th>
-                <th scope="col">Replays</th>
+                <th scope="col" title={FIGURE_DEFINITIONS.calls}>Calls</th>
+                <th scope="col" title={FIGURE_DEFINITIONS.executions}>Executions</th>
+                <th scope="col" title={FIGURE_DEFINITIONS.dedupHits}>Dedup hits</th>
                 <th scope="col">Shadow mode</th>
                 <th scope="col">Policy</th>
                 <th scope="col">MCP hints</th>
@@ -50,9 +51,9 @@ export function ToolsTable() {
                   <td>
                     <Link href={base + encodeURIComponent(t.tool)}>{t.tool === "*" ? "* (project defaults)" : t.tool}</Link>
                   </td>
-                  <td>{t.traffic.calls}</td>
-                  <td>{t.traffic.executions}</td>
-                  <td>{t.traffic.replays}</td>
+                  <td data-testid="tool-calls">{t.traffic.calls}</td>
+                  <td data-testid="tool-executions">{t.traffic.executions}</td>
+                  <td data-testid="tool-dedup-hits">{t.traffic.dedupHits ?? t.traffic.replays}</td>
                   <td data-testid="tool-shadow">
                     {t.overrides?.mode === "shadow" || (t.traffic.wouldPrevent ?? 0) > 0 ? (
                       <Link href={`/projects/${encodeURIComponent(projectId)}/calls?tool=${encodeURIComponent(t.tool)}&shadow=prevented`}>

@@ -92,11 +92,11 @@ const EnvSchema = z.object({
   /** Absolute session lifetime: a session ends this long after sign-in, however active (sliding idle expiry: 8 h). */
   IDEMGATE_SESSION_MAX_HOURS: z.coerce.number().min(0.001).max(720).default(24),
   /** Sign-in attempts per client IP and minute. */
-  // Upstream secrets (lib/server/upstreams): base64 of 32 bytes, the same on every instance; unset, one is generated into IDEMGATE_DATA_DIR.
+  // Upstream secrets (lib/server/gateways/upstreams): base64 of 32 bytes, the same on every instance; unset, one is generated into IDEMGATE_DATA_DIR.
   IDEMGATE_SECRETS_KEY: z.string().regex(/^[A-Za-z0-9+/]{43}=$/, "base64 of 32 bytes").optional(),
   /**
    * The commands stdio MCP upstreams may run, as JSON `{ "<name>": { "command", "args", "env", "cwd" } }`
-   * (lib/server/upstreams/stdio-commands.ts): a project admin picks a name, never a command line.
+   * (lib/server/gateways/upstreams/stdio-commands.ts): a project admin picks a name, never a command line.
    */
   IDEMGATE_STDIO_COMMANDS: z
     .string()

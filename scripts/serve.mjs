@@ -90,7 +90,7 @@ function serveRequest({ handle, commonHeaders, hosts }, req, res) {
 /**
  * Next.js drops Content-Encoding from a route handler's answer; `/gw` passes an upstream's
  * compressed bytes through as they are and names their encoding `idemgate-content-encoding`
- * (lib/server/gateway/http-gateway.ts), written back here as Content-Encoding on the way out.
+ * (lib/server/gateways/http/http-gateway.ts), written back here as Content-Encoding on the way out.
  */
 function restoreContentEncoding(res) {
   const writeHead = res.writeHead;

@@ -18,21 +18,30 @@ const run = (label, args) => {
 };
 
 if (run("schemas in sync", ["scripts/sync-postgres-schema.mjs", "--check"]) !== 0) finish(0, 1);
-// The type check (one core) runs while the app builds and the import graph is checked.
-console.log("\n▶ type check, beside the build");
-const typeCheck = new Promise((resolve) => {
-  const child = spawn(process.execPath, ["node_modules/typescript/bin/tsc", "--noEmit", "-p", "."], { stdio: "inherit" });
-  child.on("close", (code) => resolve(code ?? 1));
-});
+// The type check and the import-cycle check (one core each, ~40 s and ~8 s of CPU) run while the
+// app builds: on 2 cores the three side by side end sooner than one after the other.
+const beside = (label, args) => {
+  console.log(`\n▶ ${label}, beside the build`);
+  return new Promise((resolve) => {
+    const child = spawn(process.execPath, args, { stdio: "inherit" });
+    child.on("close", (code) => resolve(code ?? 1));
+  });
+};
+const typeCheck = beside("type check", ["node_modules/typescript/bin/tsc", "--noEmit", "-p", "."]);
 // Dynamic imports count: a cycle hidden behind `await import()` is still two modules that need each
 // other at run time (lib/server/composition-root.ts builds services in order instead). Type-only
-// imports are left out (-T): they vanish when compiled, so they cannot load a module half-made.
-const cycleCheck = ["node_modules/dpdm/lib/bin/dpdm.js", "--no-warning", "--no-tree", "--no-progress", "--circular", "--exit-code", "circular:1", "-T"];
-if (run("no import cycles in lib/", [...cycleCheck, "--exclude", "node_modules|lib/store/generated", "lib/**/*.ts", "lib/**/*.tsx"]) !== 0) finish(0, 1);
+// imports count too: they cannot load a module half-made, but two modules that name each other's
+// types are still one thing to read, and the shared type belongs in a module both import.
+const cycleCheck = ["node_modules/dpdm/lib/bin/dpdm.js", "--no-warning", "--no-tree", "--no-progress", "--circular", "--exit-code", "circular:1"];
+const cycles = beside("no import cycles in lib/", [...cycleCheck, "--exclude", "node_modules|lib/store/generated", "lib/**/*.ts", "lib/**/*.tsx"]);
 
 // One build for both suites, before either starts (each would otherwise build if the sources changed).
 const { buildIfNeeded } = await import("./lib/build-if-needed.mjs");
 buildIfNeeded();
+if ((await cycles) !== 0) {
+  console.error("import cycles in lib/");
+  finish(0, 1);
+}
 if ((await typeCheck) !== 0) {
   console.error("type check failed");
   finish(0, 1);

@@ -51,7 +51,9 @@ async function loadModules(dir: string): Promise<BaselineModules> {
   const { inProcessSubject, fillReplayPool } = await load(dir, "bench/cells/in-process.ts");
   const { applyBenchPolicy, benchPolicies } = await load(dir, "bench/cells/bench-policy.ts");
   const { createGate } = await load(dir, "lib/sdk/index.ts");
-  const { createProjectWithKey } = await load(dir, "lib/server/projects.ts");
+  // lib/server/operators/ since lib/server was grouped by feature; lib/server/ before.
+  const projects = ["lib/server/operators/projects.ts", "lib/server/projects.ts"].find((file) => existsSync(path.join(dir, file)))!;
+  const { createProjectWithKey } = await load(dir, projects);
   const common = { inProcessSubject, fillReplayPool, createGate, benchPolicies, createProjectWithKey };
   if (existsSync(path.join(dir, "bench/setup/bench-app.ts"))) {
     const { benchApp } = await load(dir, "bench/setup/bench-app.ts");

@@ -34,7 +34,8 @@ export const ToolTrafficSchema = z
   .object({
     calls: z.number().int(),
     executions: z.number().int(),
-    replays: z.number().int(),
+    replays: z.number().int().describe("replay only: answered with the stored outcome"),
+    dedupHits: z.number().int().default(0).describe("replay + in_progress + refused: the tool did not run again (the overview's Dedup hits)"),
     wouldPrevent: z.number().int().optional().describe("Shadow mode: executions the gate would have prevented as duplicates (would_replay, would_wait, would_refuse, would_conflict)"),
   })
   .meta({ id: "ToolTraffic", description: "Begin decisions in the last 24 h" });
@@ -117,6 +118,7 @@ export const DecisionTallySchema = z
     conflicts: z.number().int(),
     blocked: z.number().int(),
     approvalRequired: z.number().int().default(0).describe("a resend asked for without an approved token"),
+    previewRequired: z.number().int().default(0).describe("preview_required: a dry run (and maybe an operator's approval) comes first"),
     loopWarnings: z.number().int(),
     rejected: z.number().int().describe("400: the call lacks what the key strategy needs"),
   })
@@ -130,7 +132,18 @@ export const SimulateResponseSchema = z
     to: isoTime.nullable(),
     policy: ToolPolicySchema.describe("The draft's effective policy"),
     simulated: DecisionTallySchema.describe("What the draft would have decided, calls replayed in order"),
-    actual: DecisionTallySchema.describe("What was decided, over the same calls as `simulated`"),
+    baseline: DecisionTallySchema.describe(
+      "What the policy in force decides over the same calls, replayed the same way: what `simulated` is compared with, so a draft equal to the policy in force predicts no change",
+    ),
+    actual: DecisionTallySchema.describe("What was decided, over the same calls as `simulated` (shadow mode: what enforce would have answered)"),
+    drift: z
+      .object({
+        replayedDifferently: z.number().int().describe("Sampled calls the policy in force, replayed, decides otherwise than they were decided"),
+        otherRevision: z.number().int().describe("Sampled calls decided under another revision of the policy than the one in force"),
+        revisions: z.array(z.number().int()).describe("Those revisions"),
+      })
+      .meta({ id: "SimulationDrift" }),
+    revision: z.number().int().nullable().describe("The revision in force, the one `baseline` replays"),
     unreplayable: z
       .array(z.object({ reason: z.string(), count: z.number().int() }).meta({ id: "UnreplayableCalls" }))
       .default([])

@@ -70,6 +70,8 @@ export const CallListQuerySchema = z
   });
 
 export type CallListQuery = z.infer<typeof CallListQuerySchema>;
+export type DecisionListQuery = z.infer<typeof DecisionListQuerySchema>;
+export type DecisionList = z.infer<typeof DecisionListSchema>;
 
 export const LastDecisionSchema = z.object({ decision: z.string(), at: isoTime }).describe("The latest begin's answer");
 
@@ -99,6 +101,17 @@ export const CallListSchema = z
     nextCursor: z.string().nullable().describe("Pass as `cursor` for the next (older) page; null on the last page"),
   })
   .meta({ id: "CallList" });
+
+/** The decisions behind a figure (issue #38 §1): begins, with or without a record (a loop block has none). */
+export const DecisionListQuerySchema = z
+  .object({
+    tool: id.optional().describe("Only this tool"),
+    decision: decisionFilter.describe("These begin decisions, comma-separated"),
+    decidedFrom: instant.describe("At or after this time"),
+    decidedTo: instant.describe("Before this time"),
+  })
+  .strict()
+  .meta({ id: "DecisionListQuery" });
 
 export const LedgerEventSchema = z
   .object({
@@ -169,8 +182,8 @@ export const RunSummarySchema = z
     dedupHits: z.number().int().describe("Begins answered replay, in_progress or refused"),
     blocked: z.number().int().describe("Begins the loop detector blocked"),
     sagaState: z
-      .enum(SAGA_RUN_STATES)
-      .describe("Sagas: running until aborted; then compensating → compensated | compensation_failed"),
+      .enum([...SAGA_RUN_STATES, "none"])
+      .describe("Sagas: none when no step of the run registered an undo (and it was not aborted); else running until aborted, then compensating → compensated | compensation_failed"),
   })
   .meta({ id: "RunSummary" });
 
@@ -193,3 +206,12 @@ export type LedgerEvent = z.infer<typeof LedgerEventSchema>;
 export type CallLedger = z.infer<typeof CallLedgerSchema>;
 export type RunSummary = z.infer<typeof RunSummarySchema>;
 export type RunDetail = z.infer<typeof RunDetailSchema>;
+
+export const DecisionListSchema = z
+  .object({
+    total: z.number().int().describe("Every matching begin in the window: what the figure counted"),
+    withoutRecord: z.number().int().describe("Of those, begins that never created a record (loop or budget blocks before any call)"),
+    events: z.array(LedgerEventSchema.extend({ runId: z.string() })).describe("Newest first, at most 500"),
+  })
+  .meta({ id: "DecisionList", description: "The begin decisions a figure counted, each one, with or without a call record" });
+

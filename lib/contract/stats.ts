@@ -46,6 +46,7 @@ export const DecisionFiguresSchema = z
     conflicts: count,
     blocked: count,
     approvalRequired: count,
+    previewRequired: count.describe("preview_required: a dry run (and maybe an operator's approval) comes first"),
     completes: z.object({ succeeded: count, failed: count, released: count }).describe("Completes by outcome (released: a retryable failure)"),
     failures: count.describe("failed + released completes"),
     leaseLost: count,
@@ -112,3 +113,28 @@ export type TopRunsResponse = z.infer<typeof TopRunsResponseSchema>;
 type Agree<A, B> = [A] extends [B] ? ([B] extends [A] ? true : false) : false;
 const figuresAgree: Agree<z.infer<typeof DecisionFiguresSchema>, DecisionFigures> = true;
 void figuresAgree;
+
+export const ToolPageQuerySchema = z
+  .object({ from: isoTime.describe("Start of the range (ISO 8601)"), to: isoTime.describe("End of the range (ISO 8601)") })
+  .strict()
+  .meta({ id: "ToolPageQuery" });
+
+export const ToolPageFiguresSchema = z
+  .object({
+    tool: z.string(),
+    from: isoTime,
+    to: isoTime,
+    calls: count.describe("Every begin decision"),
+    decisions: z.record(z.string(), count).describe("Begins by decision name"),
+    dedupHits: count.describe("replay + in_progress + refused, as on the overview"),
+    dedupRate: z.number().min(0).max(1),
+    latency: z
+      .object({ count: count, p50Ms: z.number().nullable(), p95Ms: z.number().nullable() })
+      .describe("Executions completed in the range: begin (execute, verify) to the complete of the same attempt; nearest-rank percentiles"),
+    completes: count,
+    failures: count.describe("failed + released completes"),
+    failureRate: z.number().min(0).max(1).describe("failures / completes (0 without completes)"),
+    truncated: z.boolean().describe("The range held more ledger lines than one answer reads: figures cover the newest ones"),
+  })
+  .meta({ id: "ToolPageFigures", description: "One tool's figures over a range (the per-tool page)" });
+

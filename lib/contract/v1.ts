@@ -28,6 +28,10 @@ export const ErrorInfoSchema = z
     message: z.string().max(10_000),
     retryable: z.boolean(),
     retryAfterSeconds: z.number().int().min(0).max(86_400).optional(),
+    result: z
+      .unknown()
+      .optional()
+      .describe("A permanent failure's own answer, kept and replayed with it (an HTTP tool's 4xx response: status, headers, body); masked as a result is"),
   })
   .meta({ id: "ToolError" });
 

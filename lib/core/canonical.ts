@@ -19,6 +19,14 @@ export const DEFAULT_IGNORE_FIELDS: readonly string[] = [
  * stored as sent (prepare-call.ts keys it), since a bare SHA-256 of a short secret is brute-forced.
  */
 export const DIGEST_FIELD = "idemgate/sha256";
+
+/**
+ * A client's own object shaped like a stand-in, kept apart from what it would stand for:
+ * `{ "idemgate/literal": <the object> }` (lib/sdk/exact-json.ts wraps them in HTTP bodies and MCP
+ * arguments). The wrapped object is taken as it is, never as a stand-in, so
+ * `{"idemgate/number": "5"}` and `{"idemgate/number": "5.0"}` written by a client stay two values.
+ */
+export const LITERAL_FIELD = "idemgate/literal";
 const HEX_DIGEST = /^[0-9a-f]{64}$/;
 
 /** The hex of a digest stand-in, or null when `entries` (an object's) are anything else. */
@@ -50,20 +58,34 @@ function serialize(value: unknown, ignore: (name: string) => boolean): string {
   if (Array.isArray(value)) return `[${value.map((item) => serialize(item, ignore)).join(",")}]`;
   if (typeof value === "object") {
     const entries = Object.entries(value as Record<string, unknown>);
+    const literal = literalObject(entries);
+    if (literal !== null) return `{${JSON.stringify(LITERAL_FIELD)}:${serializeFields(Object.entries(literal), ignore)}}`;
     const digest = standInDigest(entries);
     if (digest !== null) return JSON.stringify(digest);
     const number = standInNumber(entries);
     if (number !== null) return number;
-    const fields: [normalized: string, raw: string, item: unknown][] = [];
-    for (const [raw, item] of entries) {
-      const normalized = raw.normalize("NFC");
-      if (item === undefined || ignore(raw)) continue;
-      fields.push([normalized, raw, item]);
-    }
-    fields.sort(([a, rawA], [b, rawB]) => compare(a, b) || compare(rawA, rawB));
-    return `{${fields.map(([key, , item]) => `${JSON.stringify(key)}:${serialize(item, ignore)}`).join(",")}}`;
+    return serializeFields(entries, ignore);
   }
   return "null";
+}
+
+/** An object's fields, keys normalised and sorted, ignored ones left out. */
+function serializeFields(entries: [string, unknown][], ignore: (name: string) => boolean): string {
+  const fields: [normalized: string, raw: string, item: unknown][] = [];
+  for (const [raw, item] of entries) {
+    const normalized = raw.normalize("NFC");
+    if (item === undefined || ignore(raw)) continue;
+    fields.push([normalized, raw, item]);
+  }
+  fields.sort(([a, rawA], [b, rawB]) => compare(a, b) || compare(rawA, rawB));
+  return `{${fields.map(([key, , item]) => `${JSON.stringify(key)}:${serialize(item, ignore)}`).join(",")}}`;
+}
+
+/** The object a literal wrapper holds, or null when `entries` are anything else. */
+function literalObject(entries: [string, unknown][]): object | null {
+  if (entries.length !== 1) return null;
+  const [name, value] = entries[0]!;
+  return name === LITERAL_FIELD && value !== null && typeof value === "object" && !Array.isArray(value) ? value : null;
 }
 
 /** The canonical text of a number stand-in (exact-number.ts), or null when `entries` are anything else. */

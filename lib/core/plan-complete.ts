@@ -94,7 +94,8 @@ function finalPlan(record: CallRecord, outcome: CompleteOutcome, policy: Effecti
       ...base,
       state: cacheable ? "failed" : "released",
       result: null,
-      error: JSON.stringify(outcome.error),
+      // A failure's own answer is masked as a success's result is.
+      error: JSON.stringify(outcome.error.result === undefined ? outcome.error : { ...outcome.error, result: redact(outcome.error.result, policy.policy.redactFields) }),
       expiresAt: ttlExpiry,
     },
   };

@@ -149,3 +149,29 @@ export function hasBudget(policy: ToolPolicy): boolean {
 }
 
 export const DEFAULT_EFFECTIVE_POLICY: EffectivePolicy = { policy: DEFAULT_POLICY, version: 0 };
+
+/**
+ * An HTTP route's tool name, as the middleware and `/gw` name them: the method, a space, the route
+ * (`POST /v1/refunds`, `PATCH /gw/pay/v1/charges`).
+ */
+const HTTP_ROUTE_TOOL = /^[A-Z][A-Z-]* \//;
+
+export function isHttpRouteTool(tool: string): boolean {
+  return HTTP_ROUTE_TOOL.test(tool);
+}
+
+/**
+ * The built-in policy of an HTTP route: the defaults, except that no field is ignored. A route's
+ * payload is what its client sent, so two bodies that differ in a `timestamp` or `requestId` are
+ * two payloads (a 422 for one key), unless the route's own policy lists fields to ignore.
+ */
+export const HTTP_ROUTE_DEFAULT_POLICY: Readonly<ToolPolicy> = Object.freeze<ToolPolicy>({ ...DEFAULT_POLICY, ignoreFields: [] });
+
+/** The built-in policy a tool starts from: an HTTP route's (no field ignored) or every other tool's. */
+export function builtinPolicyFor(tool: string): Readonly<ToolPolicy> {
+  return isHttpRouteTool(tool) ? HTTP_ROUTE_DEFAULT_POLICY : DEFAULT_POLICY;
+}
+
+export function defaultEffectivePolicyFor(tool: string): EffectivePolicy {
+  return isHttpRouteTool(tool) ? { policy: HTTP_ROUTE_DEFAULT_POLICY, version: 0 } : DEFAULT_EFFECTIVE_POLICY;
+}

@@ -14,6 +14,8 @@ export interface ErrorInfo {
   message: string;
   retryable: boolean;
   retryAfterSeconds?: number;
+  /** A permanent failure's own answer (an HTTP tool's 4xx response), replayed with it. */
+  result?: unknown;
 }
 
 /** The single row per key: the state machine plus the cached outcome. Times are epoch ms. */

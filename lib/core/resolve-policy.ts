@@ -1,4 +1,4 @@
-import { DEFAULT_POLICY, NESTED_FIELDS, type NestedField, type PolicyOverrides, type ToolPolicy } from "./policy";
+import { DEFAULT_POLICY, NESTED_FIELDS, builtinPolicyFor, isHttpRouteTool, type NestedField, type PolicyOverrides, type ToolPolicy } from "./policy";
 
 /** Where an effective field came from: the built-in default, the project's `*` policy, or the tool's own. */
 export type PolicyOrigin = "builtin" | "project" | "tool";
@@ -11,11 +11,24 @@ export interface ResolvedPolicy {
 
 const isNested = (field: string): field is NestedField => (NESTED_FIELDS as readonly string[]).includes(field);
 
-/** DEFAULT_POLICY ← project `*` overrides ← tool overrides, field by field (nested objects too). */
-export function mergePolicy(project: PolicyOverrides | null, tool: PolicyOverrides | null): ToolPolicy {
-  let policy: ToolPolicy = DEFAULT_POLICY;
-  for (const layer of [project, tool]) if (layer) policy = applyLayer(policy, layer);
+/**
+ * DEFAULT_POLICY ← project `*` overrides ← tool overrides, field by field (nested objects too).
+ * Given the tool's name, an HTTP route (`POST /v1/refunds`) starts from its own built-in policy and
+ * takes `ignoreFields` from its own layer only: a route's payload is what the client sent, and a
+ * project-wide list meant for agents' arguments (timestamps, request ids) never hides a change in
+ * a body.
+ */
+export function mergePolicy(project: PolicyOverrides | null, tool: PolicyOverrides | null, toolName?: string): ToolPolicy {
+  const route = toolName !== undefined && isHttpRouteTool(toolName);
+  let policy: ToolPolicy = toolName === undefined ? DEFAULT_POLICY : builtinPolicyFor(toolName);
+  const inherited = route && project ? withoutIgnoreFields(project) : project;
+  for (const layer of [inherited, tool]) if (layer) policy = applyLayer(policy, layer);
   return policy;
+}
+
+function withoutIgnoreFields(layer: PolicyOverrides): PolicyOverrides {
+  const { ignoreFields: _dropped, ...rest } = layer;
+  return rest;
 }
 
 function applyLayer(base: ToolPolicy, layer: PolicyOverrides): ToolPolicy {
@@ -32,12 +45,13 @@ function definedEntries(value: object): Record<string, unknown> {
 }
 
 /** The merged policy plus, for every leaf field, which layer set it: what an operator needs to see. */
-export function resolvePolicy(project: PolicyOverrides | null, tool: PolicyOverrides | null): ResolvedPolicy {
+export function resolvePolicy(project: PolicyOverrides | null, tool: PolicyOverrides | null, toolName?: string): ResolvedPolicy {
   const sources: Record<string, PolicyOrigin> = {};
+  const route = toolName !== undefined && isHttpRouteTool(toolName);
   for (const path of leafPaths(DEFAULT_POLICY)) sources[path] = "builtin";
-  for (const path of leafPaths(project ?? {})) sources[path] = "project";
+  for (const path of leafPaths(project ?? {})) if (!(route && path === "ignoreFields")) sources[path] = "project";
   for (const path of leafPaths(tool ?? {})) sources[path] = "tool";
-  return { policy: mergePolicy(project, tool), sources };
+  return { policy: mergePolicy(project, tool, toolName), sources };
 }
 
 /** `effect`, `ignoreFields`, `retry.maxAttempts`, …: lists are leaves, the nested objects are not. */

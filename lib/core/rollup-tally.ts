@@ -28,6 +28,8 @@ export interface DecisionFigures {
   conflicts: number;
   blocked: number;
   approvalRequired: number;
+  /** preview_required: a dry run asked for first. */
+  previewRequired: number;
   completes: { succeeded: number; failed: number; released: number };
   /** failed (permanent) + released (retryable): the tool reported a failure. */
   failures: number;
@@ -68,6 +70,7 @@ export function tallyKinds(totals: readonly KindTotal[]): DecisionFigures {
     conflicts: of("conflict"),
     blocked: of("blocked"),
     approvalRequired: of("approval_required"),
+    previewRequired: of("preview_required"),
     completes,
     failures: completes.failed + completes.released,
     leaseLost: of(LEASE_LOST_KIND),

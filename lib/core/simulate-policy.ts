@@ -85,7 +85,8 @@ class LedgerReplay {
   private begin(past: PastBegin): void {
     const verdict = (simulated: SimulatedDecision | null, warned = false, unreplayable: BeginVerdict["unreplayable"] = null) => {
       if (past.counted) {
-        this.verdicts.push({ recorded: past.decision, recordedLoopWarning: past.loopWarned, simulated, simulatedLoopWarning: warned, unreplayable });
+        // In shadow mode the simulator answers what enforce would: compared with what enforce would have answered then.
+        this.verdicts.push({ recorded: past.shadowed ?? past.decision, recordedLoopWarning: past.loopWarned, simulated, simulatedLoopWarning: warned, unreplayable });
       }
     };
     const ranForReal = past.decision === "execute" || past.decision === "verify";
@@ -108,10 +109,12 @@ class LedgerReplay {
     const route = this.route(past, call);
     if (typeof route === "string") return verdict(route, false);
 
-    // The engine's own decision (decide-begin.ts), under the draft as enforced: previews are not
-    // simulated (the ledger keeps no tokens), so a begin is taken as presenting what it needed.
+    // The engine's own decision (decide-begin.ts), under the draft as enforced. The ledger keeps no
+    // preview tokens: a begin answered preview_required presented none, any other is taken as
+    // presenting what it needed.
+    const previewToken = (past.shadowed ?? past.decision) !== "preview_required";
     const facts: BeginFacts = {
-      kind: kindOf({ effect: this.draft.effect, undo: isCompensationKey(past.key), resent: route.raised, previewToken: true }),
+      kind: kindOf({ effect: this.draft.effect, undo: isCompensationKey(past.key), resent: route.raised, previewToken }),
       policy: this.effective,
       call: { ...call, key: route.key },
       record: route.record,
@@ -120,7 +123,7 @@ class LedgerReplay {
       runAborted: false,
       approvalRequest: null,
       bypass: past.bypass === null ? null : past.bypass === "token" ? "token" : "ask",
-      previewToken: true,
+      previewToken,
       previewSpent: false,
       budgetRefused: null,
       latched: past.latched,

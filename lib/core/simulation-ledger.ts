@@ -45,6 +45,10 @@ export interface PastBegin {
   bypass: "token" | "allow" | "ask" | null;
   /** Part of the sample the tallies cover; earlier begins only set up the state. */
   counted: boolean;
+  /** The policy revision it was decided under (undefined: not known). */
+  revision?: number;
+  /** Shadow mode: what enforce would have answered (the recorded decision is then `execute`). */
+  shadowed?: BeginDecisionName | null;
 }
 
 /** How an attempt ended: a complete, or an operator's resolve (`resolved`: cached whatever the policy). */

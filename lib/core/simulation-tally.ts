@@ -11,6 +11,8 @@ export interface DecisionTally {
   conflicts: number;
   blocked: number;
   approvalRequired: number;
+  /** preview_required: the draft asks for a dry run (and maybe a human) first. */
+  previewRequired: number;
   loopWarnings: number;
   rejected: number;
 }
@@ -22,6 +24,7 @@ export const emptyTally = (): DecisionTally => ({
   conflicts: 0,
   blocked: 0,
   approvalRequired: 0,
+  previewRequired: 0,
   loopWarnings: 0,
   rejected: 0,
 });
@@ -35,8 +38,8 @@ const BUCKET: Record<SimulatedDecision, keyof DecisionTally> = {
   conflict: "conflicts",
   blocked: "blocked",
   approval_required: "approvalRequired",
-  // A preview waits for a dry run (and maybe a human) like a resend waits for its approval.
-  preview_required: "approvalRequired",
+  // Its own bucket: a preview is not a resend's approval, and tallying it as one hid it (issue #38).
+  preview_required: "previewRequired",
   rejected: "rejected",
 };
 

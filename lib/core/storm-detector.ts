@@ -39,8 +39,7 @@ export interface StormStep {
 
 export interface OpeningVerdict {
   opens: boolean;
-  /** `cold_start`: the gate's very first window, never a storm (agents reconnecting, queued retries). */
-  rule: StormRule | "cold_start";
+  rule: StormRule;
   baseline: number;
   threshold: number;
 }
@@ -49,12 +48,13 @@ export interface OpeningVerdict {
  * Whether a window opens a storm. The history is every window since the project's gate first saw
  * traffic, so a tool first called a minute ago in a warm gate has a baseline (its zero windows).
  * With a baseline: hits ≥ max(minHits, factor × baseline). Without one (the gate's first few
- * windows) an absolute rule: hits ≥ absoluteMinHits and ≥ absoluteDedupRate of the begins. The
- * gate's first window opens nothing.
+ * windows, its very first included) an absolute rule: hits ≥ absoluteMinHits and ≥
+ * absoluteDedupRate of the begins. The absolute rule applies from a project's first call (issue
+ * #38): startup traffic (agents reconnecting, queued retries) stays under it by its dedup rate,
+ * while a burst in the first minutes that is nearly all duplicates is a storm.
  */
 export function judgeOpening(history: readonly number[], counts: WindowCounts, policy: StormPolicy): OpeningVerdict {
   const baseline = trailingMean(history);
-  if (history.length === 0) return { opens: false, rule: "cold_start", baseline, threshold: policy.absoluteMinHits };
   if (history.length < MIN_HISTORY_WINDOWS) {
     // Without the begins the rate is unknown, and an unknown rate is no evidence of a storm.
     const rateHolds = counts.begins !== undefined && counts.hits >= policy.absoluteDedupRate * counts.begins;
@@ -86,7 +86,7 @@ export function stepStorm(
     const across = straddle && !verdict.opens ? judgeOpening(straddle.history, straddle.counts, policy) : null;
     const opened = verdict.opens ? { verdict, start: windowStart, hits } : across?.opens ? { verdict: across, start: straddle!.start, hits: straddle!.counts.hits } : null;
     if (opened) {
-      const rule = opened.verdict.rule as StormRule;
+      const rule = opened.verdict.rule;
       return {
         state: { open: true, openedAt: opened.start, baseline: opened.verdict.baseline, peakHits: opened.hits, quietWindows: 0, rule },
         transition: "opened",

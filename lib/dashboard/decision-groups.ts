@@ -9,6 +9,7 @@ export const DECISION_GROUPS = [
   { id: "dedupHits", label: "Dedup hits", decisions: ["replay", "in_progress", "refused"], hint: "replay, in progress, refused", color: "var(--dedup)" },
   { id: "conflicts", label: "Conflicts", decisions: ["conflict"], hint: "same key, other args, rejected", color: "var(--conflict)" },
   { id: "approvalRequired", label: "Approval required", decisions: ["approval_required"], hint: "a resend waits for a human", color: "var(--approval)" },
+  { id: "previewRequired", label: "Preview required", decisions: ["preview_required"], hint: "a dry run (and maybe an operator's approval) comes first", color: "var(--preview)" },
   { id: "blocked", label: "Blocked", decisions: ["blocked"], hint: "the loop detector or the run's budget stopped a call", color: "var(--blocked)" },
   { id: "other", label: "Other", decisions: [], hint: "decisions this dashboard does not know", color: "var(--muted)" },
 ] as const;
@@ -29,7 +30,7 @@ export function decisionsOf(id: DecisionGroupId): readonly string[] {
 }
 
 export function emptyCounts(): GroupCounts {
-  return { executions: 0, dedupHits: 0, conflicts: 0, approvalRequired: 0, blocked: 0, other: 0 };
+  return { executions: 0, dedupHits: 0, conflicts: 0, approvalRequired: 0, previewRequired: 0, blocked: 0, other: 0 };
 }
 
 export function sumCounts(counts: GroupCounts): number {

@@ -19,7 +19,7 @@ export function formatRate(rate: number): string {
 
 /** The range's begins per decision group; what the named figures leave over is "other", so the groups always add up to the calls. */
 export function groupTotals(total: DedupResponse["total"]): GroupCounts {
-  const known = { executions: total.executions, dedupHits: total.dedupHits, conflicts: total.conflicts, approvalRequired: total.approvalRequired, blocked: total.blocked };
+  const known = { executions: total.executions, dedupHits: total.dedupHits, conflicts: total.conflicts, approvalRequired: total.approvalRequired, previewRequired: total.previewRequired ?? 0, blocked: total.blocked };
   const named = Object.values(known).reduce((sum, n) => sum + n, 0);
   return { ...known, other: Math.max(0, total.begins - named) };
 }

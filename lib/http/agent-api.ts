@@ -12,6 +12,7 @@ import {
 } from "./agent-routes";
 import { nodeHeaders } from "./header-reader";
 import { type AgentRouteSpec, runApiRoute } from "./with-api-route";
+import { processSlot } from "../process-wide";
 
 /**
  * The lean agent path: the agent API's routes served straight from Node's request, without
@@ -82,9 +83,9 @@ async function serve(match: AgentRouteMatch, req: IncomingMessage, res: ServerRe
   res.end(result.body);
 }
 
-const holder = globalThis as unknown as { __idemgateAgentApi?: AgentApi };
+const offered = processSlot<AgentApi>("agentApi");
 
 /** Called by the boot hook (instrumentation.ts): offers the lean path to scripts/serve.mjs, which looks for it after Next.js is prepared. */
 export function installAgentApi(): void {
-  holder.__idemgateAgentApi ??= { match: matchAgentRoute, serve, close: () => services().close() };
+  offered.getOrCreate(() => ({ match: matchAgentRoute, serve, close: () => services().close() }));
 }

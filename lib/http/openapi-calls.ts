@@ -1,5 +1,5 @@
 import type { OpenAPIRegistry } from "@asteasolutions/zod-to-openapi";
-import { CallLedgerSchema, CallListQuerySchema, CallListSchema, RunDetailSchema, RunListQuerySchema, RunListSchema } from "../contract/calls";
+import { CallLedgerSchema, CallListQuerySchema, CallListSchema, DecisionListQuerySchema, DecisionListSchema, RunDetailSchema, RunListQuerySchema, RunListSchema } from "../contract/calls";
 import { ProjectRunParams } from "./call-list-params";
 import { errorResponse, json } from "./openapi-pieces";
 import { ProjectCallParams } from "./operator-params";
@@ -24,6 +24,15 @@ export function registerCallExplorerPaths(registry: OpenAPIRegistry): void {
     security,
     request: { params: ProjectParams, query: CallListQuerySchema },
     responses: { 200: json(CallListSchema, "A page of calls"), ...errors },
+  });
+  registry.registerPath({
+    method: "get",
+    path: `${p}/decisions`,
+    summary: "Every begin with these decisions in a window, newest first, with or without a call record (a loop block has none): what a figure counted (viewer)",
+    tags,
+    security,
+    request: { params: ProjectParams, query: DecisionListQuerySchema },
+    responses: { 200: json(DecisionListSchema, "The decisions"), ...errors },
   });
   registry.registerPath({
     method: "get",

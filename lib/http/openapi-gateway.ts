@@ -3,7 +3,7 @@ import { z } from "zod";
 
 export const ProblemSchema = z
   .object({
-    type: z.string().describe("`urn:idemgate:problem:…`"),
+    type: z.string().describe("The problem type's documentation page on this gate, `https://<gate>/problems/<slug>` (`urn:idemgate:problem:<slug>` from a middleware whose gate is in process and names no URL)"),
     title: z.string(),
     status: z.number().int(),
     detail: z.string(),

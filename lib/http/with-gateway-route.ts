@@ -1,5 +1,6 @@
 import { z } from "zod";
-import type { Problem } from "../sdk/http/problem";
+import { type Problem, problemType, problemTypeBase } from "../sdk/http/problem";
+import { publicOrigin } from "./public-origin";
 import type { Principal } from "../server/operators/api-keys";
 import { AppError } from "../server/app-error";
 import { services } from "../server/composition-root";
@@ -29,17 +30,17 @@ export function withGatewayRoute(handler: (ctx: GatewayRouteContext) => Promise<
       const params = GatewayParams.parse(await context.params);
       return await withIncomingTrace(req.headers, () => handler({ req, principal, params }));
     } catch (error) {
-      return problemResponse(error);
+      return problemResponse(error, problemTypeBase(publicOrigin(req)));
     }
   };
 }
 
-function problemResponse(error: unknown): Response {
+function problemResponse(error: unknown, typeBase: string): Response {
   const appError = error instanceof AppError ? error : error instanceof z.ZodError ? new AppError("invalid_input", "the gateway path is malformed") : null;
   if (!appError) console.error("[idemgate] gateway error", error);
   const code = appError?.code ?? "internal";
   const { status } = ERROR_STATUS[code];
-  const body: Problem = { type: `urn:idemgate:problem:${code.replaceAll("_", "-")}`, title: code.replaceAll("_", " "), status, detail: appError?.message ?? "internal error" };
+  const body: Problem = { type: problemType(code.replaceAll("_", "-"), typeBase), title: code.replaceAll("_", " "), status, detail: appError?.message ?? "internal error" };
   const headers: Record<string, string> = { "content-type": "application/problem+json" };
   if (status === 503 || status === 500) headers["retry-after"] = "1";
   return new Response(JSON.stringify(body), { status, headers });

@@ -5,6 +5,8 @@ import { resourceUpdateStream } from "../server/gateways/mcp/resource-updates";
 import { services } from "../server/composition-root";
 import { agentActor } from "../server/operators/operator-audit";
 import { bearerToken } from "./bearer-token";
+import { publicOrigin } from "./public-origin";
+import { mayParseExactly, parseClientJson } from "../sdk/exact-json";
 import { clientInfo } from "./client-info";
 import { readBoundedBody, withBody } from "./bounded-body";
 import { withIncomingTrace } from "../telemetry/spans";
@@ -48,13 +50,22 @@ function foreignOrigin(req: Request): string | null {
   return origin;
 }
 
-/** The gate's public origin: `BETTER_AUTH_URL` when set, else as this request addressed it (its Host). */
-function publicOrigin(req: Request): string {
-  const configured = env().BETTER_AUTH_URL;
-  if (configured) return new URL(configured).origin;
-  const url = new URL(req.url);
-  const host = req.headers.get("host");
-  return host ? `${url.protocol}//${host}` : url.origin;
+
+/**
+ * The tools/call arguments of a body with a number a double cannot hold as written (or an object
+ * shaped like one of the gate's stand-ins), parsed as the client wrote them (exact-json.ts), by
+ * JSON-RPC id: the gate fingerprints those, so two calls that differ only in such a number are two
+ * payloads. Undefined for every other body.
+ */
+function exactToolArguments(text: string): Map<string, unknown> | undefined {
+  if (!mayParseExactly(text)) return undefined;
+  const exact = parseClientJson(text);
+  const byId = new Map<string, unknown>();
+  for (const message of Array.isArray(exact) ? exact : [exact]) {
+    const { id, method, params } = (message ?? {}) as { id?: unknown; method?: unknown; params?: { arguments?: unknown } };
+    if (method === "tools/call" && (typeof id === "string" || typeof id === "number") && params?.arguments !== undefined) byId.set(String(id), params.arguments);
+  }
+  return byId;
 }
 
 /**
@@ -124,12 +135,15 @@ export function mcpRoute() {
       // The body is read here, once and bounded (a chunked body has no Content-Length to trust);
       // one that is not JSON goes to the SDK as the bytes read, for its own parse error.
       let parsedBody: unknown;
+      let exactArguments: Map<string, unknown> | undefined;
       let request = req;
       if (req.method === "POST") {
         const bytes = await readBoundedBody(req.headers, req.body).catch((error: unknown) => refusedBody(error));
         if (bytes instanceof Response) return bytes;
         try {
-          parsedBody = JSON.parse(bytes.toString("utf8"));
+          const text = bytes.toString("utf8");
+          parsedBody = JSON.parse(text);
+          exactArguments = exactToolArguments(text);
         } catch {
           request = withBody(req, bytes);
         }
@@ -140,6 +154,7 @@ export function mcpRoute() {
         caller: { projectId: principal.projectId, apiKeyId: principal.apiKeyId, actor, sessionId, runHeader: req.headers.get("idemgate-run-id"), dashboardOrigin },
         upstream,
         idempotencyKeys: idempotencyKeys(parsedBody),
+        exactArguments,
         inflight: mcp.inflight,
         sessionLogLevel: session?.logLevel ?? null,
       });

@@ -7,25 +7,13 @@ import { startHeartbeat } from "./heartbeat";
 import { exchangePreview, isPreviewTransport } from "./preview";
 import { asStored, loopWarningOf, resultFromDecision } from "./results";
 import { DEFAULT_TOOL_RETRY, backoffDelay, sleep, withBackoff, withGateRetry } from "./retry";
-import type { Backoff, BeginRequest, CallOptions, CallResult, CompensationSpec, CompleteRequest, Cost, Exec, ExecContext, GateTransport } from "./types";
+import type { Backoff, BeginRequest, CallDeps, CallOptions, CallResult, CompensationSpec, CompleteRequest, Cost, Exec, ExecContext, GateTransport } from "./types";
 
 type Claim = z.infer<typeof ExecuteDecisionSchema> | z.infer<typeof VerifyDecisionSchema>;
 type Attempt<T> = { kind: "done"; result: CallResult<T> } | { kind: "retry"; error: ToolErrorInfo };
 type Outcome<T> =
   | { ok: true; value: T; verified: boolean; operation?: AcceptedOperation; notStorable?: string }
   | { ok: false; error: ToolErrorInfo; unknown?: boolean };
-
-/** Settings of one gate client, shared by all its calls. */
-export interface CallDeps {
-  transport: GateTransport;
-  gateRetry: Backoff;
-  waitMs: number;
-  maxWaitMs: number;
-  leaseSeconds?: number;
-  heartbeat: boolean;
-  toolRetry?: Partial<Backoff> | false;
-  classifyError: (error: unknown) => ToolErrorInfo;
-}
 
 /**
  * begin → (wait out in_progress) → run the tool only on execute/verify → complete; retryable tool

@@ -1,8 +1,8 @@
 import type { CompensationStepWire, RunCompensation } from "../contract/sagas";
-import { type CallDeps, runCall } from "./call";
+import { runCall } from "./call";
 import type { ToolErrorInfo } from "./errors";
 import { withGateRetry } from "./retry";
-import type { ExecContext, GateTransport, SagaTransport } from "./types";
+import type { CallDeps, ExecContext, GateTransport, SagaTransport } from "./types";
 
 /** Undoes one step: gets the stored (redacted) args of the compensation; pass `ctx.idempotencyKey` downstream. */
 export type CompensationExecutor = (args: unknown, ctx: ExecContext & { step: CompensationStepWire }) => Promise<unknown> | unknown;

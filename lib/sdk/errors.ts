@@ -5,6 +5,8 @@ export interface ToolErrorInfo {
   message: string;
   retryable: boolean;
   retryAfterSeconds?: number;
+  /** A permanent failure's own answer, kept and replayed with it (the HTTP middleware's 4xx response). */
+  result?: unknown;
 }
 
 export type GateErrorCode = ErrorCode | "network" | "timeout" | "bad_response";

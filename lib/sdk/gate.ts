@@ -1,4 +1,4 @@
-import { type CallDeps, runCall } from "./call";
+import { runCall } from "./call";
 import { type CompensateOptions, type CompensationExecutor, type CompensationOutcome, isSagaTransport, runCompensation } from "./compensate";
 import { withToolSpan } from "./tracing";
 import { type RunContext, type RunInit, currentRun, runWithContext } from "./context";
@@ -6,7 +6,7 @@ import { type ToolErrorInfo, toToolErrorInfo } from "./errors";
 import { HttpTransport, type HttpTransportOptions } from "./http-transport";
 import { InProcessTransport, type InProcessOptions } from "./in-process-transport";
 import { DEFAULT_GATE_RETRY, withBackoff, withGateRetry } from "./retry";
-import type { Backoff, BeginRequest, CallOptions, CallResult, CallSpec, CallStatus, CheckOutcome, CompensationSpec, CompleteRequest, Exec, ExecContext, GateTransport, PreviewOf, SagaTransport } from "./types";
+import type { Backoff, BeginRequest, CallDeps, CallOptions, CallResult, CallSpec, CallStatus, CheckOutcome, CompensationSpec, CompleteRequest, Exec, ExecContext, GateTransport, PreviewOf, SagaTransport } from "./types";
 
 export interface GateClientOptions {
   /** Server-side wait for a live attempt's outcome per begin (≤ 10 000). Default 5 000. */

@@ -28,7 +28,7 @@ const DEFAULT_REQUEST_TIMEOUT_MS = 15_000;
 export class HttpTransport implements GateTransport, SagaTransport, PreviewTransport {
   /** The gate's bound on a request body (lib/http/bounded-body.ts, MAX_BODY_BYTES): a complete over it is refused. */
   readonly maxRequestBytes = 1024 * 1024;
-  private readonly baseUrl: string;
+  readonly baseUrl: string;
   private readonly fetchImpl: typeof fetch;
   private readonly timeoutMs: number;
 

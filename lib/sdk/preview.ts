@@ -1,6 +1,5 @@
 import { sleep, withGateRetry } from "./retry";
-import type { CallDeps } from "./call";
-import type { BeginRequest, CallOptions, CallResult, GateTransport, PreviewTransport } from "./types";
+import type { BeginRequest, CallDeps, CallOptions, CallResult, GateTransport, PreviewTransport } from "./types";
 
 const FIRST_POLL_MS = 250;
 const MAX_POLL_MS = 2_000;

@@ -23,6 +23,8 @@ export type CreatePreviewRequest = z.input<typeof CreatePreviewRequestSchema>;
 export interface GateTransport {
   /** The largest request the gate accepts, where it has one (over HTTP): a result must fit in it to be stored. */
   readonly maxRequestBytes?: number;
+  /** The gate's URL, where it has one (over HTTP): its pages (problem types) are linked from it. */
+  readonly baseUrl?: string;
   begin(request: BeginRequest, signal?: AbortSignal): Promise<BeginResponse>;
   complete(callId: string, request: CompleteRequest): Promise<CallStatus>;
   heartbeat(callId: string, request: HeartbeatRequest): Promise<HeartbeatResponse>;
@@ -235,3 +237,15 @@ export type CallResult<T> =
   | { ok: false; status: "blocked"; reason: "loop_detected" | "budget_exceeded"; pattern: string[]; repeats: number; message?: string; budget?: BudgetStatus };
 
 export type CallStatusName = CallResult<unknown>["status"];
+
+/** Settings of one gate client, shared by all its calls (lib/sdk/call.ts runs a call with them). */
+export interface CallDeps {
+  transport: GateTransport;
+  gateRetry: Backoff;
+  waitMs: number;
+  maxWaitMs: number;
+  leaseSeconds?: number;
+  heartbeat: boolean;
+  toolRetry?: Partial<Backoff> | false;
+  classifyError: (error: unknown) => ToolErrorInfo;
+}

@@ -2,6 +2,7 @@ import { failureBackoffMs } from "../core/failure-backoff";
 import { env } from "../env";
 import { observeLiveLeases } from "../telemetry/instruments";
 import { services } from "./composition-root";
+import { processSlot } from "../process-wide";
 
 /** Batches per table a background collection may delete before it yields to the next interval. */
 const COLLECTOR_MAX_BATCHES = 50;
@@ -24,11 +25,12 @@ export interface LoopStats {
   nextMs: number;
 }
 
-const holder = globalThis as unknown as { __idemgateJobs?: boolean; __idemgateLoopStats?: Record<string, LoopStats> };
+const started = processSlot<boolean>("backgroundJobsStarted");
+const allLoopStats = processSlot<Record<string, LoopStats>>("loopStats");
 
 /** Every loop's stats in this process, by name. */
 export function loopStats(): Record<string, LoopStats> {
-  return (holder.__idemgateLoopStats ??= {});
+  return allLoopStats.getOrCreate(() => ({}));
 }
 
 /**
@@ -64,8 +66,8 @@ function startLoop({ name, intervalMs, run }: Loop): void {
 
 /** Started once per server process from boot(): the collector, the storm detector and the alert delivery worker. */
 export function startBackgroundJobs(): void {
-  if (holder.__idemgateJobs) return;
-  holder.__idemgateJobs = true;
+  if (started.get()) return;
+  started.set(true);
   const config = env();
   observeLiveLeases(() => services().insights.store.liveLeases(Date.now()));
   if (config.IDEMGATE_COLLECTOR_INTERVAL_MS > 0) {

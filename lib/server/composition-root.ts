@@ -51,6 +51,7 @@ import { AlertDispatcher } from "./alerts/alert-dispatcher";
 import { AlertService } from "./alerts/alert-service";
 import { PrismaAlertRepository } from "../store/prisma/alert-repository";
 import { stripUserinfo } from "../core/url-credentials";
+import { processSlot } from "../process-wide";
 
 /** The agent side: the hot-path store (its own connection or pool) and what decides calls. */
 export interface GateServices {
@@ -316,14 +317,13 @@ function buildInsights(config: Env, store: GateStore, policySource: StorePolicyS
   };
 }
 
-// On globalThis, not in a module variable: Next.js loads this module once per layer (the boot hook,
+// Process-wide, not in a module variable: Next.js loads this module once per layer (the boot hook,
 // route handlers, pages), and they must all share one set of connections. Whichever layer asks
 // first (the boot hook) builds them with its own module copies, so a service must carry any
 // module-level state its callers need (see Mcp.bindScope) rather than have them import it.
-const holder = globalThis as unknown as { __idemgateServices?: Services };
+const held = processSlot<Services>("services");
 
 /** The server process's services, built from the environment on first use. */
 export function services(): Services {
-  holder.__idemgateServices ??= buildServices(env());
-  return holder.__idemgateServices;
+  return held.getOrCreate(() => buildServices(env()));
 }

@@ -6,6 +6,7 @@ import { defaultResource, envDetector, detectResources, resourceFromAttributes }
 import { MeterProvider, PeriodicExportingMetricReader, type MetricReader } from "@opentelemetry/sdk-metrics";
 import { BatchSpanProcessor } from "@opentelemetry/sdk-trace-base";
 import { NodeTracerProvider } from "@opentelemetry/sdk-trace-node";
+import { processSlot } from "../process-wide";
 
 export interface TelemetryConfig {
   /** OTEL_EXPORTER_OTLP_ENDPOINT or the traces-specific one: without it no spans leave the process. */
@@ -14,7 +15,7 @@ export interface TelemetryConfig {
   serviceName: string;
 }
 
-const holder = globalThis as unknown as { __idemgatePrometheus?: PrometheusExporter };
+const exporter = processSlot<PrometheusExporter>("prometheus");
 
 /**
  * Node runtime only. Metrics always feed the Prometheus scrape route; OTLP export of spans and
@@ -23,7 +24,7 @@ const holder = globalThis as unknown as { __idemgatePrometheus?: PrometheusExpor
  * propagator, so an agent's `traceparent` parents our spans.
  */
 export function setupTelemetry(config: TelemetryConfig): void {
-  if (holder.__idemgatePrometheus) return;
+  if (exporter.get()) return;
   const resource = defaultResource()
     .merge(resourceFromAttributes({ "service.name": config.serviceName }))
     .merge(detectResources({ detectors: [envDetector] }));
@@ -43,9 +44,9 @@ export function setupTelemetry(config: TelemetryConfig): void {
     readers.push(new PeriodicExportingMetricReader({ exporter: new OTLPMetricExporter(), exportIntervalMillis: 10_000 }));
   }
   metrics.setGlobalMeterProvider(new MeterProvider({ resource, readers }));
-  holder.__idemgatePrometheus = prometheus;
+  exporter.set(prometheus);
 }
 
 export function prometheusReader(): PrometheusExporter | undefined {
-  return holder.__idemgatePrometheus;
+  return exporter.get();
 }

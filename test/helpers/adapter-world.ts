@@ -1,19 +1,18 @@
 import { OperatorPreviewSchema, PreviewListSchema } from "../../lib/contract/previews";
 import { type Gate, createGate } from "../../lib/sdk";
-import { AdminClient, TEST_ADMIN_TOKEN } from "./admin-client";
-import { type TestDatabase, createTestDatabase } from "./databases";
+import { AdminClient } from "./admin-client";
 import { createTestProject } from "./fixtures";
-import { OPERATOR_ENV, OperatorClient, ROOT, createOperator } from "./operator-client";
-import { type TestServer, startServer } from "./server";
+import { OperatorClient, ROOT, createOperator } from "./operator-client";
+import { sharedServer } from "./shared-server";
+import type { SharedServerInfo } from "./shared-servers-setup";
 
 /**
- * A real gate server on SQLite with an operator signed in, for the framework adapters' tests: each
- * `gate()` is a fresh client, as a restarted agent process would have.
+ * A project of its own on the run's shared SQLite server with an operator signed in, for the
+ * framework adapters' tests: each `gate()` is a fresh client, as a restarted agent process would have.
  */
 export class AdapterWorld {
   private constructor(
-    readonly db: TestDatabase,
-    readonly server: TestServer,
+    readonly server: SharedServerInfo,
     readonly apiKey: string,
     readonly projectId: string,
     readonly admin: AdminClient,
@@ -21,12 +20,11 @@ export class AdapterWorld {
   ) {}
 
   static async start(): Promise<AdapterWorld> {
-    const db = await createTestDatabase("sqlite");
-    const { projectId, apiKey } = await createTestProject(db.url);
-    const server = await startServer(db.url, { ...OPERATOR_ENV, IDEMGATE_ADMIN_TOKEN: TEST_ADMIN_TOKEN });
+    const server = await sharedServer("sqlite");
+    const { projectId, apiKey } = await createTestProject(server.databaseUrl);
     const root = await OperatorClient.signIn(server.baseUrl, ROOT.email, ROOT.password);
     const operator = await createOperator(root, projectId, "operator");
-    return new AdapterWorld(db, server, apiKey, projectId, new AdminClient(server.baseUrl, projectId), operator);
+    return new AdapterWorld(server, apiKey, projectId, new AdminClient(server.baseUrl, projectId), operator);
   }
 
   gate(): Gate {
@@ -54,10 +52,8 @@ export class AdapterWorld {
     return this.operator.call(OperatorPreviewSchema, "POST", this.operator.p(this.projectId, `/previews/${previewId}/${approve ? "approve" : "deny"}`), { note });
   }
 
-  async stop(): Promise<void> {
-    await this.server?.stop();
-    await this.db?.drop();
-  }
+  /** The shared server outlives the file. */
+  async stop(): Promise<void> {}
 }
 
 export const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));

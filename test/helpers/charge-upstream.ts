@@ -51,6 +51,16 @@ export async function startChargeUpstream(): Promise<ChargeUpstream> {
       res.end("last\n");
       return;
     }
+    if (url.pathname === "/v1/echo") {
+      // What arrived, as it arrived: the request target byte for byte (latin1, as Node read it) and
+      // every header. `status` answers with that status (a 401 with its challenge), `pad` pads the body.
+      const status = Number(url.searchParams.get("status") ?? 200);
+      const pad = Number(url.searchParams.get("pad") ?? 0);
+      const challenge: Record<string, string> = status === 401 ? { "www-authenticate": 'Bearer realm="pay"' } : status === 413 || status === 503 ? { "retry-after": "120" } : {};
+      const body = JSON.stringify({ served: requests.length, target: req.url, headers: req.headers, pad: "ü".repeat(pad) });
+      res.writeHead(status, { "content-type": "application/json", ...challenge }).end(body);
+      return;
+    }
     if (url.pathname === "/v1/redirect") {
       // Wherever the test says: another origin, to see which headers follow.
       res.writeHead(307, { location: url.searchParams.get("to")! }).end();

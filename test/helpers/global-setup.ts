@@ -5,18 +5,22 @@ import type { TestProject } from "vitest/node";
 import { parseDatabaseUrl } from "../../lib/store/connection/database-url";
 import { ensureMigrated } from "../../lib/store/connection/migrate";
 import { adminQuery, postgresAvailable, postgresUrlFor } from "./postgres";
+import { startSharedServers } from "./shared-servers-setup";
 
 declare module "vitest" {
   export interface ProvidedContext {
     sqliteTemplate: string;
     postgresTemplate: string | null;
     tmpRoot: string;
+    /** Where the integration project's shared servers are announced (shared-server.ts); "" elsewhere. */
+    sharedServersFile: string;
   }
 }
 
 /**
  * Once per run: build the app if its sources changed, and migrate one template database per
- * provider; every test database is a cheap copy of a template.
+ * provider; every test database is a cheap copy of a template. The integration project also gets
+ * one shared server per provider (shared-servers-setup.ts).
  */
 export default async function setup(project: TestProject) {
   // @ts-expect-error plain .mjs helper without types
@@ -42,7 +46,12 @@ export default async function setup(project: TestProject) {
   project.provide("postgresTemplate", postgresTemplate);
   project.provide("tmpRoot", tmpRoot);
 
+  const sharedServersFile = project.name === "integration" ? path.join(tmpRoot, "shared-servers.json") : "";
+  const shared = sharedServersFile ? startSharedServers({ tmpRoot, sqliteTemplate, postgresTemplate, file: sharedServersFile }) : null;
+  project.provide("sharedServersFile", sharedServersFile);
+
   return async () => {
+    await shared?.stop();
     if (postgresTemplate) await adminQuery(`DROP DATABASE IF EXISTS ${postgresTemplate} WITH (FORCE)`);
     rmSync(tmpRoot, { recursive: true, force: true });
   };

@@ -63,6 +63,8 @@ interface RefundBody {
   fail?: number;
   failTimes?: number;
   delayMs?: number;
+  /** Characters of detail the failure's body carries (a long validation report). */
+  failDetail?: number;
 }
 
 async function refund(
@@ -78,7 +80,8 @@ async function refund(
   if (body.fail && count <= (body.failTimes ?? 1)) {
     // A 401 says how to authenticate (RFC 9110 §15.5.2): the header a replay of it must keep.
     const challenge: Record<string, string> = body.fail === 401 ? { "www-authenticate": 'Bearer realm="refunds"' } : {};
-    return { status: body.fail, headers: { "content-type": "application/json", "x-failure": `attempt-${count}`, ...challenge }, body: { error: `failed with ${body.fail}`, count } };
+    const detail = body.failDetail ? { detail: "é".repeat(body.failDetail) } : {};
+    return { status: body.fail, headers: { "content-type": "application/json", "x-failure": `attempt-${count}`, ...challenge }, body: { error: `failed with ${body.fail}`, count, ...detail } };
   }
   effects.set(body.id, (effects.get(body.id) ?? 0) + 1);
   return {

@@ -3,6 +3,7 @@ import { type Provider, createTestDatabase } from "./databases";
 import { createTestProject } from "./fixtures";
 import { OPERATOR_ENV, OperatorClient, ROOT } from "./operator-client";
 import { type TestServer, startServer } from "./server";
+import { sharedServer } from "./shared-server";
 
 /**
  * One operator server over a fresh database with two projects, an agent key for each, and the
@@ -10,7 +11,7 @@ import { type TestServer, startServer } from "./server";
  * A's key do must never show in, or touch, B.
  */
 export interface TwoProjects {
-  server: TestServer;
+  server: Pick<TestServer, "baseUrl">;
   databaseUrl: string;
   projectA: string;
   projectB: string;
@@ -28,21 +29,34 @@ export async function startTwoProjects(provider: Provider, extraEnv: Record<stri
     await db.drop();
   };
   try {
-    const [a, b] = [await createTestProject(db.url, "A"), await createTestProject(db.url, "B")];
     server = await startServer(db.url, { ...OPERATOR_ENV, ...extraEnv });
-    return {
-      server,
-      databaseUrl: db.url,
-      projectA: a.projectId,
-      projectB: b.projectId,
-      agentA: new TestClient(server.baseUrl, a.apiKey),
-      agentB: new TestClient(server.baseUrl, b.apiKey),
-      root: await OperatorClient.signIn(server.baseUrl, ROOT.email, ROOT.password),
-      stop,
-    };
+    return await worldOn(server, db.url, stop);
   } catch (error) {
     // A suite whose beforeAll threw has nothing to stop in its afterAll: a half-built setup is torn down here.
     await stop();
     throw error;
   }
+}
+
+/**
+ * The same two projects, made afresh on the run's shared server (test/helpers/shared-server.ts) for
+ * a file that needs no settings, restart or database of its own; stop() leaves the server running.
+ */
+export async function twoProjectsOnSharedServer(provider: Provider): Promise<TwoProjects> {
+  const shared = await sharedServer(provider);
+  return worldOn(shared, shared.databaseUrl, async () => undefined);
+}
+
+async function worldOn(server: Pick<TestServer, "baseUrl">, databaseUrl: string, stop: () => Promise<void>): Promise<TwoProjects> {
+  const [a, b] = [await createTestProject(databaseUrl, "A"), await createTestProject(databaseUrl, "B")];
+  return {
+    server,
+    databaseUrl,
+    projectA: a.projectId,
+    projectB: b.projectId,
+    agentA: new TestClient(server.baseUrl, a.apiKey),
+    agentB: new TestClient(server.baseUrl, b.apiKey),
+    root: await OperatorClient.signIn(server.baseUrl, ROOT.email, ROOT.password),
+    stop,
+  };
 }

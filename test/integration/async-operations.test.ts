@@ -1,13 +1,14 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { beforeAll, describe, expect, it } from "vitest";
 import type { BeginRequest } from "../../lib/contract/v1";
 import { accepted, createGate } from "../../lib/sdk";
 import { DEFAULT_POLICY } from "../../lib/core/policy";
-import { AdminClient, TEST_ADMIN_TOKEN } from "../helpers/admin-client";
+import { AdminClient } from "../helpers/admin-client";
 import { TestClient } from "../helpers/client";
-import { PROVIDERS, type TestDatabase, createTestDatabase } from "../helpers/databases";
+import { PROVIDERS } from "../helpers/databases";
 import { type TestProject, createTestProject, eventsForCall, hasBegins } from "../helpers/fixtures";
 import { expectDecision, uniqueRun } from "../helpers/policy-fixtures";
-import { type TestServer, startServer } from "../helpers/server";
+import { sharedServer } from "../helpers/shared-server";
+import type { SharedServerInfo } from "../helpers/shared-servers-setup";
 
 /** A downstream job service: starting a job is the effect that must happen once per key. */
 class JobService {
@@ -23,23 +24,17 @@ class JobService {
 }
 
 describe.each(PROVIDERS)("%s: async operations (accepted, not done) over HTTP", (provider) => {
-  let db: TestDatabase;
-  let server: TestServer;
+  // The run's shared server: nothing here restarts it or looks beyond its own projects.
+  let server: SharedServerInfo;
   let project: TestProject;
   let client: TestClient;
 
   beforeAll(async () => {
-    db = await createTestDatabase(provider);
-    project = await createTestProject(db.url);
-    server = await startServer(db.url, { IDEMGATE_ADMIN_TOKEN: TEST_ADMIN_TOKEN });
+    server = await sharedServer(provider);
+    project = await createTestProject(server.databaseUrl);
     client = new TestClient(server.baseUrl, project.apiKey);
     // Polling an operation by calling again is the point here, not a loop.
     await new AdminClient(server.baseUrl, project.projectId).put("export_report", { loop: { ...DEFAULT_POLICY.loop, action: "warn" } }, "test: polls are not loops");
-  });
-
-  afterAll(async () => {
-    await server?.stop();
-    await db?.drop();
   });
 
   it("a lost accepted response: the retry replays the operation id and the job starts once; the operation id finishes it", async () => {
@@ -72,7 +67,7 @@ describe.each(PROVIDERS)("%s: async operations (accepted, not done) over HTTP", 
     expect(expectDecision(await client.begin(request), "replay")).toMatchObject({ status: "succeeded", result: { rows: 1204 } });
     expect(jobs.count).toBe(1);
 
-    const decisions = (await eventsForCall(db.url, project.projectId, first.callId, { until: hasBegins("replay", 2) })).map((e) => `${e.type}:${e.decision}`);
+    const decisions = (await eventsForCall(server.databaseUrl, project.projectId, first.callId, { until: hasBegins("replay", 2) })).map((e) => `${e.type}:${e.decision}`);
     expect(decisions).toEqual(["begin:execute", "complete:accepted", "begin:replay", "complete:succeeded", "begin:replay"]);
   });
 

@@ -1,12 +1,13 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { beforeAll, describe, expect, it } from "vitest";
 import { RunCompensationSchema } from "../../lib/contract/sagas";
-import { AdminClient, TEST_ADMIN_TOKEN } from "../helpers/admin-client";
+import { AdminClient } from "../helpers/admin-client";
 import { TestClient } from "../helpers/client";
-import { PROVIDERS, type TestDatabase, createTestDatabase } from "../helpers/databases";
+import { PROVIDERS } from "../helpers/databases";
 import { createTestProject } from "../helpers/fixtures";
-import { OPERATOR_ENV, OperatorClient, ROOT } from "../helpers/operator-client";
+import { OperatorClient, ROOT } from "../helpers/operator-client";
 import { expectDecision, runOnce, uniqueRun, uniqueTool } from "../helpers/policy-fixtures";
-import { type TestServer, startServer } from "../helpers/server";
+import { sharedServer } from "../helpers/shared-server";
+import type { SharedServerInfo } from "../helpers/shared-servers-setup";
 import { sql } from "../helpers/sql";
 
 /**
@@ -15,26 +16,20 @@ import { sql } from "../helpers/sql";
  * aborted run takes no new forward step.
  */
 describe.each(PROVIDERS)("%s: kinds of call and the guards that apply to them", (provider) => {
-  let db: TestDatabase;
-  let server: TestServer;
+  // The run's shared server: nothing here restarts it or looks beyond its own projects.
+  let server: SharedServerInfo;
   let client: TestClient;
   let admin: AdminClient;
   let operator: OperatorClient;
   let projectId: string;
 
   beforeAll(async () => {
-    db = await createTestDatabase(provider);
-    const project = await createTestProject(db.url);
+    server = await sharedServer(provider);
+    const project = await createTestProject(server.databaseUrl);
     projectId = project.projectId;
-    server = await startServer(db.url, { ...OPERATOR_ENV, IDEMGATE_ADMIN_TOKEN: TEST_ADMIN_TOKEN });
     client = new TestClient(server.baseUrl, project.apiKey);
     admin = new AdminClient(server.baseUrl, project.projectId);
     operator = await OperatorClient.signIn(server.baseUrl, ROOT.email, ROOT.password);
-  });
-
-  afterAll(async () => {
-    await server?.stop();
-    await db?.drop();
   });
 
   const plan = async (runId: string) => RunCompensationSchema.parse(await (await client.raw("GET", `/api/v1/runs/${runId}/compensation`)).json());
@@ -133,7 +128,7 @@ describe.each(PROVIDERS)("%s: kinds of call and the guards that apply to them", 
       ["POST", `${runs}/compensations/call_x/resolve`, { note: "x" }],
     ];
     for (const [method, path, body] of operatorRoutes) expect((await operator.raw(method, path, body)).status, `${method} ${path}`).toBe(400);
-    const [row] = await sql<{ n: number | string }>(db.url, "SELECT COUNT(*) AS n FROM run_aborts WHERE run_id = $1", ["run\u200b1"]);
+    const [row] = await sql<{ n: number | string }>(server.databaseUrl, "SELECT COUNT(*) AS n FROM run_aborts WHERE run_id = $1", ["run\u200b1"]);
     expect(Number(row!.n)).toBe(0);
   });
 });

@@ -10,6 +10,7 @@ import { allowOutbound, registerMcpUpstream } from "../helpers/mcp-clients";
 import { type RunningUpstream, startUpstream } from "../helpers/mcp-upstream";
 import { chunkedPost } from "../helpers/raw-http";
 import { scalar } from "../helpers/sql";
+import { problemType } from "../helpers/problem-type";
 
 const MiB = 1024 * 1024;
 
@@ -131,7 +132,7 @@ describe.each(PROVIDERS)("%s: body limits hold on the bytes read, on every route
       );
       const problem = (await res.json()) as { type: string; detail: string };
       expect(res.status, problem.detail).toBe(413);
-      expect(problem.type).toBe("urn:idemgate:problem:request-too-large");
+      expect(problem.type).toEqual(problemType("request-too-large"));
       expect(problem.detail).toMatch(/exceeds 1048576 bytes/);
       expect(res.headers.get("retry-after")).toBeNull();
       expect(runs).toBe(0);
@@ -155,7 +156,7 @@ describe.each(PROVIDERS)("%s: body limits hold on the bytes read, on every route
       expect(Buffer.from(await first.arrayBuffer()).equals(Buffer.from(bytes))).toBe(true);
       const again = await send();
       const problem = (await again.json()) as { type: string };
-      expect([again.status, problem.type]).toEqual([409, "urn:idemgate:problem:request-already-processed"]);
+      expect([again.status, problem.type]).toEqual([409, problemType("request-already-processed")]);
       expect(runs).toBe(1);
     });
   });

@@ -1,30 +1,25 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { beforeAll, describe, expect, it } from "vitest";
 import { TestClient } from "../helpers/client";
-import { PROVIDERS, type TestDatabase, createTestDatabase } from "../helpers/databases";
+import { PROVIDERS } from "../helpers/databases";
 import { createTestProject, eventsForCall } from "../helpers/fixtures";
 import { expectDecision, uniqueRun } from "../helpers/policy-fixtures";
-import { type TestServer, startServer } from "../helpers/server";
+import { sharedServer } from "../helpers/shared-server";
+import type { SharedServerInfo } from "../helpers/shared-servers-setup";
 
 /** `[[[…0…]]]` as JSON text: JSON.stringify itself overflows at this depth. */
 const nested = (depth: number) => `${"[".repeat(depth)}0${"]".repeat(depth)}`;
 
 describe.each(PROVIDERS)("%s: exactly-once under hostile input", (provider) => {
-  let db: TestDatabase;
-  let server: TestServer;
+  // The run's shared server: nothing here restarts it or looks beyond its own projects.
+  let server: SharedServerInfo;
   let client: TestClient;
   let projectId: string;
 
   beforeAll(async () => {
-    db = await createTestDatabase(provider);
-    const project = await createTestProject(db.url);
+    server = await sharedServer(provider);
+    const project = await createTestProject(server.databaseUrl);
     projectId = project.projectId;
-    server = await startServer(db.url);
     client = new TestClient(server.baseUrl, project.apiKey);
-  });
-
-  afterAll(async () => {
-    await server?.stop();
-    await db?.drop();
   });
 
   it("a result nested thousands of levels deep is a 400 that names the bound, and the call then completes and replays: the tool never runs twice", async () => {
@@ -77,7 +72,7 @@ describe.each(PROVIDERS)("%s: exactly-once under hostile input", (provider) => {
       const beat = await client.expectError("POST", `/api/v1/calls/${claim.callId}/heartbeat`, { leaseToken, extendSeconds: 5 });
       expect(beat.status).toBe(409);
     }
-    const events = await eventsForCall(db.url, projectId, claim.callId);
+    const events = await eventsForCall(server.databaseUrl, projectId, claim.callId);
     expect(events.map((e) => e.type)).toEqual(["begin"]);
     expect((await client.status(claim.callId)).status).toBe("in_progress");
     await client.complete(claim.callId, { leaseToken: claim.leaseToken, outcome: "succeeded", result: 1 });
@@ -88,7 +83,7 @@ describe.each(PROVIDERS)("%s: exactly-once under hostile input", (provider) => {
     const theirs = expectDecision(await client.begin({ tool: "charge", runId: uniqueRun("theirs"), stepId: "charge" }), "execute");
     const res = await client.expectError("POST", `/api/v1/calls/${mine.callId}/complete`, { leaseToken: theirs.leaseToken, outcome: "succeeded" });
     expect(res.status).toBe(409);
-    expect((await eventsForCall(db.url, projectId, mine.callId)).map((e) => e.type)).toEqual(["begin"]);
+    expect((await eventsForCall(server.databaseUrl, projectId, mine.callId)).map((e) => e.type)).toEqual(["begin"]);
   });
 
   it("the token of an earlier attempt of the same record is the real lease_lost: 409 and the alarm", async () => {
@@ -103,7 +98,7 @@ describe.each(PROVIDERS)("%s: exactly-once under hostile input", (provider) => {
     expect(stale.body.error.message).toMatch(/may have run twice/);
     const beat = await client.expectError("POST", `/api/v1/calls/${first.callId}/heartbeat`, { leaseToken: first.leaseToken });
     expect(beat.status).toBe(409);
-    const lost = (await eventsForCall(db.url, projectId, first.callId)).filter((e) => e.type === "lease_lost");
+    const lost = (await eventsForCall(server.databaseUrl, projectId, first.callId)).filter((e) => e.type === "lease_lost");
     expect(lost.map((e) => e.decision)).toEqual(["complete_succeeded", "heartbeat"]);
   });
 });

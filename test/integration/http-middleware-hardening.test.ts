@@ -6,6 +6,7 @@ import { withIdempotency } from "../../lib/sdk/http";
 import { payloadArgs, toolName } from "../../lib/sdk/http/idempotency-core";
 import { headerKeeper, toStored } from "../../lib/sdk/http/stored-response";
 import { type TestGate, inProcessGate } from "../unit/sdk/helpers";
+import { problemType } from "../helpers/problem-type";
 
 const sha256 = (text: string) => createHash("sha256").update(text).digest("hex");
 const PIN_SPACE = 10_000;
@@ -112,7 +113,7 @@ describe("HTTP middleware: identities the gate can key", () => {
     const res = await serve(new Request("http://tool.test/v1/orders", { method: "POST", headers: { "idemgate-run-id": runId, "content-type": "application/json" }, body: "{}" }));
     expect(res.status).toBe(400);
     expect(res.headers.get("content-type")).toBe("application/problem+json");
-    expect(await res.json()).toMatchObject({ type: "urn:idemgate:problem:invalid-identity", status: 400 });
+    expect(await res.json()).toMatchObject({ type: problemType("invalid-identity"), status: 400 });
     expect(ran).toEqual([]);
     expect(await gate.store.toolTraffic(gate.projectId, 0)).toEqual([]);
   });
@@ -124,7 +125,7 @@ describe("HTTP middleware: identities the gate can key", () => {
     for (const runId of [`${stem}-a`, `${stem}-b`]) {
       const res = await post(runId);
       expect(res.status).toBe(400);
-      expect(await res.json()).toMatchObject({ type: "urn:idemgate:problem:idempotency-key-invalid" });
+      expect(await res.json()).toMatchObject({ type: problemType("idempotency-key-invalid") });
     }
     expect(ran.length).toBe(before);
   });

@@ -8,6 +8,7 @@ import { type Framework, type ToolServer, nextFixtureEnv, nextToolServer, startT
 import { OPERATOR_ENV, OperatorClient, ROOT } from "../helpers/operator-client";
 import { type TestServer, startServer } from "../helpers/server";
 import { type TestGate, inProcessGate } from "../unit/sdk/helpers";
+import { problemType } from "../helpers/problem-type";
 
 type Backend = "in-process" | "http";
 
@@ -109,7 +110,7 @@ describe.each<[Framework, Backend]>([
     const res = await refund(null, { id, amount: 5 });
     expect(res.status).toBe(400);
     expect(res.headers.get("content-type")).toBe("application/problem+json");
-    expect(res.body).toMatchObject({ type: "urn:idemgate:problem:idempotency-key-missing", title: "Idempotency-Key is missing", status: 400 });
+    expect(res.body).toMatchObject({ type: problemType("idempotency-key-missing"), title: "Idempotency-Key is missing", status: 400 });
     expect((await refund('""', { id, amount: 5 })).status).toBe(400);
     expect(tool.executions.get(id)).toBeUndefined();
   });
@@ -118,7 +119,7 @@ describe.each<[Framework, Backend]>([
     const id = newId();
     for (const raw of [`"${randomUUID()}", "${randomUUID()}"`, "42", "?1", `"${randomUUID()}`]) {
       const res = await refund(raw, { id, amount: 5 });
-      expect([raw, res.status, res.body.type]).toEqual([raw, 400, "urn:idemgate:problem:idempotency-key-invalid"]);
+      expect([raw, res.status, res.body.type]).toEqual([raw, 400, problemType("idempotency-key-invalid")]);
     }
     expect(tool.executions.get(id)).toBeUndefined();
     // The same key twice is that key.
@@ -155,7 +156,7 @@ describe.each<[Framework, Backend]>([
     const resend = { "idempotency-key": key, "idemgate-resend": "the bank bounced the first refund" };
     const asked = await post("/v1/refunds", { id, amount: 7 }, resend);
     expect(asked.status).toBe(409);
-    expect(asked.body).toMatchObject({ type: "urn:idemgate:problem:resend-approval-required", resendRequestId: expect.stringMatching(/^rr_/) });
+    expect(asked.body).toMatchObject({ type: problemType("resend-approval-required"), resendRequestId: expect.stringMatching(/^rr_/) });
     expect(tool.executions.get(id)).toBe(1);
 
     const root = await OperatorClient.signIn(app.server.baseUrl, ROOT.email, ROOT.password);
@@ -197,7 +198,7 @@ describe.each<[Framework, Backend]>([
     const changed = await refund(key, { id, amount: 11 });
     expect(changed.status).toBe(422);
     expect(changed.headers.get("content-type")).toBe("application/problem+json");
-    expect(changed.body).toMatchObject({ type: "urn:idemgate:problem:idempotency-key-reused", status: 422 });
+    expect(changed.body).toMatchObject({ type: problemType("idempotency-key-reused"), status: 422 });
     expect(tool.executions.get(id)).toBe(1);
   });
 
@@ -210,7 +211,7 @@ describe.each<[Framework, Backend]>([
     const key = randomUUID();
     expect((await send(key, `{"id":"${id}","amount":1.0,"account":9007199254740993}`)).status).toBe(201);
     const other = await send(key, `{"id":"${id}","amount":1.0,"account":9007199254740992}`);
-    expect([other.status, other.body.type]).toEqual([422, "urn:idemgate:problem:idempotency-key-reused"]);
+    expect([other.status, other.body.type]).toEqual([422, problemType("idempotency-key-reused")]);
     const same = await send(key, `{"account":9007199254740993.00,"id":"${id}","amount":1}`);
     expect([same.status, same.headers.get("idempotent-replayed")]).toEqual([201, "true"]);
     const precise = randomUUID();

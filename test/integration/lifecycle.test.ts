@@ -1,10 +1,11 @@
 import { randomBytes } from "node:crypto";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { beforeAll, describe, expect, it } from "vitest";
 import type { BeginRequest, BeginResponse } from "../../lib/contract/v1";
 import { TestClient } from "../helpers/client";
-import { PROVIDERS, type TestDatabase, createTestDatabase } from "../helpers/databases";
+import { PROVIDERS } from "../helpers/databases";
 import { type TestProject, createTestProject, eventsForCall, hasBegins } from "../helpers/fixtures";
-import { type TestServer, startServer } from "../helpers/server";
+import { sharedServer } from "../helpers/shared-server";
+import type { SharedServerInfo } from "../helpers/shared-servers-setup";
 
 type Decision<K extends BeginResponse["decision"]> = Extract<BeginResponse, { decision: K }>;
 
@@ -19,24 +20,18 @@ const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 const ms = (iso: string) => Date.parse(iso);
 
 describe.each(PROVIDERS)("%s: call lifecycle over HTTP", (provider) => {
-  let db: TestDatabase;
-  let server: TestServer;
+  // The run's shared server: nothing here restarts it or looks beyond its own projects.
+  let server: SharedServerInfo;
   let projectA: TestProject;
   let client: TestClient;
   let clientB: TestClient;
 
   beforeAll(async () => {
-    db = await createTestDatabase(provider);
-    projectA = await createTestProject(db.url, "project A");
-    const projectB = await createTestProject(db.url, "project B");
-    server = await startServer(db.url);
+    server = await sharedServer(provider);
+    projectA = await createTestProject(server.databaseUrl, "project A");
+    const projectB = await createTestProject(server.databaseUrl, "project B");
     client = new TestClient(server.baseUrl, projectA.apiKey);
     clientB = new TestClient(server.baseUrl, projectB.apiKey);
-  });
-
-  afterAll(async () => {
-    await server?.stop();
-    await db?.drop();
   });
 
   it("an expired lease is recovered by the next begin; the late complete of the first attempt gets 409 lease_lost", async () => {
@@ -60,7 +55,7 @@ describe.each(PROVIDERS)("%s: call lifecycle over HTTP", (provider) => {
     expect(late.status).toBe(409);
     expect(late.body.error).toMatchObject({ code: "lease_lost", retryable: false });
 
-    const events = await eventsForCall(db.url, projectA.projectId, first.callId);
+    const events = await eventsForCall(server.databaseUrl, projectA.projectId, first.callId);
     expect(events.filter((e) => e.type === "lease_lost")).toHaveLength(1);
 
     const done = await client.complete(second.callId, { leaseToken: second.leaseToken, outcome: "succeeded", result: { chargeId: "ch_2" } });
@@ -125,7 +120,7 @@ describe.each(PROVIDERS)("%s: call lifecycle over HTTP", (provider) => {
     const paraphrased = expectDecision(await client.begin({ ...base, args: { amount: "42.00", note: "retry" } }), "replay");
     expect(paraphrased).toMatchObject({ callId: first.callId, key: first.key, argsMismatch: true, result: { ok: true } });
 
-    const events = await eventsForCall(db.url, projectA.projectId, first.callId, { until: hasBegins("replay") });
+    const events = await eventsForCall(server.databaseUrl, projectA.projectId, first.callId, { until: hasBegins("replay") });
     const replayEvents = events.filter((e) => e.type === "begin" && e.decision === "replay");
     expect(replayEvents).toHaveLength(1);
     expect(replayEvents[0]!.argsMismatch).toBe(true);
@@ -147,7 +142,7 @@ describe.each(PROVIDERS)("%s: call lifecycle over HTTP", (provider) => {
 
     const paraphrased = expectDecision(await client.begin({ ...base, args: { subject: "Re: your order!" } }), "replay");
     expect(paraphrased).toMatchObject({ callId: first.callId, key: first.key, argsMismatch: true, result: { messageId: "m1" } });
-    const events = await eventsForCall(db.url, projectA.projectId, first.callId, { until: hasBegins("replay") });
+    const events = await eventsForCall(server.databaseUrl, projectA.projectId, first.callId, { until: hasBegins("replay") });
     expect(events.filter((e) => e.type === "begin" && e.decision === "replay").map((e) => e.argsMismatch)).toEqual([true]);
 
     const otherScope = expectDecision(await client.begin({ ...base, scope: "order:124" }), "execute");
@@ -194,7 +189,7 @@ describe.each(PROVIDERS)("%s: call lifecycle over HTTP", (provider) => {
     const lateBeat = await client.heartbeat(first.callId, first.leaseToken, 60);
     expect(lateBeat).toEqual({ callId: first.callId, status: "succeeded", leaseExpiresAt: null });
 
-    const events = await eventsForCall(db.url, projectA.projectId, first.callId);
+    const events = await eventsForCall(server.databaseUrl, projectA.projectId, first.callId);
     expect(events.filter((e) => e.type === "complete")).toHaveLength(1);
     expect(events.filter((e) => e.type === "heartbeat")).toHaveLength(1);
     expect(events.filter((e) => e.type === "lease_lost")).toHaveLength(0);

@@ -1,13 +1,14 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { beforeAll, describe, expect, it } from "vitest";
 import type { z } from "zod";
 import { CallLedgerSchema, CallListSchema, RunDetailSchema, RunListSchema } from "../../lib/contract/calls";
 import { BEGIN_DECISIONS } from "../../lib/contract/v1";
 import { TestClient } from "../helpers/client";
-import { PROVIDERS, type TestDatabase, createTestDatabase } from "../helpers/databases";
+import { PROVIDERS } from "../helpers/databases";
 import { createTestProject } from "../helpers/fixtures";
-import { OPERATOR_ENV, OperatorClient, ROOT, createOperator } from "../helpers/operator-client";
+import { OperatorClient, ROOT, createOperator } from "../helpers/operator-client";
 import { expectDecision, runOnce, uniqueRun, uniqueTool } from "../helpers/policy-fixtures";
-import { type TestServer, startServer } from "../helpers/server";
+import { sharedServer } from "../helpers/shared-server";
+import type { SharedServerInfo } from "../helpers/shared-servers-setup";
 
 /**
  * Issue #17, loops and blocks visible: every begin decision is a calls filter (blocked included,
@@ -15,8 +16,8 @@ import { type TestServer, startServer } from "../helpers/server";
  * searched by run id, agent, tool and state — over real HTTP on both providers.
  */
 describe.each(PROVIDERS)("%s: loops and blocks in the explorer", (provider) => {
-  let db: TestDatabase;
-  let server: TestServer;
+  // The run's shared server: nothing here restarts it or looks beyond its own projects.
+  let server: SharedServerInfo;
   let agent: TestClient;
   let viewer: OperatorClient;
   let projectId: string;
@@ -26,10 +27,9 @@ describe.each(PROVIDERS)("%s: loops and blocks in the explorer", (provider) => {
   const calm = uniqueRun("calm");
 
   beforeAll(async () => {
-    db = await createTestDatabase(provider);
-    const project = await createTestProject(db.url, "loops");
+    server = await sharedServer(provider);
+    const project = await createTestProject(server.databaseUrl, "loops");
     projectId = project.projectId;
-    server = await startServer(db.url, OPERATOR_ENV);
     agent = new TestClient(server.baseUrl, project.apiKey);
     const root = await OperatorClient.signIn(server.baseUrl, ROOT.email, ROOT.password);
     viewer = await createOperator(root, projectId, "viewer");
@@ -45,11 +45,6 @@ describe.each(PROVIDERS)("%s: loops and blocks in the explorer", (provider) => {
     expect(expectDecision(await agent.begin(b), "blocked")).toMatchObject({ pattern: [search, fetch], repeats: 3 });
     // Another run, calm: one call, succeeded.
     await runOnce(agent, { tool: search, runId: calm, agentId: "writer", stepId: "search", args: { q: "shipping" } });
-  });
-
-  afterAll(async () => {
-    await server?.stop();
-    await db?.drop();
   });
 
   const get = <S extends z.ZodType>(schema: S, path: string) => viewer.call(schema, "GET", viewer.p(projectId, path));

@@ -6,7 +6,7 @@ import { type HttpEndpoint, startBearerProxy, startConformanceUpstream } from ".
 import { LoggingMessageNotificationSchema, type LoggingLevel } from "@modelcontextprotocol/sdk/types.js";
 import { allowOutbound, decisionOf, gatewayClient, registerMcpUpstream } from "../helpers/mcp-clients";
 import { waitFor } from "../helpers/storm-scenario";
-import { type TwoProjects, startTwoProjects } from "../helpers/two-projects";
+import { type TwoProjects, twoProjectsOnSharedServer } from "../helpers/two-projects";
 
 const ROOT = path.resolve(import.meta.dirname, "../..");
 
@@ -55,7 +55,7 @@ describe("MCP conformance suite (@modelcontextprotocol/conformance, server scena
   beforeAll(async () => {
     upstream = await startConformanceUpstream();
     direct = await runSuite(upstream.url);
-    world = await startTwoProjects("sqlite");
+    world = await twoProjectsOnSharedServer("sqlite");
     await allowOutbound(world.root, world.projectA, "127.0.0.1");
     await registerMcpUpstream(world.root, world.projectA, "everything", upstream.url.replace("localhost", "127.0.0.1"));
     proxy = await startBearerProxy(`${world.server.baseUrl}/mcp/everything`, world.agentA.apiKey);

@@ -7,7 +7,7 @@ import { PROVIDERS } from "../helpers/databases";
 import { type Result, allowOutbound, decisionOf, gatewayClient, registerMcpUpstream } from "../helpers/mcp-clients";
 import { type RunningUpstream, startUpstream } from "../helpers/mcp-upstream";
 import { waitFor } from "../helpers/storm-scenario";
-import { type TwoProjects, startTwoProjects } from "../helpers/two-projects";
+import { type TwoProjects, twoProjectsOnSharedServer } from "../helpers/two-projects";
 
 const BURST = 30;
 
@@ -26,7 +26,7 @@ describe.each(PROVIDERS)("%s: MCP gateway after idle connections", (provider) =>
   beforeAll(async () => {
     const dir = mkdtempSync(path.join(inject("tmpRoot"), "mcp-idle-"));
     upstream = await startUpstream(path.join(dir, "effects.jsonl"));
-    world = await startTwoProjects(provider);
+    world = await twoProjectsOnSharedServer(provider);
     await allowOutbound(world.root, world.projectA, "127.0.0.1");
     await registerMcpUpstream(world.root, world.projectA, "shop", upstream.url);
     dropping = await startUpstream(path.join(dir, "effects-dropping.jsonl"), 0, { dropReusedAfterIdleMs: 2_000 });

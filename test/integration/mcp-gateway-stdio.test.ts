@@ -10,7 +10,7 @@ import { type Result, allowOutbound, decisionOf, gatewayClient, registerMcpUpstr
 import { type RunningUpstream, readEffects, startUpstream } from "../helpers/mcp-upstream";
 import { sql } from "../helpers/sql";
 import { waitFor } from "../helpers/storm-scenario";
-import { type TwoProjects, startTwoProjects } from "../helpers/two-projects";
+import { type TwoProjects, startTwoProjects, twoProjectsOnSharedServer } from "../helpers/two-projects";
 
 describe("MCP gateway over stdio (idemgate mcp --upstream, speaking the 2025-11-25 session revision to the gate, so cancels pass)", () => {
   let world: TwoProjects;
@@ -21,7 +21,7 @@ describe("MCP gateway over stdio (idemgate mcp --upstream, speaking the 2025-11-
 
   beforeAll(async () => {
     upstream = await startUpstream(path.join(mkdtempSync(path.join(inject("tmpRoot"), "mcp-stdio-")), "effects.jsonl"));
-    world = await startTwoProjects("sqlite");
+    world = await twoProjectsOnSharedServer("sqlite");
     await allowOutbound(world.root, world.projectA, "127.0.0.1");
     await registerMcpUpstream(world.root, world.projectA, "shop", upstream.url);
     client = new SdkClient({ name: "stdio-test-client", version: "1.0.0" });

@@ -15,7 +15,7 @@ import { type Result, allowOutbound, decisionOf, gatewayClient, registerMcpUpstr
 import { type RunningUpstream, startUpstream } from "../helpers/mcp-upstream";
 import { sql } from "../helpers/sql";
 import { waitFor } from "../helpers/storm-scenario";
-import { type TwoProjects, startTwoProjects } from "../helpers/two-projects";
+import { type TwoProjects, twoProjectsOnSharedServer } from "../helpers/two-projects";
 
 describe.each(PROVIDERS)("%s: MCP gateway over Streamable HTTP", (provider) => {
   let world: TwoProjects;
@@ -27,7 +27,7 @@ describe.each(PROVIDERS)("%s: MCP gateway over Streamable HTTP", (provider) => {
   beforeAll(async () => {
     const dir = mkdtempSync(path.join(inject("tmpRoot"), "mcp-"));
     upstream = await startUpstream(path.join(dir, "effects.jsonl"));
-    world = await startTwoProjects(provider);
+    world = await twoProjectsOnSharedServer(provider);
     await allowOutbound(world.root, world.projectA, "127.0.0.1");
     await registerMcpUpstream(world.root, world.projectA, "shop", upstream.url);
     client = await gatewayClient(world.server.baseUrl, "shop", world.agentA.apiKey);

@@ -1,7 +1,7 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { type TestDatabase, createTestDatabase } from "../helpers/databases";
+import { beforeAll, describe, expect, it } from "vitest";
 import { createTestProject } from "../helpers/fixtures";
-import { type TestServer, startServer } from "../helpers/server";
+import { sharedServer } from "../helpers/shared-server";
+import type { SharedServerInfo } from "../helpers/shared-servers-setup";
 
 interface SchemaObject {
   type?: string | string[];
@@ -21,23 +21,17 @@ interface OpenApiDocument {
 const FRAMEWORK_HEADERS = ["content-security-policy", "x-frame-options", "x-content-type-options", "referrer-policy", "vary", "content-type"];
 
 describe("GET /api/v1/openapi.json", () => {
-  let db: TestDatabase;
-  let server: TestServer;
+  // The run's shared server: nothing here restarts it or looks beyond its own projects.
+  let server: SharedServerInfo;
   let res: Response;
   let doc: OpenApiDocument;
   let apiKey: string;
 
   beforeAll(async () => {
-    db = await createTestDatabase("sqlite");
-    apiKey = (await createTestProject(db.url)).apiKey;
-    server = await startServer(db.url);
+    server = await sharedServer("sqlite");
+    apiKey = (await createTestProject(server.databaseUrl)).apiKey;
     res = await fetch(`${server.baseUrl}/api/v1/openapi.json`); // no Authorization header
     doc = (await res.json()) as OpenApiDocument;
-  });
-
-  afterAll(async () => {
-    await server?.stop();
-    await db?.drop();
   });
 
   it("is public: 200 JSON without an API key, OpenAPI 3.1.0", () => {
@@ -69,7 +63,7 @@ describe("GET /api/v1/openapi.json", () => {
     expect(doc.paths["/api/v1/operator/projects/{projectId}/queue"]).toHaveProperty("get");
     expect(doc.components.schemas.CheckReportRequest!.required).toEqual(expect.arrayContaining(["leaseToken", "outcome"]));
     expect(Object.keys(doc.components.schemas.OperatorQueue!.properties!)).toEqual(["runs", "uncheckedCalls", "accepted", "verify"]);
-    expect(doc.components.schemas.RunSummary!.properties!.sagaState).toMatchObject({ enum: ["running", "compensating", "compensated", "compensation_failed"] });
+    expect(doc.components.schemas.RunSummary!.properties!.sagaState).toMatchObject({ enum: ["running", "compensating", "compensated", "compensation_failed", "none"] });
   });
 
   it("is derived from the zod schemas: BeginRequest requires tool and runId, caps waitMs at 10 000, is strict", () => {

@@ -2,11 +2,11 @@ import { readFileSync, readdirSync, statSync } from "node:fs";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { MeSchema } from "../../lib/contract/operator";
-import { PROVIDERS, type TestDatabase, createTestDatabase } from "../helpers/databases";
+import { PROVIDERS } from "../helpers/databases";
 import { OperatorClient, ROOT, type Role, agentAsk, createOperator } from "../helpers/operator-client";
 import { runOnce, uniqueRun, uniqueTool } from "../helpers/policy-fixtures";
-import { type TestServer, startServer } from "../helpers/server";
-import { type TwoProjects, startTwoProjects } from "../helpers/two-projects";
+import { sharedServer } from "../helpers/shared-server";
+import { type TwoProjects, twoProjectsOnSharedServer } from "../helpers/two-projects";
 
 const OPERATOR_DIR = path.resolve(import.meta.dirname, "../../app/api/v1/operator");
 
@@ -105,16 +105,8 @@ describe("the operator route table", () => {
 });
 
 describe("the operator API contract", () => {
-  let db: TestDatabase;
-  let server: TestServer;
-  afterAll(async () => {
-    await server?.stop();
-    await db?.drop();
-  });
-
   it("documents every operator route and the agent's resend endpoints in /api/v1/openapi.json", async () => {
-    db = await createTestDatabase("sqlite");
-    server = await startServer(db.url);
+    const server = await sharedServer("sqlite");
     const doc = (await (await fetch(`${server.baseUrl}/api/v1/openapi.json`)).json()) as { paths: Record<string, Record<string, unknown>> };
     for (const { route, method } of operatorRoutes()) {
       const documented = `/api/v1/operator/${route.replace(/\[(\w+)\]/g, "{$1}")}`;
@@ -132,7 +124,7 @@ describe.each(PROVIDERS)("%s: operator access", (provider) => {
   const members: Partial<Record<Role, OperatorClient>> = {};
 
   beforeAll(async () => {
-    world = await startTwoProjects(provider);
+    world = await twoProjectsOnSharedServer(provider);
     for (const role of ["viewer", "operator", "admin"] as const) members[role] = await createOperator(world.root, world.projectA, role);
   });
 

@@ -1,14 +1,15 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { beforeAll, describe, expect, it } from "vitest";
 import { PolicyChangeResponseSchema } from "../../lib/contract/admin-policies";
 import { CallLedgerSchema } from "../../lib/contract/calls";
 import { ApiKeyListSchema, AuditListSchema, OperatorResendRequestSchema, ResendListSchema } from "../../lib/contract/operator";
-import { AdminClient, TEST_ADMIN_TOKEN } from "../helpers/admin-client";
+import { AdminClient } from "../helpers/admin-client";
 import { TestClient } from "../helpers/client";
-import { PROVIDERS, type TestDatabase, createTestDatabase } from "../helpers/databases";
+import { PROVIDERS } from "../helpers/databases";
 import { createTestProject } from "../helpers/fixtures";
-import { OPERATOR_ENV, OperatorClient, ROOT, agentAsk, createOperator } from "../helpers/operator-client";
+import { OperatorClient, ROOT, agentAsk, createOperator } from "../helpers/operator-client";
 import { expectDecision, runOnce, uniqueRun, uniqueTool } from "../helpers/policy-fixtures";
-import { type TestServer, startServer } from "../helpers/server";
+import { sharedServer } from "../helpers/shared-server";
+import type { SharedServerInfo } from "../helpers/shared-servers-setup";
 
 /** RFC 4180 enough for these exports: quoted fields with doubled quotes, commas and newlines inside. */
 function parseCsv(text: string): string[][] {
@@ -33,8 +34,8 @@ function parseCsv(text: string): string[][] {
 
 /** Issue #17 §3 and §5 over real HTTP on both providers: policy changes in the audit log, its filters, CSV exports, key names, args of a paraphrase. */
 describe.each(PROVIDERS)("%s: audit log, exports and reviewer context", (provider) => {
-  let db: TestDatabase;
-  let server: TestServer;
+  // The run's shared server: nothing here restarts it or looks beyond its own projects.
+  let server: SharedServerInfo;
   let agent: TestClient;
   let policies: AdminClient;
   let root: OperatorClient;
@@ -43,20 +44,14 @@ describe.each(PROVIDERS)("%s: audit log, exports and reviewer context", (provide
   let projectB: string;
 
   beforeAll(async () => {
-    db = await createTestDatabase(provider);
-    const [a, b] = [await createTestProject(db.url, "A"), await createTestProject(db.url, "B")];
+    server = await sharedServer(provider);
+    const [a, b] = [await createTestProject(server.databaseUrl, "A"), await createTestProject(server.databaseUrl, "B")];
     projectId = a.projectId;
     projectB = b.projectId;
-    server = await startServer(db.url, { ...OPERATOR_ENV, IDEMGATE_ADMIN_TOKEN: TEST_ADMIN_TOKEN });
     agent = new TestClient(server.baseUrl, a.apiKey);
     policies = new AdminClient(server.baseUrl, projectId);
     root = await OperatorClient.signIn(server.baseUrl, ROOT.email, ROOT.password);
     viewer = await createOperator(root, projectId, "viewer");
-  });
-
-  afterAll(async () => {
-    await server?.stop();
-    await db?.drop();
   });
 
   const audit = (client: OperatorClient, query: Record<string, string> = {}) =>

@@ -1,18 +1,19 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { beforeAll, describe, expect, it } from "vitest";
 import { type CallSummary, CallLedgerSchema, CallListSchema, RunDetailSchema, RunListSchema } from "../../lib/contract/calls";
 import { CallStatusSchema } from "../../lib/contract/v1";
-import { AdminClient, TEST_ADMIN_TOKEN } from "../helpers/admin-client";
+import { AdminClient } from "../helpers/admin-client";
 import { TestClient } from "../helpers/client";
-import { PROVIDERS, type TestDatabase, createTestDatabase } from "../helpers/databases";
+import { PROVIDERS } from "../helpers/databases";
 import { createTestProject } from "../helpers/fixtures";
-import { OPERATOR_ENV, OperatorClient, ROOT, agentAsk, agentRead, createOperator } from "../helpers/operator-client";
+import { OperatorClient, ROOT, agentAsk, agentRead, createOperator } from "../helpers/operator-client";
 import { expectDecision, runOnce, uniqueRun, uniqueTool } from "../helpers/policy-fixtures";
-import { type TestServer, startServer } from "../helpers/server";
+import { sharedServer } from "../helpers/shared-server";
+import type { SharedServerInfo } from "../helpers/shared-servers-setup";
 
 /** The calls and runs explorer of the operator API, over real HTTP on both providers. */
 describe.each(PROVIDERS)("%s: calls and runs explorer", (provider) => {
-  let db: TestDatabase;
-  let server: TestServer;
+  // The run's shared server: nothing here restarts it or looks beyond its own projects.
+  let server: SharedServerInfo;
   let agent: TestClient;
   let agentB: TestClient;
   let policies: AdminClient;
@@ -22,21 +23,15 @@ describe.each(PROVIDERS)("%s: calls and runs explorer", (provider) => {
   let projectB: string;
 
   beforeAll(async () => {
-    db = await createTestDatabase(provider);
-    const [a, b] = [await createTestProject(db.url, "A"), await createTestProject(db.url, "B")];
+    server = await sharedServer(provider);
+    const [a, b] = [await createTestProject(server.databaseUrl, "A"), await createTestProject(server.databaseUrl, "B")];
     projectId = a.projectId;
     projectB = b.projectId;
-    server = await startServer(db.url, { ...OPERATOR_ENV, IDEMGATE_ADMIN_TOKEN: TEST_ADMIN_TOKEN });
     agent = new TestClient(server.baseUrl, a.apiKey);
     agentB = new TestClient(server.baseUrl, b.apiKey);
     policies = new AdminClient(server.baseUrl, projectId);
     root = await OperatorClient.signIn(server.baseUrl, ROOT.email, ROOT.password);
     viewer = await createOperator(root, projectId, "viewer");
-  });
-
-  afterAll(async () => {
-    await server?.stop();
-    await db?.drop();
   });
 
   const list = (client: OperatorClient, query: Record<string, string | number>, project = projectId) =>

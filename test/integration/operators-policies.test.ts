@@ -1,10 +1,11 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { beforeAll, describe, expect, it } from "vitest";
 import { PolicyChangeResponseSchema, PolicyListResponseSchema } from "../../lib/contract/admin-policies";
-import { PROVIDERS, type TestDatabase, createTestDatabase } from "../helpers/databases";
+import { PROVIDERS } from "../helpers/databases";
 import { createTestProject } from "../helpers/fixtures";
-import { OPERATOR_ENV, OperatorClient, ROOT, createOperator } from "../helpers/operator-client";
+import { OperatorClient, ROOT, createOperator } from "../helpers/operator-client";
 import { uniqueTool } from "../helpers/policy-fixtures";
-import { type TestServer, startServer } from "../helpers/server";
+import { sharedServer } from "../helpers/shared-server";
+import type { SharedServerInfo } from "../helpers/shared-servers-setup";
 
 /**
  * The policy API (app/api/v1/admin/**) under the operator session: admins of the project may use
@@ -12,27 +13,21 @@ import { type TestServer, startServer } from "../helpers/server";
  * server here has no IDEMGATE_ADMIN_TOKEN, so the session is the only way in.
  */
 describe.each(PROVIDERS)("%s: policies under the operator session", (provider) => {
-  let db: TestDatabase;
-  let server: TestServer;
+  // The run's shared server: nothing here restarts it or looks beyond its own projects.
+  let server: SharedServerInfo;
   let projectId: string;
   let admin: OperatorClient;
   let operator: OperatorClient;
   let outsider: OperatorClient;
 
   beforeAll(async () => {
-    db = await createTestDatabase(provider);
-    projectId = (await createTestProject(db.url)).projectId;
-    const other = (await createTestProject(db.url, "other")).projectId;
-    server = await startServer(db.url, OPERATOR_ENV);
+    server = await sharedServer(provider);
+    projectId = (await createTestProject(server.databaseUrl)).projectId;
+    const other = (await createTestProject(server.databaseUrl, "other")).projectId;
     const root = await OperatorClient.signIn(server.baseUrl, ROOT.email, ROOT.password);
     admin = await createOperator(root, projectId, "admin");
     operator = await createOperator(root, projectId, "operator");
     outsider = await createOperator(root, other, "admin", "outsider");
-  });
-
-  afterAll(async () => {
-    await server?.stop();
-    await db?.drop();
   });
 
   const policyPath = (tool?: string) => `/api/v1/admin/projects/${projectId}/policies${tool ? `/${tool}` : ""}`;

@@ -1,18 +1,19 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { beforeAll, describe, expect, it } from "vitest";
 import { ApiKeySchema, MemberListSchema, MemberSchema } from "../../lib/contract/operator";
 import { CallStatusSchema } from "../../lib/contract/v1";
-import { AdminClient, TEST_ADMIN_TOKEN } from "../helpers/admin-client";
+import { AdminClient } from "../helpers/admin-client";
 import { TestClient } from "../helpers/client";
-import { PROVIDERS, type TestDatabase, createTestDatabase } from "../helpers/databases";
+import { PROVIDERS } from "../helpers/databases";
 import { createTestProject, eventsForCall } from "../helpers/fixtures";
-import { OPERATOR_ENV, OperatorClient, ROOT, agentAsk, agentRead, createOperator } from "../helpers/operator-client";
+import { OperatorClient, ROOT, agentAsk, agentRead, createOperator } from "../helpers/operator-client";
 import { expectDecision, runOnce, sleep, uniqueRun, uniqueTool } from "../helpers/policy-fixtures";
-import { type TestServer, startServer } from "../helpers/server";
+import { sharedServer } from "../helpers/shared-server";
+import type { SharedServerInfo } from "../helpers/shared-servers-setup";
 
 /** An operator's manual actions on records, and an admin's API keys and members, over real HTTP. */
 describe.each(PROVIDERS)("%s: operator actions", (provider) => {
-  let db: TestDatabase;
-  let server: TestServer;
+  // The run's shared server: nothing here restarts it or looks beyond its own projects.
+  let server: SharedServerInfo;
   let agent: TestClient;
   let policies: AdminClient;
   let root: OperatorClient;
@@ -20,19 +21,13 @@ describe.each(PROVIDERS)("%s: operator actions", (provider) => {
   let projectId: string;
 
   beforeAll(async () => {
-    db = await createTestDatabase(provider);
-    const project = await createTestProject(db.url);
+    server = await sharedServer(provider);
+    const project = await createTestProject(server.databaseUrl);
     projectId = project.projectId;
-    server = await startServer(db.url, { ...OPERATOR_ENV, IDEMGATE_ADMIN_TOKEN: TEST_ADMIN_TOKEN });
     agent = new TestClient(server.baseUrl, project.apiKey);
     policies = new AdminClient(server.baseUrl, projectId);
     root = await OperatorClient.signIn(server.baseUrl, ROOT.email, ROOT.password);
     operator = await createOperator(root, projectId, "operator");
-  });
-
-  afterAll(async () => {
-    await server?.stop();
-    await db?.drop();
   });
 
   const callPath = (callId: string, action = "") => operator.p(projectId, `/calls/${callId}${action}`);
@@ -47,7 +42,7 @@ describe.each(PROVIDERS)("%s: operator actions", (provider) => {
 
     const entry = (await operator.audit(projectId)).entries.find((e) => e.action === "record.evicted" && e.target.id === first.callId);
     expect(entry).toMatchObject({ actor: { type: "user", label: operator.email }, detail: { reason: "cached a bad result", previousState: "succeeded" } });
-    expect((await eventsForCall(db.url, projectId, first.callId)).map((e) => `${e.type}:${e.decision}`)).toContain("operator:evicted");
+    expect((await eventsForCall(server.databaseUrl, projectId, first.callId)).map((e) => `${e.type}:${e.decision}`)).toContain("operator:evicted");
   });
 
   it("evict refuses a running attempt and an older generation of a resent key", async () => {
@@ -126,7 +121,7 @@ describe.each(PROVIDERS)("%s: operator actions", (provider) => {
   });
 
   it("members: add an existing account, change its role, remove it; admins cannot lock themselves out", async () => {
-    const other = await createTestProject(db.url, "other");
+    const other = await createTestProject(server.databaseUrl, "other");
     const colleague = await createOperator(root, other.projectId, "viewer", "colleague");
     const added = await root.addMember(projectId, { email: colleague.email, role: "viewer" });
     expect(added).toMatchObject({ email: colleague.email, role: "viewer" });

@@ -1,16 +1,17 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { beforeAll, describe, expect, it } from "vitest";
 import { OutboundAllowlistEntrySchema, OutboundAllowlistSchema } from "../../lib/contract/outbound";
 import { createOutbound } from "../../lib/server/outbound/outbound-context";
 import { openDb } from "../../lib/store/prisma/client";
-import { PROVIDERS, type TestDatabase, createTestDatabase } from "../helpers/databases";
+import { PROVIDERS } from "../helpers/databases";
 import { createTestProject } from "../helpers/fixtures";
-import { OPERATOR_ENV, OperatorClient, ROOT, createOperator } from "../helpers/operator-client";
-import { type TestServer, startServer } from "../helpers/server";
+import { OperatorClient, ROOT, createOperator } from "../helpers/operator-client";
+import { sharedServer } from "../helpers/shared-server";
+import type { SharedServerInfo } from "../helpers/shared-servers-setup";
 
 /** The outbound allowlist through the operator API of a real server, on both providers. */
 describe.each(PROVIDERS)("%s: outbound allowlist", (provider) => {
-  let db: TestDatabase;
-  let server: TestServer;
+  // The run's shared server: nothing here restarts it or looks beyond its own projects.
+  let server: SharedServerInfo;
   let root: OperatorClient;
   let projectA: string;
   let projectB: string;
@@ -19,18 +20,12 @@ describe.each(PROVIDERS)("%s: outbound allowlist", (provider) => {
   const path = (projectId: string, rest = "") => `/api/v1/operator/projects/${projectId}/outbound-allowlist${rest}`;
 
   beforeAll(async () => {
-    db = await createTestDatabase(provider);
-    projectA = (await createTestProject(db.url, "A")).projectId;
-    projectB = (await createTestProject(db.url, "B")).projectId;
-    server = await startServer(db.url, OPERATOR_ENV);
+    server = await sharedServer(provider);
+    projectA = (await createTestProject(server.databaseUrl, "A")).projectId;
+    projectB = (await createTestProject(server.databaseUrl, "B")).projectId;
     root = await OperatorClient.signIn(server.baseUrl, ROOT.email, ROOT.password);
     admin = await createOperator(root, projectA, "admin");
     operator = await createOperator(root, projectA, "operator");
-  });
-
-  afterAll(async () => {
-    await server?.stop();
-    await db?.drop();
   });
 
   it("admins add and remove entries, each audited; the guard reads the change at once", async () => {
@@ -40,7 +35,7 @@ describe.each(PROVIDERS)("%s: outbound allowlist", (provider) => {
     const listed = await admin.call(OutboundAllowlistSchema, "GET", path(projectA));
     expect(listed.entries.map((e) => e.pattern)).toEqual(["127.0.0.1:4010", "api.stripe.com"]);
 
-    const prisma = openDb({ databaseUrl: db.url });
+    const prisma = openDb({ databaseUrl: server.databaseUrl });
     const outbound = createOutbound(prisma);
     try {
       await expect(outbound.guard.assertAllowed(projectA, "https://api.stripe.com/v1/charges")).resolves.toMatchObject({ host: "api.stripe.com" });

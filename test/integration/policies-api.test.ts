@@ -1,15 +1,17 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { beforeAll, describe, expect, it } from "vitest";
 import { AdminClient, TEST_ADMIN_TOKEN } from "../helpers/admin-client";
 import { TestClient } from "../helpers/client";
-import { PROVIDERS, type TestDatabase, createTestDatabase } from "../helpers/databases";
+import { PROVIDERS, createTestDatabase } from "../helpers/databases";
 import { type TestProject, createTestProject } from "../helpers/fixtures";
 import { expectDecision, runOnce, uniqueRun, uniqueTool } from "../helpers/policy-fixtures";
-import { type TestServer, startServer } from "../helpers/server";
+import { startServer } from "../helpers/server";
+import { sharedServerPair } from "../helpers/shared-server";
+import type { SharedServerInfo } from "../helpers/shared-servers-setup";
 
 /** The operator policy API: auth, validation, inheritance, revisions, discovery, two processes. */
 describe.each(PROVIDERS)("%s: the policy API", (provider) => {
-  let db: TestDatabase;
-  let servers: TestServer[];
+  // The run's shared pair of instances: nothing here restarts them or looks beyond its own project.
+  let servers: SharedServerInfo[];
   let project: TestProject;
   let agents: TestClient[];
   let admins: AdminClient[];
@@ -17,17 +19,11 @@ describe.each(PROVIDERS)("%s: the policy API", (provider) => {
   let admin: AdminClient;
 
   beforeAll(async () => {
-    db = await createTestDatabase(provider);
-    project = await createTestProject(db.url);
-    servers = await Promise.all([0, 1].map(() => startServer(db.url, { IDEMGATE_ADMIN_TOKEN: TEST_ADMIN_TOKEN })));
+    servers = await sharedServerPair(provider);
+    project = await createTestProject(servers[0]!.databaseUrl);
     agents = servers.map((s) => new TestClient(s.baseUrl, project.apiKey));
     admins = servers.map((s) => new AdminClient(s.baseUrl, project.projectId));
     [agent, admin] = [agents[0]!, admins[0]!];
-  });
-
-  afterAll(async () => {
-    await Promise.all(servers?.map((s) => s.stop()) ?? []);
-    await db?.drop();
   });
 
   it("401 without the admin token, with a wrong one, or with an agent's API key; 404 for an unknown project", async () => {
@@ -105,7 +101,7 @@ describe.each(PROVIDERS)("%s: the policy API", (provider) => {
   });
 
   it("`*` holds the project defaults: inherited field by field, and GET says where each field comes from", async () => {
-    const own = await createTestProject(db.url, "inheritance");
+    const own = await createTestProject(servers[0]!.databaseUrl, "inheritance");
     const [agentB, adminB] = [new TestClient(servers[0]!.baseUrl, own.apiKey), new AdminClient(servers[1]!.baseUrl, own.projectId)];
     await adminB.put("*", { onDuplicate: "refuse", onArgsMismatch: "reject", retry: { maxAttempts: 5 } }, "project defaults");
     const replayer = uniqueTool("replayer");
@@ -134,7 +130,7 @@ describe.each(PROVIDERS)("%s: the policy API", (provider) => {
   });
 
   it("discovery: a tool is listed from its first call, with its last 24 h of traffic", async () => {
-    const own = await createTestProject(db.url, "discovery");
+    const own = await createTestProject(servers[0]!.databaseUrl, "discovery");
     const [agentC, adminC] = [new TestClient(servers[0]!.baseUrl, own.apiKey), new AdminClient(servers[0]!.baseUrl, own.projectId)];
     const configured = uniqueTool("configured_first");
     await adminC.put(configured, { ttlSeconds: 120 }, "ahead of launch");

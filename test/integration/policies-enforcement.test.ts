@@ -1,35 +1,30 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { beforeAll, describe, expect, it } from "vitest";
 import type { PolicyOverrides } from "../../lib/core/policy";
-import { AdminClient, TEST_ADMIN_TOKEN } from "../helpers/admin-client";
+import { AdminClient } from "../helpers/admin-client";
 import { TestClient } from "../helpers/client";
-import { PROVIDERS, type TestDatabase, createTestDatabase } from "../helpers/databases";
+import { PROVIDERS } from "../helpers/databases";
 import { createTestProject, eventsForCall, hasBegins } from "../helpers/fixtures";
 import { dumpTables, expectDecision, runOnce, sleep, uniqueRun, uniqueTool } from "../helpers/policy-fixtures";
-import { type TestServer, startServer } from "../helpers/server";
+import { sharedServer } from "../helpers/shared-server";
+import type { SharedServerInfo } from "../helpers/shared-servers-setup";
 
 /**
  * One test per policy field, through the HTTP API: each sets the field on a fresh tool and shows
  * the decision the default would not give, so each fails if the engine ignores that field.
  */
 describe.each(PROVIDERS)("%s: every policy field changes the engine's decisions", (provider) => {
-  let db: TestDatabase;
-  let server: TestServer;
+  // The run's shared server: nothing here restarts it or looks beyond its own projects.
+  let server: SharedServerInfo;
   let client: TestClient;
   let admin: AdminClient;
   let projectId: string;
 
   beforeAll(async () => {
-    db = await createTestDatabase(provider);
-    const project = await createTestProject(db.url);
+    server = await sharedServer(provider);
+    const project = await createTestProject(server.databaseUrl);
     projectId = project.projectId;
-    server = await startServer(db.url, { IDEMGATE_ADMIN_TOKEN: TEST_ADMIN_TOKEN });
     client = new TestClient(server.baseUrl, project.apiKey);
     admin = new AdminClient(server.baseUrl, project.projectId);
-  });
-
-  afterAll(async () => {
-    await server?.stop();
-    await db?.drop();
   });
 
   /** A new tool with the given policy: no other test shares it. */
@@ -46,7 +41,7 @@ describe.each(PROVIDERS)("%s: every policy field changes the engine's decisions"
     const second = await runOnce(client, request);
     expect(second.callId).not.toBe(first.callId);
     for (const call of [first, second]) {
-      const events = await eventsForCall(db.url, projectId, call.callId);
+      const events = await eventsForCall(server.databaseUrl, projectId, call.callId);
       expect(events.map((e) => `${e.type}:${e.decision}`)).toEqual(["begin:execute", "complete:succeeded"]);
     }
   });
@@ -175,7 +170,7 @@ describe.each(PROVIDERS)("%s: every policy field changes the engine's decisions"
     const replay = expectDecision(await client.begin({ tool, runId, stepId: "pay", args }), "replay");
     expect(replay.result).toEqual({ ok: true, session: { apiToken: "[REDACTED]" } });
 
-    const stored = await dumpTables(db.url, ["call_records", "events"]);
+    const stored = await dumpTables(server.databaseUrl, ["call_records", "events"]);
     expect(stored).toContain(first.callId);
     expect(stored).not.toContain("SECRET-ARG");
     expect(stored).not.toContain("SECRET-RESULT");
@@ -187,7 +182,7 @@ describe.each(PROVIDERS)("%s: every policy field changes the engine's decisions"
     const first = await runOnce(client, request);
     const { revision } = await admin.put(tool, { ttlSeconds: 3_600 }, "shorter retention");
     expectDecision(await client.begin(request), "replay");
-    const events = await eventsForCall(db.url, projectId, first.callId, { until: hasBegins("replay") });
+    const events = await eventsForCall(server.databaseUrl, projectId, first.callId, { until: hasBegins("replay") });
     expect(events.map((e) => [e.type, e.decision, e.policyVersion])).toEqual([
       ["begin", "execute", 0],
       ["complete", "succeeded", 0],

@@ -1,35 +1,30 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { beforeAll, describe, expect, it } from "vitest";
 import type { BeginRequest } from "../../lib/contract/v1";
-import { AdminClient, TEST_ADMIN_TOKEN } from "../helpers/admin-client";
+import { AdminClient } from "../helpers/admin-client";
 import { TestClient } from "../helpers/client";
-import { PROVIDERS, type TestDatabase, createTestDatabase } from "../helpers/databases";
+import { PROVIDERS } from "../helpers/databases";
 import { createTestProject } from "../helpers/fixtures";
 import { expectDecision, runOnce, uniqueRun, uniqueTool } from "../helpers/policy-fixtures";
-import { type TestServer, startServer } from "../helpers/server";
+import { sharedServerPair } from "../helpers/shared-server";
+import type { SharedServerInfo } from "../helpers/shared-servers-setup";
 
 /**
  * Loop detection per run, from the database: a cycle of (tool, args) signatures repeated
  * `repeats` times in a row is blocked (or flagged), whichever server process or subagent asks.
  */
 describe.each(PROVIDERS)("%s: loop detection over HTTP", (provider) => {
-  let db: TestDatabase;
-  let servers: TestServer[];
+  // The run's shared pair of instances: nothing here restarts them or looks beyond its own project.
+  let servers: SharedServerInfo[];
   let clients: TestClient[];
   let client: TestClient;
   let admin: AdminClient;
 
   beforeAll(async () => {
-    db = await createTestDatabase(provider);
-    const project = await createTestProject(db.url);
-    servers = await Promise.all([0, 1].map(() => startServer(db.url, { IDEMGATE_ADMIN_TOKEN: TEST_ADMIN_TOKEN })));
+    servers = await sharedServerPair(provider);
+    const project = await createTestProject(servers[0]!.databaseUrl);
     clients = servers.map((s) => new TestClient(s.baseUrl, project.apiKey));
     client = clients[0]!;
     admin = new AdminClient(servers[0]!.baseUrl, project.projectId);
-  });
-
-  afterAll(async () => {
-    await Promise.all(servers?.map((s) => s.stop()) ?? []);
-    await db?.drop();
   });
 
   it("a 1-cycle: the same call a 3rd time in a row is blocked — replays count", async () => {

@@ -1,41 +1,36 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { beforeAll, describe, expect, it } from "vitest";
 import { OperatorPreviewSchema, PreviewListSchema, PreviewSchema } from "../../lib/contract/previews";
 import type { BeginRequest } from "../../lib/contract/v1";
 import { createGate } from "../../lib/sdk";
-import { AdminClient, TEST_ADMIN_TOKEN } from "../helpers/admin-client";
+import { AdminClient } from "../helpers/admin-client";
 import { TestClient } from "../helpers/client";
-import { PROVIDERS, type TestDatabase, createTestDatabase } from "../helpers/databases";
+import { PROVIDERS } from "../helpers/databases";
 import { createTestProject } from "../helpers/fixtures";
-import { OPERATOR_ENV, OperatorClient, ROOT, createOperator } from "../helpers/operator-client";
+import { OperatorClient, ROOT, createOperator } from "../helpers/operator-client";
 import { expectDecision, uniqueRun } from "../helpers/policy-fixtures";
 import { dumpTables } from "../helpers/policy-fixtures";
-import { type TestServer, startServer } from "../helpers/server";
+import { sharedServer } from "../helpers/shared-server";
+import type { SharedServerInfo } from "../helpers/shared-servers-setup";
 
 /** Preview tokens for destructive tools, over real HTTP: `required` (dry run first) and `approve` (and a human). */
 describe.each(PROVIDERS)("%s: previews", (provider) => {
-  let db: TestDatabase;
-  let server: TestServer;
+  // The run's shared server: nothing here restarts it or looks beyond its own projects.
+  let server: SharedServerInfo;
   let agent: TestClient;
   let operator: OperatorClient;
   let projectId: string;
   let apiKey: string;
 
   beforeAll(async () => {
-    db = await createTestDatabase(provider);
-    const project = await createTestProject(db.url);
+    server = await sharedServer(provider);
+    const project = await createTestProject(server.databaseUrl);
     ({ projectId, apiKey } = project);
-    server = await startServer(db.url, { ...OPERATOR_ENV, IDEMGATE_ADMIN_TOKEN: TEST_ADMIN_TOKEN });
     agent = new TestClient(server.baseUrl, apiKey);
     const admin = new AdminClient(server.baseUrl, projectId);
     await admin.put("drop_table", { preview: "required" }, "test: dry run first");
     await admin.put("delete_repo", { preview: "approve" }, "test: a human approves the dry run");
     const root = await OperatorClient.signIn(server.baseUrl, ROOT.email, ROOT.password);
     operator = await createOperator(root, projectId, "operator");
-  });
-
-  afterAll(async () => {
-    await server?.stop();
-    await db?.drop();
   });
 
   async function preview(request: BeginRequest, summary = "drops 1 table") {
@@ -53,7 +48,7 @@ describe.each(PROVIDERS)("%s: previews", (provider) => {
     expect(ready).toMatchObject({ status: "ready", mode: "required", key: asked.key, argsFingerprint: asked.argsFingerprint });
     const token = ready.previewToken!;
     expect(token).toMatch(/^igpt_/);
-    expect(await dumpTables(db.url, ["previews"])).not.toContain(token);
+    expect(await dumpTables(server.databaseUrl, ["previews"])).not.toContain(token);
 
     const other = await agent.expectError("POST", "/api/v1/calls/begin", { ...request, args: { table: "customers" }, previewToken: token });
     expect(other.status).toBe(403);

@@ -1,12 +1,13 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { AdminClient, TEST_ADMIN_TOKEN } from "../helpers/admin-client";
+import { beforeAll, describe, expect, it } from "vitest";
+import { AdminClient } from "../helpers/admin-client";
 import { createGate } from "../../lib/sdk/gate";
 import { TestClient } from "../helpers/client";
-import { PROVIDERS, type TestDatabase, createTestDatabase } from "../helpers/databases";
+import { PROVIDERS } from "../helpers/databases";
 import { createTestProject, eventsForCall } from "../helpers/fixtures";
-import { OPERATOR_ENV, OperatorClient, ROOT, agentAsk, agentRead, createOperator } from "../helpers/operator-client";
+import { OperatorClient, ROOT, agentAsk, agentRead, createOperator } from "../helpers/operator-client";
 import { expectDecision, runOnce, sleep, uniqueRun, uniqueTool } from "../helpers/policy-fixtures";
-import { type TestServer, startServer } from "../helpers/server";
+import { sharedServer } from "../helpers/shared-server";
+import type { SharedServerInfo } from "../helpers/shared-servers-setup";
 
 /**
  * Human-approved resends over real HTTP: an agent asks, an operator approves, the agent's
@@ -14,8 +15,8 @@ import { type TestServer, startServer } from "../helpers/server";
  * bending that (reuse, expiry, another key, other args, unknown token) is refused with its code.
  */
 describe.each(PROVIDERS)("%s: human-approved resends", (provider) => {
-  let db: TestDatabase;
-  let server: TestServer;
+  // The run's shared server: nothing here restarts it or looks beyond its own projects.
+  let server: SharedServerInfo;
   let agent: TestClient;
   let approver: OperatorClient;
   let policies: AdminClient;
@@ -23,21 +24,14 @@ describe.each(PROVIDERS)("%s: human-approved resends", (provider) => {
   let apiKey: string;
 
   beforeAll(async () => {
-    db = await createTestDatabase(provider);
-    const project = await createTestProject(db.url);
+    server = await sharedServer(provider);
+    const project = await createTestProject(server.databaseUrl);
     projectId = project.projectId;
     apiKey = project.apiKey;
-    server = await startServer(db.url, { ...OPERATOR_ENV, IDEMGATE_ADMIN_TOKEN: TEST_ADMIN_TOKEN });
     agent = new TestClient(server.baseUrl, project.apiKey);
     policies = new AdminClient(server.baseUrl, projectId);
     const root = await OperatorClient.signIn(server.baseUrl, ROOT.email, ROOT.password);
     approver = await createOperator(root, projectId, "operator", "approver");
-  });
-
-  afterAll(async () => {
-    if (process.env.DEBUG_SERVER) console.log(server?.output());
-    await server?.stop();
-    await db?.drop();
   });
 
   /** A completed call that sent one email, and an approved resend for it whose token the agent holds. */
@@ -210,7 +204,7 @@ describe.each(PROVIDERS)("%s: human-approved resends", (provider) => {
     const executed = answers.filter((a) => a.status === 200 && a.body.decision === "execute");
     expect(executed, JSON.stringify(answers)).toHaveLength(1);
     expect(answers.find((a) => a.status !== 200)?.body).toMatchObject({ error: { code: "bypass_token_used" } });
-    const events = await eventsForCall(db.url, projectId, String(executed[0]!.body.callId));
+    const events = await eventsForCall(server.databaseUrl, projectId, String(executed[0]!.body.callId));
     expect(events.filter((e) => e.type === "begin" && e.decision === "execute")).toHaveLength(1);
   });
 

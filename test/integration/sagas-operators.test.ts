@@ -1,35 +1,30 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { beforeAll, describe, expect, it } from "vitest";
 import { RunListSchema } from "../../lib/contract/calls";
 import { OperatorQueueSchema } from "../../lib/contract/operator-queue";
 import { RunCompensationSchema } from "../../lib/contract/sagas";
 import { ToolError, createGate } from "../../lib/sdk";
-import { PROVIDERS, type TestDatabase, createTestDatabase } from "../helpers/databases";
+import { PROVIDERS } from "../helpers/databases";
 import { createTestProject } from "../helpers/fixtures";
-import { OPERATOR_ENV, OperatorClient, ROOT, createOperator } from "../helpers/operator-client";
+import { OperatorClient, ROOT, createOperator } from "../helpers/operator-client";
 import { uniqueRun } from "../helpers/policy-fixtures";
-import { type TestServer, startServer } from "../helpers/server";
+import { sharedServer } from "../helpers/shared-server";
+import type { SharedServerInfo } from "../helpers/shared-servers-setup";
 
 /** The operators' side of sagas over real HTTP: a failed undo waits for them; they retry it, resolve it by hand, or abort a run. */
 describe.each(PROVIDERS)("%s: sagas — operators", (provider) => {
-  let db: TestDatabase;
-  let server: TestServer;
+  // The run's shared server: nothing here restarts it or looks beyond its own projects.
+  let server: SharedServerInfo;
   let projectId: string;
   let apiKey: string;
   let operator: OperatorClient;
   let viewer: OperatorClient;
 
   beforeAll(async () => {
-    db = await createTestDatabase(provider);
-    ({ projectId, apiKey } = await createTestProject(db.url));
-    server = await startServer(db.url, OPERATOR_ENV);
+    server = await sharedServer(provider);
+    ({ projectId, apiKey } = await createTestProject(server.databaseUrl));
     const root = await OperatorClient.signIn(server.baseUrl, ROOT.email, ROOT.password);
     operator = await createOperator(root, projectId, "operator");
     viewer = await createOperator(root, projectId, "viewer");
-  });
-
-  afterAll(async () => {
-    await server?.stop();
-    await db?.drop();
   });
 
   async function twoSteps(runId: string) {

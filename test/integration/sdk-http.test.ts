@@ -2,9 +2,9 @@ import http from "node:http";
 import type net from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { GateError, createGate } from "../../lib/sdk";
-import { type TestDatabase, createTestDatabase } from "../helpers/databases";
 import { createTestProject } from "../helpers/fixtures";
-import { type TestServer, startServer } from "../helpers/server";
+import { sharedServer } from "../helpers/shared-server";
+import type { SharedServerInfo } from "../helpers/shared-servers-setup";
 
 type Fault = "503" | "drop-before" | "drop-after";
 
@@ -59,23 +59,20 @@ class FaultyProxy {
 }
 
 describe("SDK over HTTP against a real gate", () => {
-  let db: TestDatabase;
-  let server: TestServer;
+  // The run's shared server: nothing here restarts it or looks beyond its own projects.
+  let server: SharedServerInfo;
   let proxy: FaultyProxy;
   let apiKey: string;
 
   beforeAll(async () => {
-    db = await createTestDatabase("sqlite");
-    apiKey = (await createTestProject(db.url)).apiKey;
-    server = await startServer(db.url);
+    server = await sharedServer("sqlite");
+    apiKey = (await createTestProject(server.databaseUrl)).apiKey;
     proxy = new FaultyProxy(server.baseUrl);
     await proxy.start();
   });
 
   afterAll(async () => {
     await proxy?.stop();
-    await server?.stop();
-    await db?.drop();
   });
 
   const gate = () => createGate({ baseUrl: proxy.url, apiKey, gateRetry: { initialDelayMs: 20 } });

@@ -1,9 +1,9 @@
 import http from "node:http";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { type TestDatabase, createTestDatabase } from "../helpers/databases";
-import { type TestServer, startServer } from "../helpers/server";
+import { beforeAll, describe, expect, it } from "vitest";
+import { sharedServer } from "../helpers/shared-server";
+import type { SharedServerInfo } from "../helpers/shared-servers-setup";
 
-function get(server: TestServer, agent: http.Agent): Promise<{ status: number; reused: boolean; keepAlive: string | undefined }> {
+function get(server: { baseUrl: string }, agent: http.Agent): Promise<{ status: number; reused: boolean; keepAlive: string | undefined }> {
   const { port } = new URL(server.baseUrl);
   return new Promise((resolve, reject) => {
     const req = http.get({ host: "127.0.0.1", port, path: "/api/livez", agent }, (res) => {
@@ -19,17 +19,11 @@ function get(server: TestServer, agent: http.Agent): Promise<{ status: number; r
  * them, and a loaded CI run failed with "other side closed". The server now outlasts its clients.
  */
 describe("the server's keep-alive outlasts its clients'", () => {
-  let db: TestDatabase;
-  let server: TestServer;
+  // The run's shared server: nothing here restarts it or looks beyond its own projects.
+  let server: SharedServerInfo;
   beforeAll(async () => {
-    db = await createTestDatabase("sqlite");
-    server = await startServer(db.url);
+    server = await sharedServer("sqlite");
   });
-  afterAll(async () => {
-    await server?.stop();
-    await db?.drop();
-  });
-
   it("announces a keep-alive longer than any client's idle, and a connection idle past Node's default 5 s is still served", async () => {
     const agent = new http.Agent({ keepAlive: true, maxSockets: 1 });
     try {

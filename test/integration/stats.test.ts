@@ -1,12 +1,13 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { beforeAll, describe, expect, it } from "vitest";
 import type { BeginRequest } from "../../lib/contract/v1";
-import { AdminClient, TEST_ADMIN_TOKEN } from "../helpers/admin-client";
+import { AdminClient } from "../helpers/admin-client";
 import { TestClient } from "../helpers/client";
-import { PROVIDERS, type TestDatabase, createTestDatabase } from "../helpers/databases";
+import { PROVIDERS } from "../helpers/databases";
 import { createTestProject } from "../helpers/fixtures";
 import { InsightsClient } from "../helpers/insights-client";
 import { sleep, uniqueRun, uniqueTool } from "../helpers/policy-fixtures";
-import { type TestServer, startServer } from "../helpers/server";
+import { sharedServer } from "../helpers/shared-server";
+import type { SharedServerInfo } from "../helpers/shared-servers-setup";
 
 /** What the test saw the gate answer, per tool and rollup kind (and dedup hits per run). */
 class Tally {
@@ -28,8 +29,8 @@ class Tally {
  * tools, each answer tallied by the test, then every figure checked against that tally.
  */
 describe.each(PROVIDERS)("%s: statistics from the rollups", (provider) => {
-  let db: TestDatabase;
-  let server: TestServer;
+  // The run's shared server: nothing here restarts it or looks beyond its own projects.
+  let server: SharedServerInfo;
   let client: TestClient;
   let admin: AdminClient;
   let insights: InsightsClient;
@@ -56,9 +57,8 @@ describe.each(PROVIDERS)("%s: statistics from the rollups", (provider) => {
   }
 
   beforeAll(async () => {
-    db = await createTestDatabase(provider);
-    const project = await createTestProject(db.url);
-    server = await startServer(db.url, { IDEMGATE_ADMIN_TOKEN: TEST_ADMIN_TOKEN });
+    server = await sharedServer(provider);
+    const project = await createTestProject(server.databaseUrl);
     client = new TestClient(server.baseUrl, project.apiKey);
     admin = new AdminClient(server.baseUrl, project.projectId);
     insights = new InsightsClient(server.baseUrl, project.projectId);
@@ -106,11 +106,6 @@ describe.each(PROVIDERS)("%s: statistics from the rollups", (provider) => {
     const late = await client.expectError("POST", `/api/v1/calls/${first.callId}/complete`, { leaseToken: first.leaseToken, outcome: "succeeded" });
     expect(late.status).toBe(409);
     tally.add(tools.slow, "lease_lost");
-  });
-
-  afterAll(async () => {
-    await server?.stop();
-    await db?.drop();
   });
 
   it("dedup: figures per tool and in total match every decision the gate gave", async () => {

@@ -1,15 +1,16 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { beforeAll, describe, expect, it } from "vitest";
 import { CallListSchema } from "../../lib/contract/calls";
 import { OperatorQueueSchema } from "../../lib/contract/operator-queue";
 import { type BeginRequest, CallStatusSchema } from "../../lib/contract/v1";
 import { type CheckOutcome, createGate } from "../../lib/sdk";
-import { AdminClient, TEST_ADMIN_TOKEN } from "../helpers/admin-client";
+import { AdminClient } from "../helpers/admin-client";
 import { TestClient } from "../helpers/client";
-import { PROVIDERS, type TestDatabase, createTestDatabase } from "../helpers/databases";
+import { PROVIDERS } from "../helpers/databases";
 import { type TestProject, createTestProject, eventsForCall } from "../helpers/fixtures";
-import { OPERATOR_ENV, OperatorClient, ROOT, createOperator } from "../helpers/operator-client";
+import { OperatorClient, ROOT, createOperator } from "../helpers/operator-client";
 import { expectDecision, uniqueRun } from "../helpers/policy-fixtures";
-import { type TestServer, startServer } from "../helpers/server";
+import { sharedServer } from "../helpers/shared-server";
+import type { SharedServerInfo } from "../helpers/shared-servers-setup";
 
 const TOOL = "submit_payout";
 
@@ -32,24 +33,18 @@ class Payouts {
 }
 
 describe.each(PROVIDERS)("%s: status checks resolve verify without a human", (provider) => {
-  let db: TestDatabase;
-  let server: TestServer;
+  // The run's shared server: nothing here restarts it or looks beyond its own projects.
+  let server: SharedServerInfo;
   let project: TestProject;
   let client: TestClient;
   let operator: OperatorClient;
 
   beforeAll(async () => {
-    db = await createTestDatabase(provider);
-    project = await createTestProject(db.url);
-    server = await startServer(db.url, { IDEMGATE_ADMIN_TOKEN: TEST_ADMIN_TOKEN, ...OPERATOR_ENV });
+    server = await sharedServer(provider);
+    project = await createTestProject(server.databaseUrl);
     client = new TestClient(server.baseUrl, project.apiKey);
     operator = await createOperator(await OperatorClient.signIn(server.baseUrl, ROOT.email, ROOT.password), project.projectId, "operator");
     await new AdminClient(server.baseUrl, project.projectId).put(TOOL, { effect: "async", leaseSeconds: 1 }, "test: short leases, verify on expiry");
-  });
-
-  afterAll(async () => {
-    await server?.stop();
-    await db?.drop();
   });
 
   /** Attempt 1 runs the payout and its answer is lost: the gate never hears of it. */
@@ -76,7 +71,7 @@ describe.each(PROVIDERS)("%s: status checks resolve verify without a human", (pr
     expect(await submit({ amount: 100 }, { runId, step: "payout" })).toMatchObject({ ok: true, status: "replayed", value: { payoutId: "po_1" } });
     expect(payouts.effects).toBe(1);
 
-    const events = await eventsForCall(db.url, project.projectId, first.callId);
+    const events = await eventsForCall(server.databaseUrl, project.projectId, first.callId);
     const complete = events.find((e) => e.type === "complete");
     expect(complete).toMatchObject({ decision: "succeeded" });
     expect(JSON.parse(complete!.detail!)).toEqual({ check: "found" });
@@ -92,7 +87,7 @@ describe.each(PROVIDERS)("%s: status checks resolve verify without a human", (pr
     const submit = gate.tool(TOOL, { exec: (_a: { amount: number }, ctx) => payouts.submit(ctx.idempotencyKey), check: (key) => payouts.check(key) });
     expect(await submit({ amount: 5 }, { runId, step: "payout" })).toMatchObject({ ok: true, status: "executed", value: { payoutId: "po_1" } });
     expect(payouts.byKey.has(first.key)).toBe(true);
-    const detail = (await eventsForCall(db.url, project.projectId, first.callId)).find((e) => e.type === "complete")!.detail;
+    const detail = (await eventsForCall(server.databaseUrl, project.projectId, first.callId)).find((e) => e.type === "complete")!.detail;
     expect(JSON.parse(detail!)).toEqual({ check: "not_found" });
 
     const unknownRun = uniqueRun("unknown");
@@ -104,7 +99,7 @@ describe.each(PROVIDERS)("%s: status checks resolve verify without a human", (pr
     expect((await client.status(vanished.callId)).status).toBe("in_progress");
 
     // The unknown is on the ledger and the call is in the operators' queue (and the calls filter finds it).
-    const check = (await eventsForCall(db.url, project.projectId, vanished.callId)).find((e) => e.type === "check");
+    const check = (await eventsForCall(server.databaseUrl, project.projectId, vanished.callId)).find((e) => e.type === "check");
     expect(check).toMatchObject({ decision: "unknown" });
     expect(JSON.parse(check!.detail!)).toEqual({ reason: "the payout API is down" });
     const queue = () => operator.call(OperatorQueueSchema, "GET", operator.p(project.projectId, "/queue"));

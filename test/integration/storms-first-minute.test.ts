@@ -15,7 +15,8 @@ import { PROVIDERS, type TestDatabase, createTestDatabase } from "../helpers/dat
 /**
  * Storms from the first minute (issue #17), against a real database with a hand-driven clock and
  * whole-minute windows: a tool new to a warm gate has a baseline (its zero windows), a burst cut
- * in two by a minute boundary is seen whole, and a gate's own cold start is no storm.
+ * in two by a minute boundary is seen whole, startup traffic is no storm, and a burst in a project's
+ * first minute is (the absolute rule applies from its first call, issue #38).
  */
 const MINUTE = 60_000;
 const BASE = Date.UTC(2026, 2, 1);
@@ -106,7 +107,16 @@ describe.each(PROVIDERS)("%s: storms from the first minute", (provider) => {
     expect(stored).toMatchObject({ ...opened, id: notices[0]!.storm.id, startedAt: boundary - MINUTE });
   });
 
-  it("a cold-started gate does not call its first minutes a storm; without a baseline only the absolute rule opens one", async () => {
+  it("a burst in a project's first minute, nearly all duplicates, opens a storm by the absolute rule", async () => {
+    const startedAt = BASE + 100 * MINUTE + 5_000;
+    const projectId = await project("first", startedAt, ["send_email"]);
+    await traffic(projectId, "send_email", startedAt, BASE + 101 * MINUTE, 168, 13);
+    const notices = await passAfter(projectId, BASE + 100 * MINUTE);
+    expect(notices.map((n) => n.type)).toEqual(["storm.opened"]);
+    expect(notices[0]!.storm).toMatchObject({ rule: "absolute", peakHits: 168 });
+  });
+
+  it("a cold-started gate does not call its startup traffic a storm; without a baseline only the absolute rule opens one", async () => {
     const startedAt = BASE + 10_000;
     const projectId = await project("cold", startedAt, ["charge_card"]);
     // Startup: agents reconnect and queued retries land, 40 % of begins duplicates, far above minHits.

@@ -1,4 +1,4 @@
-import { parseExactJson } from "../exact-json";
+import { parseClientJson } from "../exact-json";
 import type { HttpReply } from "./stored-response";
 
 const NULL_BODY = new Set([101, 204, 205, 304]);
@@ -34,7 +34,7 @@ export function bodyValue(bytes: Uint8Array, contentType: string | null | undefi
   if (bytes.byteLength === 0) return null;
   if (isJson(contentType)) {
     try {
-      return parseExactJson(Buffer.from(bytes).toString("utf8"));
+      return parseClientJson(Buffer.from(bytes).toString("utf8"));
     } catch {
       // Not JSON after all: fingerprinted by its bytes.
     }

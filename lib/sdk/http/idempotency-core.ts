@@ -1,9 +1,9 @@
 import { createHash } from "node:crypto";
-import { GateError, ToolError } from "../errors";
+import { GateError, ToolError, type ToolErrorInfo } from "../errors";
 import type { Gate } from "../gate";
 import type { CallResult, CallSpec, ExecContext } from "../types";
 import { type HeaderReader, type KeySource, RESEND_HEADER, readKeySource, readResendReason } from "./key-source";
-import { type Problem, type ProblemKind, problem } from "./problem";
+import { type Problem, type ProblemKind, problem, problemTypeBase } from "./problem";
 import {
   DEFAULT_KEEP_HEADERS,
   DEFAULT_MAX_STORED_BYTES,
@@ -34,6 +34,12 @@ export interface IdempotencyOptions {
   maxStoredBytes?: number;
   /** The request header carrying the key. Default Idempotency-Key. */
   keyHeader?: string;
+  /**
+   * The gate's public URL, whose /problems/<slug> pages the problems' `type` links to. Default the
+   * gate's baseUrl when it is reached over HTTP; a gate in process without one keeps the
+   * `urn:idemgate:problem:<slug>` types.
+   */
+  problemBaseUrl?: string;
 }
 
 /** The request as the core needs it; adapters build it from their framework's request. */
@@ -128,13 +134,21 @@ export function payloadArgs(target: string, body: unknown): unknown {
 /** lib/core/canonical.ts's DIGEST_FIELD, spelled here: the SDK imports nothing of the server. */
 const BODY_DIGEST_FIELD = "idemgate/sha256";
 
-export function problemReply(kind: ProblemKind, detail: string, headers: [string, string][] = [], extensions: Record<string, unknown> = {}): HttpReply {
-  const body: Problem = problem(kind, detail, extensions);
+export function problemReply(kind: ProblemKind, detail: string, headers: [string, string][] = [], extensions: Record<string, unknown> = {}, typeBase?: string): HttpReply {
+  const body: Problem = problem(kind, detail, extensions, typeBase);
   return {
     status: body.status,
     headers: [["content-type", "application/problem+json"], ["content-language", "en"], ...headers],
     body: new TextEncoder().encode(JSON.stringify(body)),
   };
+}
+
+const problemReplyAt = problemReply;
+
+/** Where the problems' `type` links: the option, else the gate's own URL when it has one. */
+function problemBaseOf(options: IdempotencyOptions): string | undefined {
+  const origin = options.problemBaseUrl ?? options.gate.transport.baseUrl;
+  return origin ? problemTypeBase(origin) : undefined;
 }
 
 /** The gate's bound on an id (contract/v1.ts). */
@@ -186,26 +200,35 @@ function fitsGate(stored: StoredResponse, maxRequestBytes: number | undefined): 
   return { ...stored, body: null, bodyOmitted: true };
 }
 
-/** A permanent failure's response rides in the error message, so the gate replays it as the cached failure. */
-function permanentMessage(stored: StoredResponse): string {
+/**
+ * A permanent failure's response rides in the error message as it always has (a gate of an older
+ * version keeps only the message), and whole in the error's `result`, which the gate keeps and
+ * replays as a success's result: a 4xx whose body is longer than a message replays as that 4xx,
+ * byte for byte, not as a 409. The message then holds the status and headers only.
+ */
+function permanentFailure(reply: HttpReply, stored: StoredResponse): HandlerFailed {
   const full = STORED_PREFIX + JSON.stringify(stored);
-  if (full.length <= MAX_ERROR_MESSAGE) return full;
-  return STORED_PREFIX + JSON.stringify({ ...stored, body: null, bodyOmitted: true });
+  if (full.length <= MAX_ERROR_MESSAGE) return new HandlerFailed(reply, full, false);
+  let headersOnly = STORED_PREFIX + JSON.stringify({ ...stored, body: null, bodyOmitted: true });
+  if (headersOnly.length > MAX_ERROR_MESSAGE) headersOnly = STORED_PREFIX + JSON.stringify({ ...stored, headers: [], body: null, bodyOmitted: true });
+  return new HandlerFailed(reply, headersOnly, false, stored.bodyOmitted ? undefined : stored);
 }
 
-function storedFromError(message: string): StoredResponse | null {
-  if (!message.startsWith(STORED_PREFIX)) return null;
+/** The failure's stored response: its `result` (gates that keep one), else what its message holds. */
+function storedFromError(error: ToolErrorInfo): StoredResponse | null {
+  if (isStoredResponse(error.result)) return error.result;
+  if (!error.message.startsWith(STORED_PREFIX)) return null;
   try {
-    const parsed: unknown = JSON.parse(message.slice(STORED_PREFIX.length));
+    const parsed: unknown = JSON.parse(error.message.slice(STORED_PREFIX.length));
     return isStoredResponse(parsed) ? parsed : null;
   } catch {
     return null;
   }
 }
 
-function replay(stored: StoredResponse): HttpReply {
+function replay(stored: StoredResponse, base: string | undefined): HttpReply {
   if (stored.bodyOmitted) {
-    return problemReply("alreadyDone", `already processed (HTTP ${stored.status}); the response was larger than the stored limit, so it cannot be replayed`);
+    return problemReplyAt("alreadyDone", `already processed (HTTP ${stored.status}); the response was larger than the stored limit, so it cannot be replayed`, [], {}, base);
   }
   const reply = fromStored(stored);
   return { ...reply, headers: [...reply.headers, [REPLAYED_HEADER, "true"]] };
@@ -216,6 +239,8 @@ class HandlerFailed extends ToolError {
     readonly reply: HttpReply,
     message: string,
     retryable: boolean,
+    /** A permanent failure's response, kept whole as the error's result. */
+    readonly stored?: StoredResponse,
   ) {
     super(message, { retryable });
   }
@@ -229,6 +254,8 @@ class HandlerFailed extends ToolError {
  */
 export async function runIdempotent(options: IdempotencyOptions, incoming: IncomingHttp, handler: (ctx: HandlerContext) => Promise<HttpReply>): Promise<IdempotentAnswer> {
   const methods = (options.methods ?? ["POST", "PATCH"]).map((m) => m.toUpperCase());
+  const base = problemBaseOf(options);
+  const problemReply = (kind: ProblemKind, detail: string, headers: [string, string][] = [], extensions: Record<string, unknown> = {}) => problemReplyAt(kind, detail, headers, extensions, base);
   if (!methods.includes(incoming.method.toUpperCase())) return { kind: "pass" };
   const keyHeader = (options.keyHeader ?? "idempotency-key").toLowerCase();
   const source = readKeySource(incoming.header, keyHeader);
@@ -260,7 +287,7 @@ export async function runIdempotent(options: IdempotencyOptions, incoming: Incom
         // Too large to keep on a replaying route: never recorded as a success a replay could not
         // reproduce. A permanent failure marked not replayable, so a duplicate is told it ran instead
         // of running again. A route that never replays records its success without the body.
-        if (verdict === "permanent" || (stored.bodyOmitted && replayable)) throw new HandlerFailed(reply, permanentMessage(stored), false);
+        if (verdict === "permanent" || (stored.bodyOmitted && replayable)) throw permanentFailure(reply, stored);
         return stored;
       },
       { maxWaitMs: options.latchMs ?? 0, toolRetry: false, classifyError: classify },
@@ -283,27 +310,28 @@ export async function runIdempotent(options: IdempotencyOptions, incoming: Incom
     const detail = error instanceof Error ? error.message : String(error);
     return { kind: "answer", reply: problemReply("gateUnavailable", `the idempotency gate did not answer: ${detail}`, [["retry-after", "1"]]) };
   }
-  return answerFor(result, live);
+  return answerFor(result, live, base);
 }
 
 function classify(error: unknown) {
-  if (error instanceof HandlerFailed) return { message: error.message, retryable: error.retryable };
+  if (error instanceof HandlerFailed) return { message: error.message, retryable: error.retryable, ...(error.stored ? { result: error.stored } : {}) };
   // The handler threw instead of answering: a 500, released so that a retry runs it again.
   return { message: error instanceof Error ? error.message.slice(0, 2_000) : "handler failed", retryable: true };
 }
 
-function answerFor(result: CallResult<StoredResponse>, live: HttpReply | null): IdempotentAnswer {
+function answerFor(result: CallResult<StoredResponse>, live: HttpReply | null, base: string | undefined): IdempotentAnswer {
+  const problemReply = (kind: ProblemKind, detail: string, headers: [string, string][] = [], extensions: Record<string, unknown> = {}) => problemReplyAt(kind, detail, headers, extensions, base);
   switch (result.status) {
     case "executed":
     case "verified":
       return { kind: "executed", reply: live ?? fromStored(result.value) };
     case "replayed":
       if (result.argsMismatch) return { kind: "answer", reply: problemReply("mismatch", "this Idempotency-Key was used with a different request payload") };
-      return { kind: "answer", reply: replay(result.value) };
+      return { kind: "answer", reply: replay(result.value, base) };
     case "failed": {
       if (!result.replayed && live) return { kind: "executed", reply: live };
-      const stored = storedFromError(result.error.message);
-      if (stored) return { kind: "answer", reply: replay(stored) };
+      const stored = storedFromError(result.error);
+      if (stored) return { kind: "answer", reply: replay(stored, base) };
       // The handler threw instead of answering; the failure was released, so a retry runs it again.
       return { kind: "executed", reply: problemReply("handlerFailed", "the handler failed; retry with the same Idempotency-Key") };
     }

@@ -1,6 +1,7 @@
 import type { IncomingMessage, OutgoingHttpHeaders, ServerResponse } from "node:http";
 import { type CallerOf, type IdempotencyOptions, requireCaller, resolveCaller, runIdempotent } from "./idempotency-core";
 import { bodyValue } from "./fetch-reply";
+import { clientValue } from "../exact-json";
 import type { HttpReply } from "./stored-response";
 
 /** Express's additions to the request, when it is Express calling. */
@@ -62,7 +63,7 @@ async function readBody(req: NodeRequest & { rawBody?: unknown }): Promise<unkno
   if (req.body !== undefined) {
     if (Buffer.isBuffer(req.body)) return bodyValue(req.body, contentType);
     if (typeof req.body === "string") return bodyValue(Buffer.from(req.body), contentType);
-    return req.body;
+    return clientValue(req.body);
   }
   const chunks: Buffer[] = [];
   for await (const chunk of req) chunks.push(chunk as Buffer);

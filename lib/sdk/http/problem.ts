@@ -32,7 +32,22 @@ export const PROBLEMS = {
 
 export type ProblemKind = keyof typeof PROBLEMS;
 
-export function problem(kind: ProblemKind, detail: string, extensions: Record<string, unknown> = {}): Problem {
+/**
+ * A problem of this kind. `typeBase` is where the gate serves its problem pages
+ * (`https://gate.example/problems/`): `type` is then the page of this problem (RFC 9457: a type
+ * should lead to documentation). Without one (a gate in process that names no URL) the type is the
+ * URN `urn:idemgate:problem:<slug>`, the same identifier.
+ */
+export function problem(kind: ProblemKind, detail: string, extensions: Record<string, unknown> = {}, typeBase?: string): Problem {
   const { slug, title, status } = PROBLEMS[kind];
-  return { type: `urn:idemgate:problem:${slug}`, title, status, detail, ...extensions };
+  return { type: problemType(slug, typeBase), title, status, detail, ...extensions };
+}
+
+export function problemType(slug: string, typeBase?: string): string {
+  return typeBase ? `${typeBase}${slug}` : `urn:idemgate:problem:${slug}`;
+}
+
+/** The problem pages under a gate's origin (app/problems). */
+export function problemTypeBase(origin: string): string {
+  return `${origin.replace(/\/+$/, "")}/problems/`;
 }

@@ -1,7 +1,8 @@
-import type { CallListQuery, RunListQuery } from "../../contract/calls";
+import type { CallListQuery, DecisionListQuery, RunListQuery } from "../../contract/calls";
 import { type Cursor, decodeCursor, encodeCursor } from "../../core/cursor";
 import { parseJsonText } from "../../core/record";
 import { redact } from "../../core/redact";
+import { computeToolFigures } from "../../core/tool-figures";
 import type { CallListRow, RunRow } from "../../store/ports/call-list";
 import type { OperatorStore } from "../../store/ports/operator-store";
 import type { GateEvent, GateStore } from "../../store/ports/gate-store";
@@ -13,6 +14,8 @@ import type { PolicySource } from "../policies/policy-source";
 export const CALL_EVENTS_LIMIT = 500;
 export const RUN_CALLS_LIMIT = 1_000;
 export const RUN_EVENTS_LIMIT = 5_000;
+export const DECISIONS_LIMIT = 500;
+export const TOOL_LEDGER_LIMIT = 100_000;
 
 export interface Paged<T> {
   items: T[];
@@ -49,6 +52,19 @@ export class CallExplorer {
     /** The gate's write-behind ledger: this process's queued decisions are committed before a read. */
     private readonly ledger: Pick<GateStore, "settleLedger">,
   ) {}
+
+  /** Every begin a figure counted, with or without a record (issue #38 §1: loop blocks were unreachable). */
+  async listDecisions(projectId: string, query: DecisionListQuery) {
+    await this.ledger.settleLedger();
+    return this.store.listDecisions(projectId, { decisions: query.decision, from: Date.parse(query.decidedFrom), to: Date.parse(query.decidedTo), tool: query.tool }, DECISIONS_LIMIT);
+  }
+
+  /** One tool's figures over a range (the per-tool page): decisions, dedup rate, execution latency, failure rate. */
+  async toolFigures(projectId: string, tool: string, from: number, to: number) {
+    await this.ledger.settleLedger();
+    const lines = await this.store.toolLedger(projectId, tool, from, to, TOOL_LEDGER_LIMIT);
+    return { ...computeToolFigures(lines), truncated: lines.length >= TOOL_LEDGER_LIMIT };
+  }
 
   async listCalls(projectId: string, query: CallListQuery): Promise<Paged<CallListRow>> {
     await this.ledger.settleLedger();

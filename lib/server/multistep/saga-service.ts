@@ -51,11 +51,18 @@ export class SagaService {
     return { runId, abort, plan: planCompensation(abort !== null, records) };
   }
 
-  /** Each run's saga state (runs list): `running` unless aborted; aborted runs are planned from their records. */
-  async statesOf(projectId: string, runIds: string[]): Promise<Map<string, RunState>> {
-    const states = new Map<string, RunState>(runIds.map((runId) => [runId, "running"]));
-    const aborts = await this.runs.findMany(projectId, runIds);
-    const records = await this.runs.recordsOfRuns(projectId, aborts.map((a) => a.runId));
+  /**
+   * Each run's saga state (runs list): `none` for a run none of whose steps registered an undo and
+   * that was not aborted (it has no saga, issue #38); `running` for one that has undos to run if
+   * aborted; aborted runs are planned from their records.
+   */
+  async statesOf(projectId: string, runIds: string[]): Promise<Map<string, RunState | "none">> {
+    const [aborts, records] = await Promise.all([this.runs.findMany(projectId, runIds), this.runs.recordsOfRuns(projectId, runIds)]);
+    const states = new Map<string, RunState | "none">();
+    for (const runId of runIds) {
+      const plan = planCompensation(false, records.get(runId) ?? []);
+      states.set(runId, plan.steps.length > 0 ? "running" : "none");
+    }
     for (const abort of aborts) states.set(abort.runId, planCompensation(true, records.get(abort.runId) ?? []).state);
     return states;
   }

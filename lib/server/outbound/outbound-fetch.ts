@@ -23,6 +23,11 @@ export interface OutboundInit {
    * `secretHeader`, its configured headers): dropped, like Authorization, when a redirect leaves it.
    */
   originBound?: string[];
+  /**
+   * The query for the first request, byte for byte (`?…`): the URL's own is what a URL parser made
+   * of it (it re-encodes `'`, non-ASCII bytes, …). A redirect's target is used as it is written.
+   */
+  rawQuery?: string;
 }
 
 const REDIRECTS = new Set([301, 302, 303, 307, 308]);
@@ -64,7 +69,8 @@ export class OutboundGuard {
     const headers = new Headers(init.headers);
     let target = checkOutboundUrl(allowlist, input);
     for (let hop = 0; ; hop++) {
-      const response = await send(target, allowlist, agents, { method, headers, body, signal: init.signal });
+      const path = hop === 0 && init.rawQuery !== undefined ? `${target.url.pathname}${init.rawQuery}` : undefined;
+      const response = await send(target, allowlist, agents, { method, headers, body, signal: init.signal, path });
       const location = response.headers.get("location");
       if (init.redirect === "manual" || !REDIRECTS.has(response.status) || !location) return response;
       if ((response.status === 307 || response.status === 308) && body !== null && typeof body !== "string" && !(body instanceof Uint8Array)) {
@@ -164,6 +170,8 @@ interface Outgoing {
   headers: Headers;
   body: OutboundInit["body"];
   signal?: AbortSignal;
+  /** The request target when it is not the URL's path and query. */
+  path?: string;
 }
 
 function send(target: OutboundTarget, allowlist: AllowPattern[], agents: ProjectAgents, outgoing: Outgoing): Promise<Response> {
@@ -173,6 +181,7 @@ function send(target: OutboundTarget, allowlist: AllowPattern[], agents: Project
   return new Promise<Response>((resolve, reject) => {
     const request = (secure ? https : http).request(target.url, {
       method: outgoing.method,
+      ...(outgoing.path !== undefined ? { path: outgoing.path } : {}),
       headers,
       agent: secure ? agents.https : agents.http,
       lookup: guardedLookup(allowlist, target.port),

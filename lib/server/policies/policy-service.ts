@@ -27,7 +27,7 @@ export interface ToolEntry {
   firstSeenAt: number | null;
   updatedAt: number | null;
   updatedBy: string | null;
-  traffic: { calls: number; executions: number; replays: number; wouldPrevent: number };
+  traffic: { calls: number; executions: number; replays: number; dedupHits: number; wouldPrevent: number };
 }
 
 export interface Revision {
@@ -90,7 +90,7 @@ export class PolicyService {
     const own = rows.find((row) => row.tool === tool) ?? null;
     const isDefault = tool === PROJECT_DEFAULT_TOOL;
     const overrides = parseLayer(own?.overrides);
-    const resolved = resolvePolicy(isDefault ? overrides : parseLayer(project?.overrides), isDefault ? null : overrides);
+    const resolved = resolvePolicy(isDefault ? overrides : parseLayer(project?.overrides), isDefault ? null : overrides, isDefault ? undefined : tool);
     return {
       tool,
       version: Math.max(project?.version ?? 0, own?.version ?? 0),
@@ -128,7 +128,7 @@ export class PolicyService {
       this.store.simulationLedger(projectId, tool, sampleSize),
       this.fingerprints.current() ?? this.fingerprints.load(),
     ]);
-    return simulateLedger(projectId, tool, policy, inForce.policy, ledger, fingerprint);
+    return simulateLedger(projectId, tool, policy, inForce.policy, ledger, fingerprint, inForce.version);
   }
 
   async requireProject(projectId: string): Promise<void> {
@@ -177,7 +177,7 @@ export class PolicyService {
  * the rules between fields (e.g. retry delays). Issues point into the request body's `policy`.
  */
 function assertValidResult(tool: string, project: PolicyOverrides | null, overrides: PolicyOverrides): ToolPolicy {
-  const merged = tool === PROJECT_DEFAULT_TOOL ? mergePolicy(overrides, null) : mergePolicy(project, overrides);
+  const merged = tool === PROJECT_DEFAULT_TOOL ? mergePolicy(overrides, null) : mergePolicy(project, overrides, tool);
   const result = ToolPolicySchema.safeParse(merged);
   if (result.success) return merged;
   throw new AppError("invalid_input", `the resulting policy for ${tool} is invalid: ${z.prettifyError(result.error)}`, {
@@ -194,7 +194,7 @@ function versionConflict(tool: string, current: number | null): AppError {
   return new AppError("version_conflict", `the policy for ${tool} is not at the expected version (${now}): reload and retry`);
 }
 
-function toEntry(tool: string, row: PolicyRow | null, traffic: ToolEntry["traffic"] | undefined): ToolEntry {
+function toEntry(tool: string, row: PolicyRow | null, traffic: (Omit<ToolEntry["traffic"], "dedupHits"> & { dedupHits?: number }) | undefined): ToolEntry {
   const overrides = parseLayer(row?.overrides);
   return {
     tool,
@@ -204,7 +204,7 @@ function toEntry(tool: string, row: PolicyRow | null, traffic: ToolEntry["traffi
     firstSeenAt: row?.firstSeenAt ?? null,
     updatedAt: row?.updatedAt ?? null,
     updatedBy: row?.updatedBy ?? null,
-    traffic: { calls: traffic?.calls ?? 0, executions: traffic?.executions ?? 0, replays: traffic?.replays ?? 0, wouldPrevent: traffic?.wouldPrevent ?? 0 },
+    traffic: { calls: traffic?.calls ?? 0, executions: traffic?.executions ?? 0, replays: traffic?.replays ?? 0, dedupHits: traffic?.dedupHits ?? 0, wouldPrevent: traffic?.wouldPrevent ?? 0 },
   };
 }
 

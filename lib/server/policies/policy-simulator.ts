@@ -2,7 +2,7 @@ import { canonicalize } from "../../core/canonical";
 import { type ArgsFingerprinter, sameArgs } from "../../core/fingerprint";
 import type { ToolPolicy } from "../../core/policy";
 import type { BeginDecisionName } from "../../core/record";
-import { simulatePolicy } from "../../core/simulate-policy";
+import { type SimulationDrift, predictDraft } from "../../core/simulation-compare";
 import type { CallIdentity, LedgerEntry, PastBegin } from "../../core/simulation-ledger";
 import type { DecisionTally, UnreplayableCount } from "../../core/simulation-tally";
 import type { LedgerEventRow, SimulationLedgerRows } from "../../store/ports/policy-store";
@@ -14,7 +14,12 @@ export interface Simulation {
   to: number | null;
   policy: ToolPolicy;
   simulated: DecisionTally;
+  /** The policy in force replayed over the same calls: what `simulated` is compared with. */
+  baseline: DecisionTally;
   actual: DecisionTally;
+  drift: SimulationDrift;
+  /** The revision in force, the one `baseline` replays. */
+  revision: number | null;
   unreplayable: UnreplayableCount[];
   assumedOutcomes: number;
 }
@@ -35,10 +40,11 @@ export function simulateLedger(
   inForce: ToolPolicy,
   rows: SimulationLedgerRows,
   fingerprint: ArgsFingerprinter,
+  inForceRevision: number | null = null,
 ): Simulation {
   const entries = toEntries(projectId, tool, inForce, rows, fingerprint);
   const counted = entries.filter((entry): entry is PastBegin => entry.type === "begin" && entry.counted);
-  const result = simulatePolicy(entries, draft, inForce, fingerprint);
+  const result = predictDraft(entries, draft, inForce, inForceRevision, fingerprint);
   return {
     tool,
     sampled: counted.length,
@@ -46,7 +52,10 @@ export function simulateLedger(
     to: counted.at(-1)?.at ?? null,
     policy: draft,
     simulated: result.simulated,
+    baseline: result.baseline,
     actual: result.actual,
+    drift: result.drift,
+    revision: inForceRevision,
     unreplayable: result.unreplayable,
     assumedOutcomes: result.assumedOutcomes,
   };
@@ -116,8 +125,27 @@ export function toEntries(projectId: string, tool: string, inForce: ToolPolicy, 
       loopWarned: detail.loopWarning !== undefined,
       bypass,
       counted: row.id >= rows.countedFrom,
+      revision: row.policyVersion ?? undefined,
+      shadowed: shadowedDecision(row.shadowDecision ?? null),
     };
   }
+}
+
+/** `would_replay` → `replay`: what enforce would have answered a shadow-mode begin. */
+const SHADOWED: Record<string, BeginDecisionName> = {
+  would_execute: "execute",
+  would_replay: "replay",
+  would_wait: "in_progress",
+  would_verify: "verify",
+  would_refuse: "refused",
+  would_conflict: "conflict",
+  would_require_approval: "approval_required",
+  would_require_preview: "preview_required",
+  would_block: "blocked",
+};
+
+function shadowedDecision(name: string | null): BeginDecisionName | null {
+  return name === null ? null : (SHADOWED[name] ?? null);
 }
 
 /** Derived keys are hex digests: a generation (`:g2`) or an always-executing call's id (`:call_…`) follows a colon. */

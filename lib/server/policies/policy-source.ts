@@ -1,4 +1,4 @@
-import { DEFAULT_EFFECTIVE_POLICY, type EffectivePolicy, PROJECT_DEFAULT_TOOL, type PolicyOverrides } from "../../core/policy";
+import { type EffectivePolicy, PROJECT_DEFAULT_TOOL, type PolicyOverrides, defaultEffectivePolicyFor } from "../../core/policy";
 import { mergePolicy } from "../../core/resolve-policy";
 import type { GateStore } from "../../store/ports/gate-store";
 import type { PolicyRow } from "../../store/ports/policy-store";
@@ -23,7 +23,7 @@ export interface PolicySource {
 
 /** Built-in defaults only, no database: for embedding the engine without an operator. */
 export const defaultPolicies: PolicySource = {
-  forTool: async () => DEFAULT_EFFECTIVE_POLICY,
+  forTool: async (_projectId, tool) => defaultEffectivePolicyFor(tool),
 };
 
 const MEMO_LIMIT = 1_000;
@@ -47,13 +47,13 @@ export class StorePolicySource implements PolicySource {
     const project = rows.find((row) => row.tool === PROJECT_DEFAULT_TOOL) ?? null;
     const own = rows.find((row) => row.tool === tool) ?? null;
     const known = own !== null && own.firstSeenAt !== null;
-    if (project?.overrides == null && own?.overrides == null) return { ...DEFAULT_EFFECTIVE_POLICY, known, stamp };
+    if (project?.overrides == null && own?.overrides == null) return { ...defaultEffectivePolicyFor(tool), known, stamp };
 
     const memoKey = `${projectId}\u0000${tool}\u0000${project?.version ?? 0}\u0000${own?.version ?? 0}`;
     let effective = this.merged.get(memoKey);
     if (!effective) {
       effective = {
-        policy: mergePolicy(parseLayer(project?.overrides), parseLayer(own?.overrides)),
+        policy: mergePolicy(parseLayer(project?.overrides), parseLayer(own?.overrides), tool),
         version: Math.max(project?.version ?? 0, own?.version ?? 0),
       };
       if (this.merged.size >= MEMO_LIMIT) this.merged.clear();

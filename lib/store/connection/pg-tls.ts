@@ -1,6 +1,7 @@
 import type { ConnectionOptions } from "node:tls";
 import pg from "pg";
 import { parse } from "pg-connection-string";
+import { processSlot } from "../../process-wide";
 
 export type SslMode = "disable" | "allow" | "prefer" | "require" | "verify-ca" | "verify-full";
 
@@ -46,9 +47,8 @@ export function pgExtraParams(url: string): Pick<pg.ClientConfig, "application_n
 }
 
 // sslmode=prefer learns once per process whether the server speaks TLS (node-postgres has no
-// fallback of its own). On globalThis: Next.js loads a module once per layer.
-const learned = globalThis as unknown as { __idemgatePgPlaintext?: Set<string> };
-const plaintextUrls = (learned.__idemgatePgPlaintext ??= new Set<string>());
+// fallback of its own). Process-wide (lib/process-wide.ts): Next.js loads a module once per layer.
+const plaintextUrls = processSlot<Set<string>>("pgPlaintextUrls").getOrCreate(() => new Set<string>());
 
 /** The ssl option for a new pool or client. */
 export function sslFor(url: string, tls: PgTls): false | ConnectionOptions {

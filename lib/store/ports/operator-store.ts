@@ -144,6 +144,10 @@ export interface OperatorStore {
   // The calls and runs explorer (lib/store/call-list-statements.ts): reads only.
   /** Newest first by (first seen, id). */
   listCalls(projectId: string, filter: CallListFilter, page: CallListPage): Promise<CallListRow[]>;
+  /** A tool's begins and completes in [from, to), oldest first (the newest `limit`). */
+  toolLedger(projectId: string, tool: string, from: number, to: number, limit: number): Promise<{ type: string; decision: string; callId: string | null; attempt: number; at: number }[]>;
+  /** Begins with these decisions in [from, to), newest first, records or not (loop blocks have none). */
+  listDecisions(projectId: string, filter: { decisions: readonly string[]; from: number; to: number; tool?: string }, limit: number): Promise<{ total: number; withoutRecord: number; events: GateEvent[] }>;
   /** Newest first by their first call, with counts. */
   listRuns(projectId: string, page: CallListPage, filter?: RunListFilter): Promise<RunRow[]>;
   listRunCalls(projectId: string, runId: string, limit: number): Promise<CallListRow[]>;

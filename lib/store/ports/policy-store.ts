@@ -47,6 +47,8 @@ export interface ToolTrafficRow {
   executions: number;
   replays: number;
   /** Shadow mode: executions the gate would have prevented as duplicates (core/shadow.ts). */
+  /** replay + in_progress + refused: the overview's "Dedup hits" (DEDUP_HIT_DECISIONS). */
+  dedupHits?: number;
   wouldPrevent: number;
 }
 
@@ -70,6 +72,10 @@ export interface LedgerEventRow {
   scope: string | null;
   recordArgs: string | null;
   recordFingerprint: string | null;
+  /** The policy revision the event was decided under (optional: older readers leave it out). */
+  policyVersion?: number | null;
+  /** Shadow mode: `would_…`. */
+  shadowDecision?: string | null;
 }
 
 /** A loop step of a sampled run, in another tool or from before the sampled span. */

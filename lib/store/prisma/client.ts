@@ -70,6 +70,14 @@ export interface OpenDbOptions {
 }
 
 /**
+ * Interactive transactions (operator paths: better-auth's sign-up, members, policies; never the
+ * gate's hot path) get more than Prisma's 5 s default: on a loaded 2-core machine creating the first
+ * admin on Postgres took 6.9–8.3 s (scrypt and the pool's connect inside better-auth's transaction),
+ * and the server could not start (P2028). A bound is kept so a stuck transaction still ends.
+ */
+const TRANSACTION_OPTIONS = { maxWait: 10_000, timeout: 30_000 } as const;
+
+/**
  * A Prisma Client over the driver adapters the CLI already uses (prisma.config.ts), with a
  * connection of its own: on SQLite a second better-sqlite3 connection to the same WAL file, which
  * waits up to the busy timeout for the gate's writer rather than failing; on Postgres its own small
@@ -80,7 +88,10 @@ export function openDb(options: OpenDbOptions = {}): Db {
   const db =
     target.provider === "postgres"
       ? openPostgres(target, options.pgPoolSize ?? 3, options.pgTimeouts)
-      : new SqlitePrismaClient({ adapter: new SqliteAdapter({ url: target.file, timeout: options.sqliteBusyTimeoutMs ?? 5_000 }, options.sqliteSynchronous ?? "full") });
+      : new SqlitePrismaClient({
+          adapter: new SqliteAdapter({ url: target.file, timeout: options.sqliteBusyTimeoutMs ?? 5_000 }, options.sqliteSynchronous ?? "full"),
+          transactionOptions: TRANSACTION_OPTIONS,
+        });
   providers.set(db, target.provider);
   return db;
 }
@@ -110,7 +121,7 @@ class SqliteAdapter extends PrismaBetterSQLite3 {
 function openPostgres(target: Extract<DatabaseTarget, { provider: "postgres" }>, max: number, timeouts?: Partial<PgTimeouts>): Db {
   // The same address, TLS and libpq parameters as every other pool; the adapter parses its own types.
   const adapter = new PrismaPg({ ...pgClientConfig(target), max, allowExitOnIdle: true, ...pgTimeoutSettings(timeouts) });
-  const client = new PostgresPrismaClient({ adapter });
+  const client = new PostgresPrismaClient({ adapter, transactionOptions: TRANSACTION_OPTIONS });
   // The one cast between the two clients (see Db): same models, Postgres a superset of the API.
   return client as unknown as Db;
 }

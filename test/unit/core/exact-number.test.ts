@@ -3,6 +3,9 @@ import fc from "fast-check";
 import { canonicalize, fingerprintArgs } from "../../../lib/core/canonical";
 import { canonicalNumber, exactDecimal } from "../../../lib/core/exact-number";
 import { parseExactJson } from "../../../lib/sdk/exact-json";
+import { builtinPolicyFor } from "../../../lib/core/policy";
+import { bodyValue } from "../../../lib/sdk/http/fetch-reply";
+import { payloadArgs, toolName } from "../../../lib/sdk/http/idempotency-core";
 
 /** A number by value: sign, significant digits (no leading or trailing zero), exponent; or zero. */
 type Num = { num: true; negative: boolean; digits: string; exponent: number } | { num: true; zero: true };
@@ -66,6 +69,29 @@ describe("exact numbers in fingerprints (issue #35 §2)", () => {
       }),
       { numRuns: 2_000 },
     );
+  });
+
+  it("an HTTP body as the middleware and /gw fingerprint it (the route's built-in policy): fields agents' arguments ignore (timestamp, requestId, trace_id) count like any other, and an object shaped like one of the gate's stand-ins is the client's own", () => {
+    const route = toolName("POST", "/v1/refunds");
+    const ignored = builtinPolicyFor(route).ignoreFields;
+    const httpKey = fc.oneof(key, fc.constantFrom("timestamp", "requestId", "request_id", "trace_id", "traceId", "idempotency_key", "idemgate/number", "idemgate/sha256", "idemgate/literal"));
+    // Strings a stand-in would read as a number or a digest.
+    const httpLeaf = fc.oneof(leaf, fc.constantFrom("5", "5.0", "9007199254740993", "0".repeat(64)));
+    const body: fc.Arbitrary<Tree> = fc.letrec<{ t: Tree }>((self) => ({
+      t: fc.oneof({ depthSize: "small", withCrossShrink: true }, httpLeaf, fc.array(self("t"), { maxLength: 3 }), fc.dictionary(httpKey, self("t"), { maxKeys: 3 })),
+    })).t;
+    const fingerprintBody = (text: string) => fingerprintArgs(payloadArgs("/v1/refunds", bodyValue(new TextEncoder().encode(text), "application/json")), ignored);
+    fc.assert(
+      fc.property(body, body, fc.nat(11), fc.nat(11), (a, b, va, vb) => {
+        expect(fingerprintBody(render(a, va)) === fingerprintBody(render(b, vb))).toBe(same(a, b));
+      }),
+      { numRuns: 2_000 },
+    );
+    // The examples: a client's stand-in shaped object is not the number or digest it looks like.
+    expect(fingerprintBody('{"a":{"idemgate/number":"5"}}')).not.toBe(fingerprintBody('{"a":5}'));
+    expect(fingerprintBody('{"a":{"idemgate/number":"5"}}')).not.toBe(fingerprintBody('{"a":{"idemgate/number":"5.0"}}'));
+    expect(fingerprintBody(`{"a":{"idemgate/sha256":"${"0".repeat(64)}"}}`)).not.toBe(fingerprintBody(`{"a":"${"0".repeat(64)}"}`));
+    expect(fingerprintBody('{"a":{"idemgate/literal":{"x":1}}}')).not.toBe(fingerprintBody('{"a":{"x":1}}'));
   });
 
   it("every spelling of one value (1, 1.0, 1e0, 10e-1) fingerprints as one", () => {

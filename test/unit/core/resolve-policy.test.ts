@@ -86,3 +86,19 @@ describe("diffOverrides", () => {
     expect(diffOverrides({ redactFields: ["a"] }, {})).toEqual([{ path: "redactFields", before: ["a"] }]);
   });
 });
+
+describe("an HTTP route's policy (issue #35 §2)", () => {
+  it("ignores no field unless the route's own layer lists some; a project-wide list stays with agents' tools", () => {
+    for (const route of ["POST /v1/refunds", "PATCH /gw/pay/v1/charges"]) {
+      expect(mergePolicy(null, null, route).ignoreFields).toEqual([]);
+      expect(mergePolicy({ ignoreFields: ["requestId"], ttlSeconds: 60 }, null, route)).toMatchObject({ ignoreFields: [], ttlSeconds: 60 });
+      expect(mergePolicy({ ignoreFields: ["requestId"] }, { ignoreFields: ["timestamp"] }, route).ignoreFields).toEqual(["timestamp"]);
+      expect(resolvePolicy({ ignoreFields: ["requestId"] }, null, route).sources.ignoreFields).toBe("builtin");
+    }
+    // Agents' tools (and a name that only looks like a method) keep the defaults and inherit the project's list.
+    for (const tool of ["charge_card", "POST refunds", "post /v1/refunds"]) {
+      expect(mergePolicy(null, null, tool).ignoreFields).toEqual(DEFAULT_POLICY.ignoreFields);
+      expect(mergePolicy({ ignoreFields: ["requestId"] }, null, tool).ignoreFields).toEqual(["requestId"]);
+    }
+  });
+});

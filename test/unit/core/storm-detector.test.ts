@@ -31,9 +31,12 @@ describe("retry-storm detection", () => {
     expect(detectStorms([...busy, 150], storm).transitions).toEqual([{ index: 4, transition: "opened" }]);
   });
 
-  it("a gate's first window is never a storm; until it has a baseline, only the absolute rule opens one", () => {
-    // Startup traffic: agents reconnecting and queued retries, a high share of them duplicates.
-    expect(detectStorms([500], storm).transitions).toEqual([]);
+  it("until it has a baseline, the absolute rule judges, from the project's first window on (issue #38)", () => {
+    // Startup traffic: agents reconnecting and queued retries, a high share of them duplicates, but under the absolute rate.
+    expect(detectStorms([{ hits: 500, begins: 600 }], storm).transitions).toEqual([]);
+    // A burst in the very first window that is nearly all duplicates is a storm.
+    expect(detectStorms([{ hits: 168, begins: 181 }], storm).transitions).toEqual([{ index: 0, transition: "opened" }]);
+    expect(judgeOpening([], { hits: 168, begins: 181 }, storm)).toMatchObject({ opens: true, rule: "absolute" });
     expect(detectStorms([{ hits: 500, begins: 600 }, { hits: 99, begins: 100 }, { hits: 400, begins: 500 }], storm).transitions).toEqual([]);
     const burst = detectStorms([{ hits: 40, begins: 400 }, { hits: 168, begins: 181 }], storm);
     expect(burst.transitions).toEqual([{ index: 1, transition: "opened" }]);

@@ -14,6 +14,7 @@ const total: DedupResponse["total"] = {
   conflicts: 0,
   blocked: 0,
   approvalRequired: 0,
+  previewRequired: 0,
   completes: { succeeded: 880, failed: 10, released: 10 },
   failures: 20,
   leaseLost: 0,
@@ -36,12 +37,15 @@ describe("prepareKpis", () => {
   });
 
   it("every call is in exactly one decision tile: the tiles add up to the calls, blocked and approval required included", () => {
-    const mixed = { ...total, begins: 1207, blocked: 4, approvalRequired: 3 };
+    const mixed = { ...total, begins: 1209, blocked: 4, approvalRequired: 3, previewRequired: 2 };
     const kpis = prepareKpis({ dedup: { projectId: "p", from: "", to: "", total: mixed, tools: [] }, pendingApprovals: 0, openStorms: 0 });
     const tiles = kpis.filter((k) => k.group);
-    expect(tiles.map((k) => k.label)).toEqual(["Executions", "Dedup hits", "Conflicts", "Approval required", "Blocked"]);
+    expect(tiles.map((k) => k.label)).toEqual(["Executions", "Dedup hits", "Conflicts", "Approval required", "Preview required", "Blocked"]);
     const sum = tiles.reduce((s, k) => s + Number(k.value.replace(/,/g, "")), 0);
-    expect(sum).toBe(1207);
+    expect(sum).toBe(1209);
+    // preview_required is a decision the gate issues: its own tile, never "Other" (issue #38).
+    expect(kpis.find((k) => k.id === "preview-required")?.value).toBe("2");
+    expect(kpis.some((k) => k.id === "other")).toBe(false);
     expect(groupTotals(mixed).other).toBe(0);
   });
 

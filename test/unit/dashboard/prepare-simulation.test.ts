@@ -8,10 +8,18 @@ describe("prepareSimulationRows", () => {
   it("pairs each decision with what the draft would have decided and the difference", () => {
     const rows = prepareSimulationRows(tally({ executed: 10, deduped: 4 }), tally({ executed: 10, refused: 4 }));
     expect(rows).toEqual([
-      { key: "executed", label: "Executed", actual: 10, draft: 10, change: 0 },
-      { key: "deduped", label: "Deduplicated", actual: 4, draft: 0, change: -4 },
-      { key: "refused", label: "Refused", actual: 0, draft: 4, change: 4 },
+      { key: "executed", label: "Executed", actual: 10, current: 10, draft: 10, change: 0 },
+      { key: "deduped", label: "Deduplicated", actual: 4, current: 4, draft: 0, change: -4 },
+      { key: "refused", label: "Refused", actual: 0, current: 0, draft: 4, change: 4 },
     ]);
+  });
+
+  it("compares the draft with the policy in force replayed, not with the record (issue #38 identity)", () => {
+    const recorded = tally({ executed: 10, deduped: 167, blocked: 1 });
+    const replayed = tally({ executed: 10, deduped: 156, blocked: 12 });
+    const rows = prepareSimulationRows(recorded, replayed, replayed);
+    expect(rows.every((row) => row.change === 0)).toBe(true);
+    expect(rows.find((row) => row.key === "blocked")).toMatchObject({ actual: 1, current: 12, draft: 12 });
   });
 
   it("leaves out decisions neither side ever made", () => {

@@ -1,4 +1,4 @@
-import { DEFAULT_POLICY, type ToolPolicy } from "../../../lib/core/policy";
+import { type ToolPolicy, builtinPolicyFor } from "../../../lib/core/policy";
 import { type CreateGateOptions, type Gate, createGate } from "../../../lib/sdk";
 import { InProcessTransport } from "../../../lib/sdk/in-process-transport";
 import type { GateTransport } from "../../../lib/sdk/types";
@@ -8,9 +8,9 @@ import { createProjectWithKey } from "../../../lib/server/operators/projects";
 import type { PolicySource } from "../../../lib/server/policies/policy-source";
 import { migratedSqliteFile } from "../../helpers/migrated-sqlite";
 
-/** A policy source for every tool: the engine's defaults with these overrides (a real PolicySource). */
+/** A policy source for every tool: the engine's defaults (an HTTP route's for a route) with these overrides (a real PolicySource). */
 export function policies(overrides: Partial<ToolPolicy> = {}): PolicySource {
-  return { forTool: async () => ({ policy: { ...DEFAULT_POLICY, ...overrides }, version: 1 }) };
+  return { forTool: async (_projectId, tool) => ({ policy: { ...builtinPolicyFor(tool), ...overrides }, version: 1 }) };
 }
 
 export interface TestGate {

@@ -48,13 +48,15 @@ export interface EngineHistory {
   close(): Promise<void>;
 }
 
-export async function engineHistory(policy: ToolPolicy): Promise<EngineHistory> {
+/** `policy`: the tool's policy throughout, or a function read on every begin (a policy edited midway, with its revision). */
+export async function engineHistory(policy: ToolPolicy | (() => { policy: ToolPolicy; version: number })): Promise<EngineHistory> {
   const file = await migratedSqliteFile("sim");
   const store = openStore({ databaseUrl: `file:${file}`, sqliteSynchronous: "normal" });
   const db = openDb({ databaseUrl: `file:${file}` });
   const project = await createProjectWithKey(store, "simulator");
   const clock = { now: T0 };
-  const policies: PolicySource = { forTool: async (_, tool) => ({ policy: tool === TOOL ? policy : DEFAULT_POLICY, version: 1, known: true }) };
+  const current = typeof policy === "function" ? policy : () => ({ policy, version: 1 });
+  const policies: PolicySource = { forTool: async (_, tool) => (tool === TOOL ? { ...current(), known: true } : { policy: DEFAULT_POLICY, version: 1, known: true }) };
   const service = new GateService(store, policies, { clock: () => clock.now, bypass: bypassGate });
   const records = new OperatorRecords(new PrismaOperatorStore(db), store, policies, () => clock.now);
   return {

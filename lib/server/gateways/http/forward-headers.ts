@@ -1,3 +1,5 @@
+import type { ClientView } from "../../../http/client-address";
+
 /** Never forwarded: they describe this hop, carry the caller's gate credentials, or are Idemgate's own. */
 const DROPPED_REQUEST = new Set([
   "host",
@@ -14,7 +16,17 @@ const DROPPED_REQUEST = new Set([
   "traceparent",
   "tracestate",
   "x-request-id",
+  // Who sent the request and to where: set by the gate from what it vouches for (clientHeaders),
+  // never passed on as a client wrote them, nor as Next.js fills them in (the gate's own port).
+  "forwarded",
+  "x-forwarded-for",
+  "x-forwarded-host",
+  "x-forwarded-proto",
+  "x-forwarded-port",
+  "x-real-ip",
 ]);
+/** Idemgate's own headers, the caller's and those its server stamps on a request (client-address.ts): never sent upstream. */
+const OWN_PREFIXES = ["idemgate-", "x-idemgate-"];
 const DROPPED_RESPONSE = new Set(["connection", "keep-alive", "transfer-encoding", "content-length", "upgrade", "trailer", "proxy-authenticate"]);
 /** Hop-by-hop in either direction too: a pre-standard Connection some clients still send (RFC 9110 §7.6.1). */
 const PROXY_CONNECTION = "proxy-connection";
@@ -43,16 +55,37 @@ function withVia(received: string | null): string {
  * The caller's headers minus transport (hop-by-hop, and any named in Connection), credentials,
  * Idemgate's own and the key headers (the gate's key replaces them); Via names this hop.
  */
-export function forwardedRequestHeaders(incoming: Headers, keyHeaders: string[]): Record<string, string> {
+export function forwardedRequestHeaders(incoming: Headers, keyHeaders: string[], client?: ClientView): Record<string, string> {
   const headers: Record<string, string> = {};
   const keys = new Set(keyHeaders.map((name) => name.toLowerCase()));
   const hop = connectionOptions(incoming);
   incoming.forEach((value, name) => {
     const lower = name.toLowerCase();
-    if (DROPPED_REQUEST.has(lower) || hop.has(lower) || lower.startsWith("idemgate-") || keys.has(lower)) return;
+    if (DROPPED_REQUEST.has(lower) || hop.has(lower) || OWN_PREFIXES.some((prefix) => lower.startsWith(prefix)) || keys.has(lower)) return;
     headers[lower] = value;
   });
   headers.via = withVia(incoming.get("via"));
+  return client ? { ...headers, ...clientHeaders(client) } : headers;
+}
+
+/**
+ * X-Forwarded-For/-Host/-Proto and Forwarded (RFC 7239) as the client sees the request: its
+ * address (as the socket and trusted proxies vouch for it), the host it addressed and the protocol
+ * it used. Never the gate's own address or port, never what a client claims about itself.
+ */
+export function clientHeaders(client: ClientView): Record<string, string> {
+  const headers: Record<string, string> = { "x-forwarded-proto": client.proto };
+  const forwarded: string[] = [];
+  if (client.ip) {
+    headers["x-forwarded-for"] = client.ip;
+    forwarded.push(`for=${client.ip.includes(":") ? `"[${client.ip}]"` : client.ip}`);
+  }
+  if (client.host) {
+    headers["x-forwarded-host"] = client.host;
+    forwarded.push(`host=${JSON.stringify(client.host)}`);
+  }
+  forwarded.push(`proto=${client.proto}`);
+  headers.forwarded = forwarded.join(";");
   return headers;
 }
 
@@ -67,6 +100,18 @@ export function returnedResponseHeaders(upstream: Headers): [string, string][] {
   });
   headers.push(["via", withVia(upstream.get("via"))]);
   return headers;
+}
+
+/**
+ * The query as the client sent it, byte for byte (`?…`, or "" for none): from the request target
+ * the server recorded as it arrived, else the parsed URL's (which a URL parser may have re-encoded).
+ */
+export function rawQuery(rawTarget: string | null, parsedSearch: string): string {
+  if (rawTarget === null) return parsedSearch;
+  const at = rawTarget.indexOf("?");
+  if (at === -1) return "";
+  // A lone "?" is no query at all to a URL parser; the upstream gets it as sent.
+  return rawTarget.slice(at);
 }
 
 /** The upstream URL for a gateway path: the base URL's path, then each segment re-encoded; `.` and `..` are refused. */

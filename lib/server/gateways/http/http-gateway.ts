@@ -11,9 +11,12 @@ import type { ResendService } from "../../resends/resend-service";
 import type { OutboundInit } from "../../outbound/outbound-fetch";
 import { OutboundRefusedError } from "../../outbound/outbound-refused";
 import type { ResolvedUpstream } from "../upstreams/upstream-service";
-import { forwardedRequestHeaders, returnedResponseHeaders, upstreamUrl } from "./forward-headers";
+import { type ClientView, clientView } from "../../../http/client-address";
+import { forwardedRequestHeaders, rawQuery, returnedResponseHeaders, upstreamUrl } from "./forward-headers";
 import { readLimited } from "./read-limited";
 import { readBoundedBody } from "../../../http/bounded-body";
+import { publicOrigin } from "../../../http/public-origin";
+import { problemTypeBase } from "../../../sdk/http/problem";
 import { AppError } from "../../app-error";
 
 /** What the gateway needs from the upstream registry and the outbound guard: swapped in tests. */
@@ -46,6 +49,16 @@ export const DEFAULT_GATEWAY_SETTINGS: GatewaySettings = {
   maxRequestBytes: 10 * 1024 * 1024,
 };
 
+/** One request as it goes upstream: where, its query as sent, who sent it, and its body. */
+interface Outgoing {
+  url: URL;
+  query: string;
+  client: ClientView;
+  req: Request;
+  bytes: Uint8Array;
+  typeBase: string;
+}
+
 export interface GatewayRequest {
   projectId: string;
   upstream: string;
@@ -71,13 +84,19 @@ export class HttpGateway {
 
   async handle({ projectId, upstream, path, req, caller }: GatewayRequest): Promise<Response> {
     const resolved = await this.deps.resolveUpstream(projectId, upstream);
+    // Problems link to their pages on this gate (app/problems).
+    const origin = publicOrigin(req);
+    const typeBase = problemTypeBase(origin);
     const source = new URL(req.url);
+    const client = clientView(req.headers);
+    // The query goes upstream (and into the payload's fingerprint) byte for byte as the client sent it.
+    const query = rawQuery(client.rawTarget, source.search);
     const target = upstreamUrl(resolved.row.url!, path, source.search);
-    if (!target) return responseFromReply(problemReply("badPath", "path segments `.`, `..` and empty ones are not forwarded"));
+    if (!target) return responseFromReply(problemReply("badPath", "path segments `.`, `..` and empty ones are not forwarded", [], {}, typeBase));
     try {
       await this.deps.outbound.assertAllowed(projectId, target);
     } catch (error) {
-      if (error instanceof OutboundRefusedError) return responseFromReply(refused(error));
+      if (error instanceof OutboundRefusedError) return responseFromReply(refused(error, typeBase));
       throw error;
     }
 
@@ -87,22 +106,23 @@ export class HttpGateway {
       bytes = await readBoundedBody(req.headers, req.body, this.settings.maxRequestBytes);
     } catch (error) {
       if (!(error instanceof AppError && error.code === "payload_too_large")) throw error;
-      return responseFromReply(problemReply("tooLarge", `the request body is too large: request bodies are forwarded up to ${this.settings.maxRequestBytes} bytes`));
+      return responseFromReply(problemReply("tooLarge", `the request body is too large: request bodies are forwarded up to ${this.settings.maxRequestBytes} bytes`, [], {}, typeBase));
     }
     const maxStoredBytes = resolved.row.maxStoredBytes ?? this.settings.maxStoredBytes;
     // A request that asks to run a completed key again needs to know who asks (the resend request is theirs).
     const gate = req.headers.has(RESEND_HEADER) ? this.resendGate(projectId, caller) : this.gateFor(projectId);
-    const options: IdempotencyOptions = { gate, maxStoredBytes, keyHeader: this.settings.keyHeader };
+    const options: IdempotencyOptions = { gate, maxStoredBytes, keyHeader: this.settings.keyHeader, problemBaseUrl: origin };
     const incoming = {
       method: req.method,
       route: `/gw/${upstream}/${path.join("/")}`,
-      target: source.pathname + source.search,
+      target: source.pathname + query,
       header: (name: string) => req.headers.get(name),
       body: bodyValue(bytes, req.headers.get("content-type")),
       // Keys are the calling API key's: another key's same Idempotency-Key is its own request.
       caller: caller?.apiKeyId ?? null,
     };
-    const forward = (key: string | null, signal?: AbortSignal, storeUpTo = maxStoredBytes) => this.forward(projectId, resolved, target, req, bytes, key, storeUpTo, signal);
+    const sent: Outgoing = { url: target, query, client, req, bytes, typeBase };
+    const forward = (key: string | null, signal?: AbortSignal, storeUpTo = maxStoredBytes) => this.forward(projectId, resolved, sent, key, storeUpTo, signal);
     // A route whose policy never replays streams its response through from the first byte.
     const answer = await runIdempotent(options, incoming, (ctx) => forward(ctx.idempotencyKey, ctx.signal, ctx.replayable ? maxStoredBytes : 0));
     // Not gated (a GET, or no key where one is optional): nothing is stored, so it streams from the first byte.
@@ -126,18 +146,9 @@ export class HttpGateway {
   }
 
   /** One upstream request; failures become replies so the core records them (5xx released, 4xx kept). */
-  private async forward(
-    projectId: string,
-    upstream: ResolvedUpstream,
-    url: URL,
-    req: Request,
-    bytes: Uint8Array,
-    key: string | null,
-    maxStoredBytes: number,
-    signal?: AbortSignal,
-  ): Promise<HttpReply> {
+  private async forward(projectId: string, upstream: ResolvedUpstream, { url, query, client, req, bytes, typeBase }: Outgoing, key: string | null, maxStoredBytes: number, signal?: AbortSignal): Promise<HttpReply> {
     const upstreamKeyHeader = upstream.row.idempotencyHeader ?? this.settings.keyHeader;
-    const forwarded = forwardedRequestHeaders(req.headers, [this.settings.keyHeader, upstreamKeyHeader]);
+    const forwarded = forwardedRequestHeaders(req.headers, [this.settings.keyHeader, upstreamKeyHeader], client);
     const headers = { ...forwarded, ...upstream.headers, ...(key ? { [upstreamKeyHeader]: key } : {}) };
     const timeout = AbortSignal.timeout(this.settings.timeoutMs);
     const method = req.method.toUpperCase();
@@ -151,12 +162,13 @@ export class HttpGateway {
           signal: signal ? AbortSignal.any([signal, timeout]) : timeout,
           // Every header the upstream's configuration adds (its secret among them) is for its origin only.
           originBound: Object.keys(upstream.headers),
+          rawQuery: query,
         }),
       );
     } catch (error) {
-      if (error instanceof OutboundRefusedError) return refused(error);
+      if (error instanceof OutboundRefusedError) return refused(error, typeBase);
       // Nothing came back: a 502, released, so the caller's retry forwards it again under the same key.
-      return problemReply("upstreamFailed", `${upstream.row.name} did not answer: ${(error as Error).message}`);
+      return problemReply("upstreamFailed", `${upstream.row.name} did not answer: ${(error as Error).message}`, [], {}, typeBase);
     }
     if (maxStoredBytes === 0 && response.body) return { status: response.status, headers: returnedResponseHeaders(response.headers), body: null, stream: response.body };
     const body = await readLimited(response.body, maxStoredBytes);
@@ -178,6 +190,6 @@ function throughNext(reply: HttpReply): HttpReply {
   return { ...reply, headers: reply.headers.map(([name, value]) => (name.toLowerCase() === "content-encoding" ? [CONTENT_ENCODING_THROUGH_NEXT, value] : [name, value])) };
 }
 
-function refused(error: OutboundRefusedError): HttpReply {
-  return problemReply("upstreamRefused", `${error.message} (${error.reason})`);
+function refused(error: OutboundRefusedError, typeBase: string): HttpReply {
+  return problemReply("upstreamRefused", `${error.message} (${error.reason})`, [], {}, typeBase);
 }

@@ -1,3 +1,5 @@
+import type { Actor } from "../../operators/operator-audit";
+
 /** `_meta` keys a client may send on tools/call (DESIGN.md, "MCP gateway"). */
 export const META = {
   runId: "idemgate/runId",
@@ -10,6 +12,18 @@ export const META = {
   callId: "idemgate/callId",
   key: "idemgate/key",
 } as const;
+
+/** Who is calling, as the MCP endpoint authenticated them. */
+export interface McpCaller {
+  projectId: string;
+  apiKeyId: string;
+  /** For the audit log, when the call asks for a resend. */
+  actor: Actor;
+  sessionId: string | null;
+  runHeader: string | null;
+  /** Where operators open the dashboard (the Approvals page a waiting client is pointed at). */
+  dashboardOrigin: string;
+}
 
 export interface McpCallIdentity {
   runId: string;
@@ -32,6 +46,9 @@ export interface IdentitySources {
 }
 
 const text = (value: unknown): string | null => (typeof value === "string" && value.length > 0 && value.length <= 200 ? value : null);
+// An id is passed on as sent, however long: the gate checks ids in one place (visible-ids.ts), so an
+// over-long or invisible run id is refused there ("invalid"), never silently swapped for the session's.
+const id = (value: unknown): string | null => (typeof value === "string" && value.length > 0 ? value : null);
 
 /**
  * Who a tools/call belongs to, without an agent runtime: the client's own `_meta` first, then the
@@ -43,13 +60,13 @@ const text = (value: unknown): string | null => (typeof value === "string" && va
 export function identifyCall(sources: IdentitySources): McpCallIdentity {
   const meta = sources.meta ?? {};
   const runId =
-    text(meta[META.runId]) ?? text(sources.runHeader) ?? (sources.sessionId ? `mcp:${sources.sessionId}` : null) ?? `key:${sources.apiKeyId}`;
+    id(meta[META.runId]) ?? id(sources.runHeader) ?? (sources.sessionId ? `mcp:${sources.sessionId}` : null) ?? `key:${sources.apiKeyId}`;
   return {
     runId,
-    stepId: text(meta[META.stepId]),
-    scope: text(meta[META.scope]),
-    agentId: text(meta[META.agentId]),
-    toolCallId: text(sources.idempotencyKey) ?? text(meta.idempotencyKey),
+    stepId: id(meta[META.stepId]),
+    scope: id(meta[META.scope]),
+    agentId: id(meta[META.agentId]),
+    toolCallId: id(sources.idempotencyKey) ?? id(meta.idempotencyKey),
     resendReason: text(meta[META.resend]),
   };
 }

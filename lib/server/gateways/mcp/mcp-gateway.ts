@@ -3,13 +3,12 @@ import type { BeginDecision } from "../../../core/record";
 import type { McpToolList } from "../../../contract/upstreams";
 import { AppError } from "../../app-error";
 import type { GateService } from "../../gate/gate-service";
-import type { Actor } from "../../operators/operator-audit";
 import type { PolicyService } from "../../policies/policy-service";
 import type { BypassAsk } from "../../resends/resend-bypass";
 import { SEED_AUTHOR, type ToolAnnotations, pickHints, seedFromAnnotations } from "./annotation-policies";
 import type { ResolvedUpstream, UpstreamService } from "../upstreams/upstream-service";
 import { withMcpServerSpan, withUpstreamCallSpan } from "../../../telemetry/mcp-telemetry";
-import { META, type McpCallIdentity, identifyCall } from "./call-identity";
+import { META, type McpCallIdentity, type McpCaller, identifyCall } from "./call-identity";
 import { type ToolResult, downstreamMeta, gateError, isToolResult, refusalResult, replayResult, resultText, stripGateMeta, unknownOutcomeResult, withGateMeta, withTiming } from "./decision-results";
 import { MAX_OPERATOR_ROUNDS, type OperatorSignOff, type OperatorWait, isOperatorWait } from "./operator-sign-off";
 import { type UpstreamConnector, describeCause } from "./upstream-connector";
@@ -27,21 +26,14 @@ export function gateToolName(upstream: string, tool: string): string {
   return `${upstream}${TOOL_SEPARATOR}${tool}`;
 }
 
-/** Who is calling, as the MCP endpoint authenticated them. */
-export interface McpCaller {
-  projectId: string;
-  apiKeyId: string;
-  /** For the audit log, when the call asks for a resend. */
-  actor: Actor;
-  sessionId: string | null;
-  runHeader: string | null;
-  /** Where operators open the dashboard (the Approvals page a waiting client is pointed at). */
-  dashboardOrigin: string;
-}
-
 export interface ToolCallParams {
   name: string;
   arguments?: Record<string, unknown>;
+  /**
+   * The arguments with every number as written (lib/sdk/exact-json.ts), when the body had one a
+   * double cannot hold: what the gate fingerprints, so two accounts past 2^53 are two calls.
+   */
+  exactArguments?: unknown;
   _meta?: Record<string, unknown>;
   idempotencyKey?: unknown;
 }
@@ -182,7 +174,8 @@ export class McpGateway {
       await this.listTools(upstream, io.signal).catch(() => undefined);
     }
     const { resendReason, ...identity } = identifyCall({ meta: params._meta, idempotencyKey: params.idempotencyKey, runHeader: caller.runHeader, sessionId: caller.sessionId, apiKeyId: caller.apiKeyId });
-    const args = params.arguments ?? {};
+    // Fingerprinted with its numbers as written; the upstream is sent the arguments as parsed.
+    const args = (params.exactArguments ?? params.arguments ?? {}) as Record<string, unknown>;
     const begin = (bypass?: BypassAsk, previewToken?: string) => this.gate.begin(caller.projectId, { tool, ...identity, args, waitMs: LATCH_WAIT_MS, bypass, previewToken });
     let decision: BeginDecision;
     try {

@@ -2,7 +2,8 @@ import { type CallToolResult, type ListToolsResult, type McpRequestContext, Prot
 import type { Client } from "@modelcontextprotocol/client";
 import type { ResolvedUpstream } from "../upstreams/upstream-service";
 import type { InFlightCalls } from "./in-flight-calls";
-import type { McpCaller, McpGateway, ToolCallParams } from "./mcp-gateway";
+import type { McpCaller } from "./call-identity";
+import type { McpGateway, ToolCallParams } from "./mcp-gateway";
 import { MAX_SUBSCRIPTIONS, MAX_SUBSCRIPTION_URI, type McpSessions } from "./mcp-sessions";
 import { isOperatorWait } from "./operator-sign-off";
 import { LOG_LEVEL_META_KEY, type LogRelay, asLogLevel } from "./upstream-logs";
@@ -13,6 +14,8 @@ export interface McpRequestScope {
   upstream: ResolvedUpstream;
   /** Client-sent `idempotencyKey`s of the body's tools/call requests, by JSON-RPC id (the SDK's schema drops the field). */
   idempotencyKeys: Map<string, unknown>;
+  /** The arguments of the body's tools/call requests with their numbers as written, by JSON-RPC id, where they differ (with-mcp-route.ts). */
+  exactArguments?: Map<string, unknown>;
   /** Where this request's tools/call registers, so the client's `notifications/cancelled` reaches it. */
   inflight: InFlightCalls;
   /** The level the request's session set with logging/setLevel (session-era clients), if any. */
@@ -80,6 +83,7 @@ export function mcpServerFactory(gateway: McpGateway, sessions: McpSessions) {
         ...(request.params as ToolCallParams),
         _meta: context.mcpReq._meta as Record<string, unknown> | undefined,
         idempotencyKey: scope.idempotencyKeys.get(String(context.mcpReq.id)),
+        exactArguments: scope.exactArguments?.get(String(context.mcpReq.id)),
       };
       const { caller } = scope;
       const tracked = scope.inflight.track({ projectId: caller.projectId, apiKeyId: caller.apiKeyId, sessionId: caller.sessionId, requestId: context.mcpReq.id });

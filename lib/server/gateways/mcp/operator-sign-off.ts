@@ -1,8 +1,7 @@
 import type { PreviewService } from "../../multistep/preview-service";
 import type { PreviewRow } from "../../../store/prisma/preview-repository";
 import type { ResendService } from "../../resends/resend-service";
-import type { McpCallIdentity } from "./call-identity";
-import type { McpCaller } from "./mcp-gateway";
+import type { McpCallIdentity, McpCaller } from "./call-identity";
 
 /** How many times a 2026-07-28 client is asked to wait for an operator before the call ends as an isError result. */
 export const MAX_OPERATOR_ROUNDS = 5;

@@ -20,6 +20,7 @@ export const POLICY_SQL = {
   traffic: `SELECT tool, COUNT(*) AS calls,
       SUM(CASE WHEN decision IN ('execute', 'verify') THEN 1 ELSE 0 END) AS executions,
       SUM(CASE WHEN decision = 'replay' THEN 1 ELSE 0 END) AS replays,
+      SUM(CASE WHEN decision IN ('replay', 'in_progress', 'refused') THEN 1 ELSE 0 END) AS dedup_hits,
       SUM(CASE WHEN shadow_decision IN (${SHADOW_PREVENTED_SQL}) THEN 1 ELSE 0 END) AS would_prevent
     FROM events WHERE project_id = $1 AND type = 'begin' AND at >= $2 GROUP BY tool`,
   // SQLite runs the write as these steps inside one immediate transaction.
@@ -97,5 +98,5 @@ export function rowToSignature(row: Row): CallSignature & { id: string } {
 }
 
 export function rowToTraffic(row: Row): ToolTrafficRow {
-  return { tool: String(row.tool), calls: num(row.calls), executions: num(row.executions), replays: num(row.replays), wouldPrevent: num(row.would_prevent ?? 0) };
+  return { tool: String(row.tool), calls: num(row.calls), executions: num(row.executions), replays: num(row.replays), dedupHits: num(row.dedup_hits ?? 0), wouldPrevent: num(row.would_prevent ?? 0) };
 }

@@ -11,7 +11,7 @@ export const SIMULATION_SQL = {
   /** The id of the n-th latest begin of the tool (0-based offset), or nothing. */
   beginAt: `SELECT id FROM events WHERE project_id = $1 AND tool = $2 AND type = 'begin' ORDER BY id DESC LIMIT 1 OFFSET $3`,
   events: `SELECT e.id, e.type, e.decision, e.at, e.key, e.call_id, e.attempt, e.run_id, e.agent_id, e.tool_call_id,
-      e.args_fingerprint, e.loop_step, e.detail, r.step_id, r.scope, r.args AS record_args, r.args_fingerprint AS record_fingerprint
+      e.args_fingerprint, e.loop_step, e.detail, e.policy_version, e.shadow_decision, r.step_id, r.scope, r.args AS record_args, r.args_fingerprint AS record_fingerprint
     FROM events e LEFT JOIN call_records r ON r.id = e.call_id AND r.project_id = e.project_id
     WHERE e.project_id = $1 AND e.tool = $2 AND e.id >= $3 ORDER BY e.id LIMIT $4`,
   /** Other tools' steps of the sampled runs, and every step of theirs from before the span (newest first). */
@@ -58,6 +58,8 @@ function rowToLedgerEvent(row: Row): LedgerEventRow {
     recordArgs: strOrNull(row.record_args),
     recordFingerprint: strOrNull(row.record_fingerprint),
     recordFound: row.record_fingerprint != null,
+    policyVersion: row.policy_version == null ? null : num(row.policy_version),
+    shadowDecision: strOrNull(row.shadow_decision),
   };
 }
 

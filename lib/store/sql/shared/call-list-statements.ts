@@ -159,6 +159,13 @@ export function rowToCallListRow(row: Row): CallListRow {
   };
 }
 
+export interface DecisionFilter {
+  decisions: readonly string[];
+  from: number;
+  to: number;
+  tool?: string;
+}
+
 /** The explorer's reads, written once: each operator store extends this with its provider's way to run a query for its rows. */
 export abstract class CallListReads {
   protected abstract rows(sql: string, values: unknown[]): Promise<Row[]>;
@@ -211,6 +218,30 @@ export abstract class CallListReads {
   async listRunEvents(projectId: string, runId: string, limit: number): Promise<GateEvent[]> {
     const sql = `SELECT ${EVENT_COLUMN_LIST} FROM events WHERE project_id = $1 AND run_id = $2 ORDER BY id LIMIT $3`;
     return (await this.rows(sql, [projectId, runId, limit])).map(rowToEvent);
+  }
+
+  /**
+   * The begins a figure counted (issue #38 §1): every begin with these decisions in the window,
+   * newest first, with or without a record, and how many there are in all.
+   */
+  async listDecisions(projectId: string, filter: DecisionFilter, limit: number): Promise<{ total: number; withoutRecord: number; events: GateEvent[] }> {
+    const values: unknown[] = [projectId, filter.from, filter.to];
+    const inDecisions = filter.decisions.map((decision) => `$${values.push(decision)}`).join(", ");
+    const tool = filter.tool === undefined ? "" : ` AND tool = $${values.push(filter.tool)}`;
+    const where = `project_id = $1 AND type = 'begin' AND at >= $2 AND at < $3 AND decision IN (${inDecisions})${tool}`;
+    const [counts, rows] = await Promise.all([
+      this.rows(`SELECT COUNT(*) AS total, SUM(CASE WHEN call_id IS NULL THEN 1 ELSE 0 END) AS without_record FROM events WHERE ${where}`, values),
+      this.rows(`SELECT ${EVENT_COLUMN_LIST} FROM events WHERE ${where} ORDER BY id DESC LIMIT $${values.length + 1}`, [...values, limit]),
+    ]);
+    return { total: num(counts[0]?.total ?? 0), withoutRecord: num(counts[0]?.without_record ?? 0), events: rows.map(rowToEvent) };
+  }
+
+  /** A tool's begins and completes in [from, to), oldest first (the newest `limit` of them). */
+  async toolLedger(projectId: string, tool: string, from: number, to: number, limit: number): Promise<{ type: string; decision: string; callId: string | null; attempt: number; at: number }[]> {
+    const sql = `SELECT type, decision, call_id, attempt, at, id FROM events
+      WHERE project_id = $1 AND tool = $2 AND type IN ('begin', 'complete') AND at >= $3 AND at < $4 ORDER BY id DESC LIMIT $5`;
+    const rows = await this.rows(sql, [projectId, tool, from, to, limit]);
+    return rows.reverse().map((row) => ({ type: String(row.type), decision: String(row.decision), callId: strOrNull(row.call_id), attempt: num(row.attempt), at: num(row.at) }));
   }
 
   /** A call's latest `limit` events, oldest first. */

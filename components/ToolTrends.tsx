@@ -1,0 +1,105 @@
+"use client";
+
+import { usePathname, useSearchParams } from "next/navigation";
+import { useEffect, useMemo, useState } from "react";
+import { GROUP_IDS } from "@/lib/dashboard/decision-groups";
+import { FIGURE_DEFINITIONS } from "@/lib/dashboard/figure-definitions";
+import { formatInstant } from "@/lib/dashboard/format-time";
+import { formatRate } from "@/lib/dashboard/prepare-kpis";
+import { prepareDecisionSeries } from "@/lib/dashboard/prepare-timeseries";
+import { usePolicyHistoryQuery } from "@/lib/dashboard/queries/use-policies-query";
+import { useTimeseriesQuery } from "@/lib/dashboard/queries/use-timeseries-query";
+import { useToolFiguresQuery } from "@/lib/dashboard/queries/use-tool-figures-query";
+import { type RangeSpec, rangeFromSearch, rangeToSearch, resolveRange } from "@/lib/dashboard/range";
+import { DecisionsChart } from "./DecisionsChart";
+import { RangePicker } from "./RangePicker";
+import { ErrorState, Loading } from "./StateViews";
+
+const int = new Intl.NumberFormat("en-US");
+const ms = (value: number | null) => (value === null ? "—" : `${int.format(Math.round(value))} ms`);
+
+/**
+ * A tool's trends over the chosen range (issue #38 §2), beside its policy: calls, dedup rate,
+ * decisions, latency p50/p95 and failure rate of its executions, with the policy's revisions
+ * marked on the chart. The figures use the overview's vocabulary, so they agree with it.
+ */
+export function ToolTrends({ projectId, tool }: { projectId: string; tool: string }) {
+  const pathname = usePathname();
+  const search = useSearchParams();
+  const spec = rangeFromSearch(search);
+  const [now, setNow] = useState(() => Date.now());
+  useEffect(() => {
+    const timer = setInterval(() => setNow(Date.now()), 60_000);
+    return () => clearInterval(timer);
+  }, []);
+  const { from, to, bucket, label } = resolveRange(spec, now);
+  const figures = useToolFiguresQuery(projectId, tool, from, to);
+  const series = useTimeseriesQuery(projectId, from, to, bucket);
+  const history = usePolicyHistoryQuery(projectId, tool);
+  const points = useMemo(() => (series.data ? prepareDecisionSeries(series.data, { tool }) : []), [series.data, tool]);
+  const groups = useMemo(() => GROUP_IDS.filter((id) => points.some((p) => p[id] > 0)), [points]);
+  const changes = (history.data?.revisions ?? []).filter((r) => Date.parse(r.at) >= Date.parse(from) && Date.parse(r.at) < Date.parse(to));
+  const annotations = changes.map((r) => ({ at: points.find((p) => Date.parse(r.at) >= p.at && Date.parse(r.at) < p.end)?.at ?? Date.parse(r.at), label: `v${r.version}` }));
+
+  function setRange(next: RangeSpec) {
+    setNow(Date.now());
+    window.history.pushState(null, "", `${pathname}?${rangeToSearch(next)}`);
+  }
+
+  const f = figures.data;
+  const tiles = f
+    ? [
+        { id: "calls", label: "Calls", value: int.format(f.calls), hint: FIGURE_DEFINITIONS.calls },
+        { id: "dedup-hits", label: "Dedup hits", value: int.format(f.dedupHits), hint: FIGURE_DEFINITIONS.dedupHits },
+        { id: "dedup-rate", label: "Dedup rate", value: formatRate(f.dedupRate), hint: FIGURE_DEFINITIONS.dedupRate },
+        { id: "latency-p50", label: "Latency p50", value: ms(f.latency.p50Ms), hint: `Median time from an execution's begin to its complete (${f.latency.count} executions)` },
+        { id: "latency-p95", label: "Latency p95", value: ms(f.latency.p95Ms), hint: "95th percentile (nearest rank) of the same" },
+        { id: "failure-rate", label: "Failure rate", value: formatRate(f.failureRate), hint: `failed + released completes / completes (${f.failures} of ${f.completes})` },
+      ]
+    : [];
+  return (
+    <section className="stack" aria-labelledby="trends-title" data-testid="tool-trends">
+      <div className="row spread">
+        <h2 id="trends-title" style={{ margin: 0 }}>
+          Trends · {label}
+        </h2>
+        <RangePicker key={rangeToSearch(spec).toString()} value={spec} onChange={setRange} />
+      </div>
+      {figures.error ? (
+        <ErrorState error={figures.error} onRetry={() => figures.refetch()} />
+      ) : !f ? (
+        <Loading label="Loading the tool's figures…" />
+      ) : (
+        <>
+          <ul className="kpis" aria-label="The tool's figures">
+            {tiles.map((t) => (
+              <li key={t.id} className="card kpi" data-testid={`tool-kpi-${t.id}`} title={t.hint}>
+                <div className="label">{t.label}</div>
+                <div className="value">{t.value}</div>
+              </li>
+            ))}
+          </ul>
+          <p className="muted" style={{ margin: 0 }} data-testid="tool-decisions">
+            Decisions:{" "}
+            {Object.entries(f.decisions)
+              .sort(([a], [b]) => (a < b ? -1 : 1))
+              .map(([decision, n]) => `${decision} ${int.format(n)}`)
+              .join(" · ") || "none in this range"}
+            {f.truncated ? " (the newest calls only: the range holds more than one answer reads)" : ""}
+          </p>
+        </>
+      )}
+      {points.length > 0 ? (
+        <div style={{ height: 260 }}>
+          <DecisionsChart points={points} bucket={bucket} groups={groups} annotations={annotations} />
+        </div>
+      ) : null}
+      {changes.length > 0 ? (
+        <p className="muted" style={{ margin: 0 }} data-testid="tool-policy-changes">
+          Policy changes in this range (dashed lines):{" "}
+          {changes.map((r) => `v${r.version} at ${formatInstant(r.at, "seconds")} by ${r.author}`).join("; ")}
+        </p>
+      ) : null}
+    </section>
+  );
+}

@@ -1,0 +1,201 @@
+import { randomBytes } from "node:crypto";
+import { type Page, expect, test } from "@playwright/test";
+import { createTestProject, eventsForCall } from "../helpers/fixtures";
+import { type Agent, agentClient } from "./agent";
+import { ADMIN, expectNoSeriousA11yViolations } from "./dashboard-helpers";
+
+test.describe.configure({ mode: "serial" });
+
+/**
+ * Issue #38: every figure equals what a scripted agent did, counted by the test itself. The agent
+ * dedupes, loops (a loop block before any record) and meets a tool under `preview: approve`; the
+ * test tallies every answer and reads the overview, the tools page, the figures' click-throughs,
+ * the runs list and a no-op draft's prediction against its own tally.
+ */
+const tag = randomBytes(3).toString("hex");
+const TOOLS = { dedup: `create_ticket_${tag}`, loop: `search_kb_${tag}`, preview: `delete_user_${tag}`, timed: `render_pdf_${tag}` };
+/** The timed tool's calls: which failed. */
+const timedCalls: { callId: string; failed: boolean }[] = [];
+const SHOTS = "/work/notes/screenshots";
+let PROJECT = "";
+let PROJECT_ID = "";
+let page: Page;
+let agent: Agent;
+
+/** The test's own tally: decisions by tool, and the ids of calls that never created a record. */
+const tally = new Map<string, Map<string, number>>();
+const count = (tool: string, decision: string) => tally.get(tool)?.get(decision) ?? 0;
+const total = (decision?: string) => [...tally.values()].reduce((sum, byDecision) => sum + [...byDecision].filter(([d]) => !decision || d === decision).reduce((s, [, n]) => s + n, 0), 0);
+
+async function begin(body: Record<string, unknown>) {
+  const answer = await agent.begin(body);
+  const byDecision = tally.get(String(body.tool)) ?? new Map<string, number>();
+  byDecision.set(answer.decision, (byDecision.get(answer.decision) ?? 0) + 1);
+  tally.set(String(body.tool), byDecision);
+  if (answer.decision === "execute") await agent.complete(answer.callId, answer.leaseToken, { ok: true });
+  return answer;
+}
+
+test.beforeAll(async ({ browser, baseURL }) => {
+  const project = await createTestProject(process.env.E2E_DATABASE_URL!, `figures e2e ${tag}`);
+  PROJECT_ID = project.projectId;
+  PROJECT = `/projects/${project.projectId}`;
+  agent = agentClient(baseURL!, project.apiKey);
+  // Signed in with a generous budget: a loaded machine took over 15 s for the first sign-in's redirect.
+  page = await (await browser.newContext()).newPage();
+  await page.goto("/sign-in");
+  await page.getByLabel("Email").fill(ADMIN.email);
+  await page.getByLabel("Password").fill(ADMIN.password);
+  await page.getByRole("button", { name: "Sign in" }).click();
+  await expect(page).toHaveURL(/\/projects\/[^/]+$/, { timeout: 90_000 });
+  const put = await page.request.put(`/api/v1/admin/projects/${PROJECT_ID}/policies/${TOOLS.preview}`, {
+    data: { policy: { preview: "approve" }, reason: "figures e2e: a tool that asks for a preview first" },
+    headers: { origin: baseURL! },
+  });
+  expect(put.status()).toBe(200);
+  // Dedup: each run executes once, then the model asks again (a replay).
+  for (let run = 0; run < 4; run++) {
+    const body = { tool: TOOLS.dedup, runId: `run_d_${tag}_${run}`, stepId: "create", args: { title: `t${run}` } };
+    await begin(body);
+    await begin(body);
+  }
+  // A loop: the same search under new step ids; the third is blocked before it has any record.
+  for (let run = 0; run < 2; run++) {
+    for (let step = 0; step < 3; step++) await begin({ tool: TOOLS.loop, runId: `run_l_${tag}_${run}`, stepId: `s${step}`, args: { q: "same" } });
+  }
+  for (let run = 0; run < 3; run++) await begin({ tool: TOOLS.preview, runId: `run_p_${tag}_${run}`, stepId: "delete", args: { user: run } });
+  // A tool whose executions take a while, two of them failing: the per-tool page's latency and failure rate.
+  for (let i = 0; i < 6; i++) {
+    const answer = await agent.begin({ tool: TOOLS.timed, runId: `run_t_${tag}_${i}`, stepId: "render", args: { doc: i } });
+    if (answer.decision !== "execute") throw new Error(`expected execute, got ${answer.decision}`);
+    tally.set(TOOLS.timed, new Map([["execute", i + 1]]));
+    await new Promise((resolve) => setTimeout(resolve, 40 * (i + 1)));
+    const failed = i % 3 === 2;
+    const res = await fetch(`${baseURL}/api/v1/calls/${answer.callId}/complete`, {
+      method: "POST",
+      headers: { authorization: `Bearer ${project.apiKey}`, "content-type": "application/json" },
+      body: JSON.stringify(failed ? { leaseToken: answer.leaseToken, outcome: "failed", error: { message: "renderer crashed", retryable: false } } : { leaseToken: answer.leaseToken, outcome: "succeeded", result: { pages: i } }),
+    });
+    expect(res.status).toBe(200);
+    timedCalls.push({ callId: answer.callId, failed });
+  }
+  expect(total("blocked")).toBe(2);
+  expect(total("preview_required")).toBe(3);
+});
+
+test.afterAll(async () => {
+  await page?.context().close();
+});
+
+const value = (id: string) => page.getByTestId(`kpi-${id}`).locator(".value");
+
+test("overview: every tile equals the test's tally; preview_required has its own tile, no Other", async () => {
+  await page.goto(PROJECT);
+  await expect(value("calls")).toHaveText(String(total()), { timeout: 60_000 });
+  await expect(value("executions")).toHaveText(String(total("execute")));
+  await expect(value("dedup-hits")).toHaveText(String(total("replay") + total("in_progress") + total("refused")));
+  await expect(value("blocked")).toHaveText(String(total("blocked")));
+  await expect(value("preview-required")).toHaveText(String(total("preview_required")));
+  await expect(page.getByTestId("kpi-other")).toHaveCount(0);
+  // Each figure's definition is one hover away.
+  await expect(page.getByTestId("kpi-dedup-hits")).toHaveAttribute("title", /replay, in progress, refused/);
+  for (const width of [1440, 390]) {
+    await page.setViewportSize({ width, height: 900 });
+    await page.screenshot({ path: `${SHOTS}/38-overview-${width}.png`, fullPage: true });
+  }
+  await page.setViewportSize({ width: 1440, height: 900 });
+});
+
+test("a tile's click-through reaches every decision it counted, loop blocks without a record included", async () => {
+  await page.goto(PROJECT);
+  await expect(value("blocked")).toHaveText(String(total("blocked")), { timeout: 60_000 });
+  await page.getByTestId("kpi-blocked").getByRole("link").click();
+  await expect(page).toHaveURL(/decision=blocked/);
+  const behind = page.getByTestId("decisions-behind");
+  await expect(behind).toHaveAttribute("data-total", String(total("blocked")));
+  const withoutRecord = Number(await behind.getAttribute("data-without-record"));
+  await expect(page.getByTestId("orphan-decision")).toHaveCount(withoutRecord);
+  // Listed calls plus decisions without a call: every counted block is reachable.
+  const listed = await page.getByTestId("call-row").count();
+  expect(listed + withoutRecord).toBeGreaterThanOrEqual(total("blocked"));
+  await expect(page.getByTestId("orphan-decision").first()).toContainText(TOOLS.loop);
+  await expectNoSeriousA11yViolations(page);
+  for (const width of [1440, 390]) {
+    await page.setViewportSize({ width, height: 900 });
+    await page.screenshot({ path: `${SHOTS}/38-decisions-behind-${width}.png`, fullPage: true });
+  }
+  await page.setViewportSize({ width: 1440, height: 900 });
+
+  await page.goto(PROJECT);
+  await page.getByTestId("kpi-preview-required").getByRole("link").click();
+  await expect(page.getByTestId("decisions-behind")).toHaveAttribute("data-total", String(total("preview_required")));
+});
+
+test("tools page: Dedup hits means what the overview means, per tool", async () => {
+  await page.goto(`${PROJECT}/tools`);
+  const row = page.getByTestId("tool-row").filter({ hasText: TOOLS.dedup });
+  await expect(row.getByTestId("tool-calls")).toHaveText(String(count(TOOLS.dedup, "execute") + count(TOOLS.dedup, "replay")));
+  await expect(row.getByTestId("tool-dedup-hits")).toHaveText(String(count(TOOLS.dedup, "replay") + count(TOOLS.dedup, "in_progress") + count(TOOLS.dedup, "refused")));
+  await expect(page.getByRole("columnheader", { name: "Dedup hits" })).toHaveAttribute("title", /replay, in_progress, refused/);
+});
+
+test("a no-op draft predicts no change: a TTL one second longer", async () => {
+  for (const tool of [TOOLS.dedup, TOOLS.loop, TOOLS.preview]) {
+    await page.goto(`${PROJECT}/tools/${tool}`);
+    const ttl = page.getByLabel("Keep outcomes for (seconds)");
+    await expect(ttl).toBeVisible();
+    const current = Number((await ttl.inputValue()) || "86400");
+    await ttl.fill(String(current + 1));
+    const simulation = page.getByTestId("policy-simulation");
+    await expect(simulation).toContainText("Same decisions as now for these calls.", { timeout: 30_000 });
+    for (const row of await simulation.getByTestId("simulation-row").all()) {
+      expect(await row.getAttribute("data-draft")).toBe(await row.getAttribute("data-current"));
+    }
+  }
+  // Under preview: approve, preview_required is its own row, not "Approval required".
+  await expect(page.getByTestId("policy-simulation").locator('[data-decision="previewRequired"]')).toHaveAttribute("data-draft", String(count(TOOLS.preview, "preview_required")));
+});
+
+test("runs show a saga only where a step registered an undo", async () => {
+  await page.goto(`${PROJECT}/runs`);
+  const row = page.getByTestId("run-row").filter({ hasText: `run_d_${tag}_0` });
+  await expect(row.getByTestId("run-saga-state")).toHaveText("—");
+  await page.goto(`${PROJECT}/runs/run_d_${tag}_0`);
+  await expect(page.getByTestId("saga-none")).toBeVisible();
+  await expect(page.getByText("Abort this run")).toHaveCount(0);
+});
+
+test("the tool's page: latency and failure rate equal what the test computes from the ledger it wrote", async () => {
+  const durations: number[] = [];
+  for (const { callId } of timedCalls) {
+    const events = await eventsForCall(process.env.E2E_DATABASE_URL!, PROJECT_ID, callId, { until: (e) => e.some((x) => x.type === "complete") });
+    const begun = events.find((e) => e.type === "begin" && e.decision === "execute")!;
+    const done = events.find((e) => e.type === "complete")!;
+    durations.push(done.at - begun.at);
+  }
+  durations.sort((a, b) => a - b);
+  const rank = (q: number) => durations[Math.ceil(q * durations.length) - 1]!;
+  const failures = timedCalls.filter((c) => c.failed).length;
+  const pct = (rate: number) => `${(rate * 100).toFixed(rate > 0 && rate < 0.1 ? 1 : 0)}%`;
+
+  await page.goto(`${PROJECT}/tools/${TOOLS.timed}`);
+  const trends = page.getByTestId("tool-trends");
+  await expect(trends.getByTestId("tool-kpi-calls").locator(".value")).toHaveText(String(timedCalls.length), { timeout: 30_000 });
+  await expect(trends.getByTestId("tool-kpi-latency-p50").locator(".value")).toHaveText(`${rank(0.5).toLocaleString("en-US")} ms`);
+  await expect(trends.getByTestId("tool-kpi-latency-p95").locator(".value")).toHaveText(`${rank(0.95).toLocaleString("en-US")} ms`);
+  await expect(trends.getByTestId("tool-kpi-failure-rate").locator(".value")).toHaveText(pct(failures / timedCalls.length));
+  await expect(trends.getByTestId("tool-kpi-dedup-hits").locator(".value")).toHaveText("0");
+  await expect(page.getByTestId("decisions-chart")).toBeVisible();
+  await expectNoSeriousA11yViolations(page);
+  for (const width of [1440, 390]) {
+    await page.setViewportSize({ width, height: 900 });
+    await page.screenshot({ path: `${SHOTS}/38-tool-page-${width}.png`, fullPage: true });
+  }
+  await page.setViewportSize({ width: 1440, height: 900 });
+
+  // The tools list links to it, and the dedup tool's page agrees with the tools list and the tally.
+  await page.goto(`${PROJECT}/tools/${TOOLS.dedup}`);
+  await expect(page.getByTestId("tool-kpi-calls").locator(".value")).toHaveText(String(count(TOOLS.dedup, "execute") + count(TOOLS.dedup, "replay")));
+  await expect(page.getByTestId("tool-kpi-dedup-hits").locator(".value")).toHaveText(String(count(TOOLS.dedup, "replay")));
+});
+
