@@ -91,7 +91,7 @@ describe("simulatePolicy — a tool's ledger replayed under a draft", () => {
 
 describe("tallyDecisions", () => {
   it("buckets the decisions actually taken", () => {
-    const rows = ["execute", "verify", "replay", "in_progress", "refused", "conflict", "blocked", "approval_required"].map((decision) => ({ decision, loopWarned: false }));
+    const rows = ["execute", "verify", "replay", "in_progress", "refused", "conflict", "blocked", "approval_required", "preview_required"].map((decision) => ({ decision, loopWarned: false }));
     expect(tallyDecisions([...rows, { decision: "replay", loopWarned: true }])).toEqual({
       executed: 2,
       deduped: 3,
@@ -99,6 +99,7 @@ describe("tallyDecisions", () => {
       conflicts: 1,
       blocked: 1,
       approvalRequired: 1,
+      previewRequired: 1,
       loopWarnings: 1,
       rejected: 0,
     });

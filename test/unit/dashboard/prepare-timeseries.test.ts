@@ -39,12 +39,12 @@ describe("prepareDecisionSeries", () => {
         { tool: "a", type: "complete", decision: "succeeded", total: 4, points: [{ at: at(1), count: 4 }] },
       ],
     });
-    expect(points.map((p) => [p.executions, p.dedupHits, p.conflicts, p.blocked, p.approvalRequired, p.other])).toEqual([
-      [0, 0, 0, 0, 0, 0],
-      [4, 0, 0, 0, 0, 0],
-      [0, 3, 0, 0, 0, 0],
-      [0, 1, 9, 0, 0, 0],
-      [0, 0, 0, 2, 1, 1],
+    expect(points.map((p) => [p.executions, p.dedupHits, p.conflicts, p.blocked, p.approvalRequired, p.previewRequired, p.other])).toEqual([
+      [0, 0, 0, 0, 0, 0, 0],
+      [4, 0, 0, 0, 0, 0, 0],
+      [0, 3, 0, 0, 0, 0, 0],
+      [0, 1, 9, 0, 0, 0, 0],
+      [0, 0, 0, 2, 1, 1, 0],
     ]);
     expect(points.map((p) => p.begins)).toEqual([0, 4, 3, 10, 4]);
     for (const p of points) expect(sumCounts(p)).toBe(p.begins);
