@@ -26,7 +26,6 @@ import type { PreviewGate } from "../multistep/preview-gate";
 import type { BypassAsk, BypassGate } from "../resends/resend-bypass";
 import { type KeyRoute, KeyRouter } from "../resends/resend-routing";
 import { assertVisibleIds } from "./visible-ids";
-import { RunLocks } from "./run-locks";
 
 export interface BeginInput extends Omit<BeginCall, "projectId"> {
   waitMs?: number;
@@ -125,23 +124,10 @@ export class GateService {
     // HTTP bodies were checked whole when read; in-process callers hand their args over directly.
     assertWithinJsonBounds(input.args, "args", ["args"]);
     const fingerprint = this.fingerprints.current() ?? (await this.fingerprints.load());
-    const release = this.serializesRun(projectId, input.tool) ? await this.runLocks.acquire(`${projectId}\u0000${input.runId}`) : () => {};
-    try {
-      return await this.beginInRun(projectId, input, fingerprint, startedAt, release);
-    } finally {
-      release();
-    }
+    return this.beginInRun(projectId, input, fingerprint, startedAt);
   }
 
-  private readonly runLocks = new RunLocks();
-
-  /** Whether the tool's loop detector may block (as last seen; a tool not seen yet is assumed to): then its run's begins decide one at a time. */
-  private serializesRun(projectId: string, tool: string): boolean {
-    const loop = this.lastPolicy.get(`${projectId}\u0000${tool}`)?.policy.loop;
-    return loop === undefined || (loop.enabled && loop.action === "block");
-  }
-
-  private async beginInRun(projectId: string, input: BeginInput, fingerprint: ArgsFingerprinter, startedAt: number, release: () => void): Promise<BeginDecision> {
+  private async beginInRun(projectId: string, input: BeginInput, fingerprint: ArgsFingerprinter, startedAt: number): Promise<BeginDecision> {
     const reads = await this.reader.read(projectId, input, fingerprint, startedAt);
     if ("claimed" in reads) return reads.claimed;
     const { policy, call, loop, firstRead, runAborted } = reads;
@@ -187,7 +173,6 @@ export class GateService {
         newCallId: newId("call", now),
       });
       if (step.step === "wait") {
-        release();
         latched = true;
         await this.waiters.wait(waitKey(projectId, planned.key), Math.min(pollMs, step.untilMs - now));
         pollMs = Math.min(pollMs * 2, LATCH_POLL_MAX_MS);

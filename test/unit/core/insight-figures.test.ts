@@ -37,6 +37,7 @@ describe("rollup kinds", () => {
       conflicts: 3,
       blocked: 4,
       approvalRequired: 1,
+      previewRequired: 0,
       completes: { succeeded: 7, failed: 2, released: 1 },
       failures: 3,
       leaseLost: 1,
