@@ -1,9 +1,10 @@
 import type { OpenAPIRegistry } from "@asteasolutions/zod-to-openapi";
+import { ToolPageFiguresSchema, ToolPageQuerySchema } from "../contract/stats";
 import { CallLedgerSchema, CallListQuerySchema, CallListSchema, DecisionListQuerySchema, DecisionListSchema, RunDetailSchema, RunListQuerySchema, RunListSchema } from "../contract/calls";
 import { ProjectRunParams } from "./call-list-params";
 import { errorResponse, json } from "./openapi-pieces";
 import { ProjectCallParams } from "./operator-params";
-import { ProjectParams } from "./params";
+import { ProjectParams, ProjectToolParams } from "./params";
 
 const errors = {
   400: errorResponse("Invalid query (the zod issues are listed): an unknown filter, a bad cursor or time, `from` not before `to`"),
@@ -33,6 +34,15 @@ export function registerCallExplorerPaths(registry: OpenAPIRegistry): void {
     security,
     request: { params: ProjectParams, query: DecisionListQuerySchema },
     responses: { 200: json(DecisionListSchema, "The decisions"), ...errors },
+  });
+  registry.registerPath({
+    method: "get",
+    path: `${p}/tools/{tool}/figures`,
+    summary: "One tool's figures over a range (the per-tool page): calls, decisions, dedup hits and rate, execution latency p50/p95, failure rate, policy revisions (viewer)",
+    tags,
+    security,
+    request: { params: ProjectToolParams, query: ToolPageQuerySchema },
+    responses: { 200: json(ToolPageFiguresSchema, "The tool's figures"), ...errors },
   });
   registry.registerPath({
     method: "get",

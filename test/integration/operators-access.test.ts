@@ -71,6 +71,8 @@ const ACCESS: Record<string, "signedIn" | Role> = {
   "POST projects/[projectId]/runs/[runId]/compensations/[callId]/resolve": "operator",
   "POST projects/[projectId]/runs/[runId]/compensations/[callId]/retry": "operator",
   "GET projects/[projectId]/queue": "viewer",
+  "GET projects/[projectId]/decisions": "viewer",
+  "GET projects/[projectId]/tools/[tool]/figures": "viewer",
 };
 
 /** Every `route.ts` under the operator API, with the HTTP methods it exports. */
