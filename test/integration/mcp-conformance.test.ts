@@ -86,7 +86,8 @@ describe("MCP conformance suite (@modelcontextprotocol/conformance, server scena
       const messages: { level: string; data?: unknown }[] = [];
       client.setNotificationHandler(LoggingMessageNotificationSchema, (notification) => void messages.push(notification.params));
       await client.setLoggingLevel(level);
-      const result = await client.callTool({ name: "test_tool_with_logging", arguments: {} });
+      // A run of its own: two sessions of one API key that name no run share its anonymous run (the run window).
+      const result = await client.callTool({ name: "test_tool_with_logging", arguments: {}, _meta: { "idemgate/runId": `logging-${level}-${Date.now()}` } });
       return { client, messages, decision: decisionOf(result) };
     };
     const quiet = await run("warning");
