@@ -25,6 +25,8 @@ export function PolicyEditor({ tool }: { tool: string }) {
         {tool === "*" ? "Policy" : "Tool"}: <code>{tool === "*" ? "* (project defaults)" : tool}</code>
       </h1>
       {tool !== "*" ? <ToolTrends projectId={projectId} tool={tool} /> : null}
+      {/* Its own section on a tool's page, between the trends and the history. */}
+      {tool !== "*" ? <h2 style={{ margin: 0 }}>Policy</h2> : null}
       {policy.error ? (
         <ErrorState error={policy.error} onRetry={() => policy.refetch()} />
       ) : policy.isPending ? (
