@@ -233,7 +233,7 @@ function pages(callId: string, runId: string) {
     { path: PROJECT, ready: "Overview" },
     { path: `${PROJECT}/approvals`, ready: "Approvals" },
     { path: `${PROJECT}/tools`, ready: /Tools/ },
-    { path: `${PROJECT}/tools/${TOOLS.main}`, ready: /Policy/ },
+    { path: `${PROJECT}/tools/${TOOLS.main}`, ready: /Tool: / },
     { path: `${PROJECT}/calls`, ready: "Calls" },
     { path: `${PROJECT}/calls/${callId}`, ready: /call_|Call/ },
     { path: `${PROJECT}/runs`, ready: "Runs" },
