@@ -8,6 +8,10 @@ import type { openDb } from "../../lib/store/prisma/client";
 import { OperatorClient, ROOT, createOperator } from "./operator-client";
 
 /** Server env for tests that receive alerts: the delivery worker runs every 200 ms. */
+/** The PagerDuty routing key the test receivers expect, and the secrets key the alert tests' servers seal channel secrets with. */
+export const ROUTING_KEY = "R0UT1NGKEY0123456789abcdef012345";
+export const SECRETS_KEY = "AAECAwQFBgcICQoLDA0ODxAREhMUFRYXGBkaGxwdHh8=";
+
 export const FAST_ALERTS_ENV: Record<string, string> = { IDEMGATE_ALERT_INTERVAL_MS: "200", IDEMGATE_ALERT_BACKOFF_MS: "200" };
 
 /**

@@ -6,7 +6,7 @@ import { RunBudgetSchema } from "../../lib/contract/budgets";
 import { openDb } from "../../lib/store/prisma/client";
 import { AdminClient, TEST_ADMIN_TOKEN } from "../helpers/admin-client";
 import { startAlertReceivers } from "../helpers/alert-receivers";
-import { FAST_ALERTS_ENV } from "../helpers/alert-setup";
+import { FAST_ALERTS_ENV, ROUTING_KEY, SECRETS_KEY } from "../helpers/alert-setup";
 import { TestClient } from "../helpers/client";
 import { PROVIDERS, type TestDatabase, createTestDatabase } from "../helpers/databases";
 import { createTestProject } from "../helpers/fixtures";
@@ -16,8 +16,6 @@ import { expectDecision, runOnce, sleep, uniqueRun, uniqueTool } from "../helper
 import { type TestServer, startServer } from "../helpers/server";
 import { burstReplays, pacedReplays, prepareStormTool, waitFor } from "../helpers/storm-scenario";
 
-const ROUTING_KEY = "R0UT1NGKEY0123456789abcdef012345";
-const SECRETS_KEY = "AAECAwQFBgcICQoLDA0ODxAREhMUFRYXGBkaGxwdHh8=";
 const PUBLIC_URL = "https://idemgate.example.com";
 
 /**

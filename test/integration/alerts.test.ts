@@ -3,7 +3,7 @@ import { AlertDeliveriesSchema, AlertDeliverySchema, AlertRuleSchema, AlertsSche
 import { OutboundAllowlistEntrySchema, OutboundAllowlistSchema } from "../../lib/contract/outbound";
 import { AdminClient, TEST_ADMIN_TOKEN } from "../helpers/admin-client";
 import { startAlertReceivers } from "../helpers/alert-receivers";
-import { FAST_ALERTS_ENV, alertWorkerOn } from "../helpers/alert-setup";
+import { FAST_ALERTS_ENV, ROUTING_KEY, SECRETS_KEY, alertWorkerOn } from "../helpers/alert-setup";
 import { PrismaAlertRepository } from "../../lib/store/prisma/alert-repository";
 import { TestClient } from "../helpers/client";
 import { PROVIDERS, type TestDatabase, createTestDatabase } from "../helpers/databases";
@@ -19,9 +19,6 @@ import { pendingDelivery } from "../../lib/server/alerts/pending-delivery";
 import { openDb } from "../../lib/store/prisma/client";
 import { type TestServer, startServer } from "../helpers/server";
 import { burstReplays, pacedReplays, prepareStormTool, waitFor } from "../helpers/storm-scenario";
-
-const ROUTING_KEY = "R0UT1NGKEY0123456789abcdef012345";
-const SECRETS_KEY = "AAECAwQFBgcICQoLDA0ODxAREhMUFRYXGBkaGxwdHh8=";
 
 /**
  * Alerts end to end on one server per provider: a scripted storm, a loop and a lease_lost reach
