@@ -5,12 +5,15 @@ import { spawn, spawnSync } from "node:child_process";
 import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
+import { printSlowest } from "./lib/slowest-files.mjs";
 
 process.env.NEXT_TELEMETRY_DISABLED = "1";
 process.env.CHECKPOINT_DISABLE = "1";
 process.env.PLAYWRIGHT_SKIP_BROWSER_DOWNLOAD = "1";
 
 const started = Date.now();
+/** vitest's JSON report, once vitest has run (finish prints its slowest files from it). */
+let report = null;
 const run = (label, args) => {
   console.log(`\n▶ ${label}`);
   const result = spawnSync(process.execPath, args, { stdio: "inherit" });
@@ -47,7 +50,7 @@ if ((await typeCheck) !== 0) {
   finish(0, 1);
 }
 
-const report = path.join(mkdtempSync(path.join(os.tmpdir(), "idemgate-report-")), "vitest.json");
+report = path.join(mkdtempSync(path.join(os.tmpdir(), "idemgate-report-")), "vitest.json");
 const extra = process.argv.slice(2);
 
 const status = run("vitest", [
@@ -103,6 +106,7 @@ if (extra.length === 0 && existsSync(chromium)) {
 finish(passed, failed);
 
 function finish(p, f) {
+  if (report) printSlowest(report, 25);
   console.log(`\ntest wall time: ${((Date.now() - started) / 1000).toFixed(1)} s`);
   console.log(`${p} passed, ${f} failed`);
   process.exit(f > 0 ? 1 : 0);
