@@ -4,11 +4,15 @@ import { type Provider, type TestDatabase, createTestDatabase } from "./database
 import { createTestProject } from "./fixtures";
 import { OPERATOR_ENV, OperatorClient, ROOT } from "./operator-client";
 import { type TestServer, startServer } from "./server";
+import { sharedServer } from "./shared-server";
 
-/** Gate servers (one or more on one database) with an HTTP upstream `pay` in front of a charge counter. */
-export interface GatewayWorld {
-  db: TestDatabase;
-  servers: TestServer[];
+/**
+ * A project with an HTTP upstream `pay` in front of a charge counter, on gate servers that are
+ * either the run's shared one (what a file sees of it: where it answers, its database) or its own.
+ */
+export interface SharedGatewayWorld {
+  db: Pick<TestDatabase, "provider" | "url">;
+  servers: Pick<TestServer, "baseUrl">[];
   projectId: string;
   apiKey: string;
   /** The API key's id: the caller its `/gw` keys are scoped to. */
@@ -21,15 +25,45 @@ export interface GatewayWorld {
   stop(): Promise<void>;
 }
 
+/** Gate servers of the file's own (one or more on one database of its own), which it may kill. */
+export interface GatewayWorld extends SharedGatewayWorld {
+  db: TestDatabase;
+  servers: TestServer[];
+}
+
 export async function startGatewayWorld(provider: Provider, instances = 1): Promise<GatewayWorld> {
   const db = await createTestDatabase(provider);
-  const project = await createTestProject(db.url);
-  const upstream = await startChargeUpstream();
   // One after the other: the first start bootstraps the instance admin, which two at once would race on.
   const servers: TestServer[] = [];
   // Instances share the key that seals upstream secrets, as a deployment must (each has its own data dir).
   const env = { ...OPERATOR_ENV, IDEMGATE_ADMIN_TOKEN: TEST_ADMIN_TOKEN, IDEMGATE_SECRETS_KEY: Buffer.alloc(32, 7).toString("base64") };
   for (let i = 0; i < instances; i++) servers.push(await startServer(db.url, env));
+  const world = await worldOn(db, servers);
+  return {
+    ...world,
+    db,
+    servers,
+    stop: async () => {
+      await Promise.all(servers.map((s) => s.stop().catch(() => undefined)));
+      await world.stop();
+      await db.drop();
+    },
+  };
+}
+
+/**
+ * The same world on the run's shared server (test/helpers/shared-server.ts), for a file that
+ * restarts nothing and asserts only on its own project: no server boots. stop() closes the upstream
+ * and leaves the server running.
+ */
+export async function gatewayWorldOnSharedServer(provider: Provider): Promise<SharedGatewayWorld> {
+  const shared = await sharedServer(provider);
+  return worldOn({ provider, url: shared.databaseUrl }, [shared]);
+}
+
+async function worldOn(db: SharedGatewayWorld["db"], servers: SharedGatewayWorld["servers"]): Promise<SharedGatewayWorld> {
+  const project = await createTestProject(db.url);
+  const upstream = await startChargeUpstream();
   const root = await OperatorClient.signIn(servers[0]!.baseUrl, ROOT.email, ROOT.password);
   const base = `/api/v1/operator/projects/${project.projectId}`;
   for (const [path, body] of [
@@ -63,10 +97,6 @@ export async function startGatewayWorld(provider: Provider, instances = 1): Prom
         body: init.body !== undefined ? JSON.stringify(init.body) : undefined,
         signal: init.signal,
       }),
-    stop: async () => {
-      await Promise.all(servers.map((s) => s.stop().catch(() => undefined)));
-      await upstream.close();
-      await db.drop();
-    },
+    stop: () => upstream.close(),
   };
 }

@@ -1,7 +1,7 @@
 import { randomUUID } from "node:crypto";
 import http from "node:http";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { type GatewayWorld, startGatewayWorld } from "../helpers/gateway-world";
+import { type SharedGatewayWorld, gatewayWorldOnSharedServer } from "../helpers/gateway-world";
 
 /** A request over node:http: the target and headers go out exactly as written (fetch would re-encode the query). */
 function rawRequest(url: string, method: string, headers: Record<string, string>, body?: string): Promise<{ status: number; body: string }> {
@@ -32,10 +32,10 @@ interface Echoed {
  * (never what a client claims, never the gate's own port), and none of Idemgate's own headers.
  */
 describe("/gw forwards the client's request, not the gate's view of it", () => {
-  let world: GatewayWorld;
+  let world: SharedGatewayWorld;
 
   beforeAll(async () => {
-    world = await startGatewayWorld("sqlite");
+    world = await gatewayWorldOnSharedServer("sqlite");
   });
 
   afterAll(async () => {

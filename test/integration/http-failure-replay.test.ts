@@ -1,7 +1,7 @@
 import { randomUUID } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { PROVIDERS } from "../helpers/databases";
-import { type GatewayWorld, startGatewayWorld } from "../helpers/gateway-world";
+import { type SharedGatewayWorld, gatewayWorldOnSharedServer } from "../helpers/gateway-world";
 import { type MountedMiddleware, middlewareMatrix, mountMiddleware, postRaw, stopMiddlewareApps } from "../helpers/middleware-matrix";
 
 /**
@@ -47,10 +47,10 @@ describe.each(PROVIDERS.flatMap((provider) => middlewareMatrix(provider).map(([f
 );
 
 describe.each(PROVIDERS)("%s: /gw: a long 4xx replays as itself", (provider) => {
-  let world: GatewayWorld;
+  let world: SharedGatewayWorld;
 
   beforeAll(async () => {
-    world = await startGatewayWorld(provider);
+    world = await gatewayWorldOnSharedServer(provider);
   });
 
   afterAll(async () => {

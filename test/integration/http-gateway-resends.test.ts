@@ -1,7 +1,7 @@
 import { randomUUID } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { PROVIDERS } from "../helpers/databases";
-import { type GatewayWorld, startGatewayWorld } from "../helpers/gateway-world";
+import { type SharedGatewayWorld, gatewayWorldOnSharedServer } from "../helpers/gateway-world";
 import { problemType } from "../helpers/problem-type";
 
 /**
@@ -11,7 +11,7 @@ import { problemType } from "../helpers/problem-type";
  * generation, with that generation's key forwarded upstream.
  */
 describe.each(PROVIDERS)("%s: resends through /gw", (provider) => {
-  let world: GatewayWorld;
+  let world: SharedGatewayWorld;
   const resend = (reason: string) => ({ "idemgate-resend": reason });
   const problemOf = async (res: Response) => {
     expect(res.headers.get("content-type")).toBe("application/problem+json");
@@ -20,7 +20,7 @@ describe.each(PROVIDERS)("%s: resends through /gw", (provider) => {
   const chargesOf = (amount: number) => world.upstream.charges.filter((c) => c.amount === amount);
 
   beforeAll(async () => {
-    world = await startGatewayWorld(provider);
+    world = await gatewayWorldOnSharedServer(provider);
     // These tests send one key many times over (asks, replays, resends): the loop detector would
     // rightly block that run; here it is not what is tested.
     await world.policies.put("*", { loop: { enabled: false } });

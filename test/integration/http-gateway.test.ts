@@ -5,7 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { CallListSchema } from "../../lib/contract/calls";
 import { callerScoped } from "../../lib/sdk/http";
 import { PROVIDERS } from "../helpers/databases";
-import { type GatewayWorld, startGatewayWorld } from "../helpers/gateway-world";
+import { type GatewayWorld, type SharedGatewayWorld, gatewayWorldOnSharedServer, startGatewayWorld } from "../helpers/gateway-world";
 import { sql } from "../helpers/sql";
 import { problemType } from "../helpers/problem-type";
 
@@ -22,7 +22,7 @@ async function untilAnswered(send: () => Promise<Response>, budgetMs = 60_000): 
 }
 
 /** The calls of one Idempotency-Key sent with the world's API key: its run is the key in that caller's scope. */
-async function callsOfRun(world: GatewayWorld, key: string) {
+async function callsOfRun(world: SharedGatewayWorld, key: string) {
   const runId = callerScoped(world.apiKeyId, key);
   const res = await world.root.raw("GET", `/api/v1/operator/projects/${world.projectId}/calls?runId=${encodeURIComponent(runId)}`);
   return CallListSchema.parse(await res.json()).calls;
@@ -43,12 +43,15 @@ function rawRequest(url: string, headers: Record<string, string>, body: string):
   });
 }
 
-/** The gateway in front of a real upstream that counts its charges, on one gate instance. */
+/**
+ * The gateway in front of a real upstream that counts its charges, on the run's shared gate instance
+ * (it restarts nothing; what it reads of the database is its own project's).
+ */
 describe("HTTP gateway /gw/{upstream}", () => {
-  let world: GatewayWorld;
+  let world: SharedGatewayWorld;
 
   beforeAll(async () => {
-    world = await startGatewayWorld("sqlite");
+    world = await gatewayWorldOnSharedServer("sqlite");
   });
 
   afterAll(async () => {
@@ -267,9 +270,9 @@ describe("HTTP gateway /gw/{upstream}", () => {
     expect(refused.status).toBe(400);
     expect(refused.body.error.message).toMatch(new RegExp(`127\\.0\\.0\\.1:${world.upstream.port + 1} is not on this project's outbound allowlist`));
     expect(refused.body.error.issues?.map((issue) => issue.path)).toEqual([["url"]]);
-    expect(await sql(world.db.url, "SELECT id FROM upstreams WHERE name = $1", ["elsewhere"])).toHaveLength(0);
+    expect(await sql(world.db.url, "SELECT id FROM upstreams WHERE project_id = $1 AND name = $2", [world.projectId, "elsewhere"])).toHaveLength(0);
     // A change of URL is checked the same way, and leaves the upstream as it was.
-    const pay = (await sql<{ id: string; url: string; version: number }>(world.db.url, "SELECT id, url, version FROM upstreams WHERE name = $1", ["pay"]))[0]!;
+    const pay = (await sql<{ id: string; url: string; version: number }>(world.db.url, "SELECT id, url, version FROM upstreams WHERE project_id = $1 AND name = $2", [world.projectId, "pay"]))[0]!;
     const moved = await world.root.expectError("PATCH", `${base}/${pay.id}`, { url: elsewhere.url });
     expect(moved.status).toBe(400);
     expect(moved.body.error.message).toMatch(/outbound allowlist/);
