@@ -30,7 +30,16 @@ export interface SharedServersState {
  * can sign in, the admin token, the keys every test server has). A file that needs anything else
  * (a shorter interval, a rate limit, a restart, a database of its own) starts a server of its own.
  */
-export const SHARED_SERVER_ENV: Record<string, string> = { ...TEST_ENV, ...OPERATOR_ENV, IDEMGATE_ADMIN_TOKEN: TEST_ADMIN_TOKEN };
+export const SHARED_SERVER_ENV: Record<string, string> = {
+  ...TEST_ENV,
+  ...OPERATOR_ENV,
+  IDEMGATE_ADMIN_TOKEN: TEST_ADMIN_TOKEN,
+  // Postgres: 50 begins of one run queue on its budget row (budgets-shadow, shadow-equals-enforce);
+  // on a loaded machine that is longer than production's 2 s lock and 5 s statement timeouts. No
+  // file on these servers tests those timeouts (store-timeouts.test.ts has servers of its own).
+  IDEMGATE_PG_LOCK_TIMEOUT_MS: "60000",
+  IDEMGATE_PG_STATEMENT_TIMEOUT_MS: "60000",
+};
 
 /**
  * Once per integration run: two servers per provider on one database of their own, for the files

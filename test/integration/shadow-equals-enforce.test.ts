@@ -1,11 +1,11 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { beforeAll, describe, expect, it } from "vitest";
 import type { BeginRequest, BeginResponse } from "../../lib/contract/v1";
-import { AdminClient, TEST_ADMIN_TOKEN } from "../helpers/admin-client";
+import { AdminClient } from "../helpers/admin-client";
 import { TestClient } from "../helpers/client";
-import { PROVIDERS, type TestDatabase, createTestDatabase } from "../helpers/databases";
+import { PROVIDERS, type TestDatabase } from "../helpers/databases";
 import { createTestProject } from "../helpers/fixtures";
 import { runOnce, uniqueRun, uniqueTool } from "../helpers/policy-fixtures";
-import { type TestServer, startServer } from "../helpers/server";
+import { sharedServer } from "../helpers/shared-server";
 import { sql } from "../helpers/sql";
 import { waitFor } from "../helpers/storm-scenario";
 
@@ -48,25 +48,20 @@ function tally(names: string[]): Record<string, number> {
  * compared as tallies of the same requests), and the shadowed calls all run.
  */
 describe.each(PROVIDERS)("%s: shadow mode decides exactly as enforce, 50 begins at once", (provider) => {
-  let db: TestDatabase;
-  let server: TestServer;
+  let db: Pick<TestDatabase, "url">;
   let client: TestClient;
   let admin: AdminClient;
   let projectId: string;
 
   beforeAll(async () => {
-    db = await createTestDatabase(provider);
+    // The run's shared server (its settings give 50 queued begins of one run the lock timeout they
+    // need on a loaded machine): this file restarts nothing and reads only its own project's rows.
+    const server = await sharedServer(provider);
+    db = { url: server.databaseUrl };
     const project = await createTestProject(db.url);
     projectId = project.projectId;
-    // 50 begins of one run queue on its budget row: on a loaded machine, longer than the production lock timeout.
-    server = await startServer(db.url, { IDEMGATE_ADMIN_TOKEN: TEST_ADMIN_TOKEN, IDEMGATE_PG_LOCK_TIMEOUT_MS: "60000", IDEMGATE_PG_STATEMENT_TIMEOUT_MS: "60000" });
     client = new TestClient(server.baseUrl, project.apiKey);
     admin = new AdminClient(server.baseUrl, projectId);
-  });
-
-  afterAll(async () => {
-    await server?.stop();
-    await db?.drop();
   });
 
   /** The same policy twice, one enforced and one shadowed; the traffic `make(tool, runId)` sent to each, 50 at once. */
