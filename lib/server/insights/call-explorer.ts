@@ -80,6 +80,7 @@ export class CallExplorer {
         runId: query.runId,
         agentId: query.agentId,
         keyPrefix: query.key,
+        search: query.q,
         from: query.from === undefined ? undefined : Date.parse(query.from),
         to: query.to === undefined ? undefined : Date.parse(query.to),
       },

@@ -33,6 +33,9 @@ function decisionMatch(decision: string): { type: string; decision: string | nul
   return { type: "begin", decision };
 }
 
+/** LIKE's wildcards and its escape character, taken literally. */
+const escapeLike = (text: string) => text.replace(/[\\%_]/g, (c) => `\\${c}`);
+
 class Params {
   readonly values: unknown[] = [];
   add(value: unknown): string {
@@ -52,6 +55,12 @@ export function callListStatement(projectId: string, filter: CallListFilter, pag
   if (filter.keyPrefix !== undefined) where.push(`substr(r.key, 1, ${p.add(filter.keyPrefix.length)}) = ${p.add(filter.keyPrefix)}`);
   if (filter.from !== undefined) where.push(`r.first_seen_at >= ${p.add(filter.from)}`);
   if (filter.to !== undefined) where.push(`r.first_seen_at < ${p.add(filter.to)}`);
+  if (filter.search !== undefined) {
+    // The stored JSON is redacted at write, so a masked value is not there to be found. lower() on
+    // both sides and LIKE with an escape: one case-insensitive meaning on SQLite and Postgres.
+    const pattern = p.add(`%${escapeLike(filter.search.toLowerCase())}%`);
+    where.push(`(lower(r.args) LIKE ${pattern} ESCAPE '\\' OR lower(r.result) LIKE ${pattern} ESCAPE '\\')`);
+  }
   if (page.after) {
     const at = p.add(page.after.at);
     where.push(`r.first_seen_at <= ${at} AND (r.first_seen_at < ${at} OR r.id < ${p.add(page.after.id)})`);
