@@ -6,6 +6,9 @@ import { EmptyState, ErrorState, Loading } from "./StateViews";
 import { formatInstant } from "@/lib/dashboard/format-time";
 import { useStormsQuery } from "@/lib/dashboard/queries/use-storms-query";
 import { TableWrap } from "./TableWrap";
+import { FIGURE_DEFINITIONS } from "@/lib/dashboard/figure-definitions";
+
+const int = new Intl.NumberFormat("en-US");
 
 /** Retry-storm incidents, latest first (any member); each links to its detail. */
 export function StormsList() {
@@ -30,7 +33,9 @@ export function StormsList() {
                 <th scope="col">Status</th>
                 <th scope="col">Started</th>
                 <th scope="col">Peak / min</th>
-                <th scope="col">Total hits</th>
+                <th scope="col" title={FIGURE_DEFINITIONS.stormHits}>
+                  Dedup hits
+                </th>
                 <th scope="col">Baseline → threshold</th>
                 <th scope="col">Runs</th>
                 <th scope="col">Heaviest run</th>
@@ -48,8 +53,8 @@ export function StormsList() {
                     <span className={`badge ${s.status}`}>{s.status}</span>
                   </td>
                   <td>{formatInstant(s.startedAt)}</td>
-                  <td>{s.peakPerMinute.toFixed(1)}</td>
-                  <td>{s.totalHits}</td>
+                  <td>{int.format(Math.round(s.peakPerMinute))}</td>
+                  <td>{int.format(s.totalHits)}</td>
                   <td>
                     {s.baseline.toFixed(1)} → {s.threshold.toFixed(1)}
                   </td>
