@@ -13,7 +13,9 @@ import { FIGURE_DEFINITIONS } from "@/lib/dashboard/figure-definitions";
 import { explainStorm } from "@/lib/dashboard/explain-storm";
 import { formatInstant } from "@/lib/dashboard/format-time";
 import { prepareStormRate } from "@/lib/dashboard/prepare-storm-rate";
+import { formatCount } from "@/lib/dashboard/format-count";
 import { useDecisionsQuery } from "@/lib/dashboard/queries/use-decisions-query";
+import { useKeyNameQuery } from "@/lib/dashboard/queries/use-key-name-query";
 import { useStormQuery } from "@/lib/dashboard/queries/use-storm-query";
 import { TableWrap } from "./TableWrap";
 
@@ -91,7 +93,7 @@ function StormDetailBody({ detail, base }: { detail: StormDetail; base: string }
         <dd>{storm.windowSeconds} s</dd>
         <dt>Baseline → threshold</dt>
         <dd>
-          {storm.baseline.toFixed(1)} → {storm.threshold.toFixed(1)} dedup hits per window
+          {formatCount(storm.baseline)} → {formatCount(storm.threshold)} dedup hits per window
         </dd>
         <dt>Peak</dt>
         <dd>
@@ -151,14 +153,14 @@ function StormDetailBody({ detail, base }: { detail: StormDetail; base: string }
           title="Heaviest keys"
           column="Key"
           empty="No keys recorded for this storm."
-          rows={storm.topKeys.map((k) => ({ name: k.key, hits: k.hits, href: callsHref({ key: k.key }) }))}
+          rows={storm.topKeys.map((k) => ({ name: k.key, hits: k.hits, href: callsHref({ key: k.key }), isKey: true }))}
         />
       </div>
     </>
   );
 }
 
-function DriversTable({ title, column, empty, rows }: { title: string; column: string; empty: string; rows: { name: string; hits: number; href: string }[] }) {
+function DriversTable({ title, column, empty, rows }: { title: string; column: string; empty: string; rows: { name: string; hits: number; href: string; isKey?: boolean }[] }) {
   const id = `drivers-${column.toLowerCase()}`;
   return (
     <section aria-labelledby={id} className="card" data-testid={id}>
@@ -180,9 +182,7 @@ function DriversTable({ title, column, empty, rows }: { title: string; column: s
               {rows.map((r) => (
                 <tr key={r.name}>
                   <td style={{ overflowWrap: "anywhere" }}>
-                    <Link href={r.href}>
-                      <code>{r.name}</code>
-                    </Link>
+                    <Link href={r.href}>{r.isKey ? <KeyName keyHash={r.name} /> : <code>{r.name}</code>}</Link>
                   </td>
                   <td>{int.format(r.hits)}</td>
                 </tr>
@@ -192,5 +192,16 @@ function DriversTable({ title, column, empty, rows }: { title: string; column: s
         </TableWrap>
       )}
     </section>
+  );
+}
+
+/** A key by the step and run of its call where one holds it; the hash (shortened, whole on hover) otherwise. */
+function KeyName({ keyHash }: { keyHash: string }) {
+  const { projectId } = useProject();
+  const name = useKeyNameQuery(projectId, keyHash);
+  return (
+    <code title={keyHash} data-testid="key-name">
+      {name.data ?? (keyHash.length > 16 ? `${keyHash.slice(0, 12)}…` : keyHash)}
+    </code>
   );
 }

@@ -2,6 +2,7 @@
 
 import { Bar, CartesianGrid, ComposedChart, ReferenceArea, ReferenceLine, ResponsiveContainer, Tooltip, XAxis, YAxis } from "recharts";
 import { type StormRateChartData, type StormRatePoint, formatRateTick } from "@/lib/dashboard/prepare-storm-rate";
+import { formatCount } from "@/lib/dashboard/format-count";
 import { yAxisTitle } from "./chart-axes";
 
 /**
@@ -41,13 +42,13 @@ export function StormRateChart({ data, onSelect }: { data: StormRateChartData; o
             y={data.threshold}
             stroke="var(--warn)"
             strokeDasharray="6 4"
-            label={{ value: `threshold ${data.threshold.toFixed(1)}`, position: data.labels.threshold, fill: "var(--warn)", fontSize: 12 }}
+            label={{ value: `threshold ${formatCount(data.threshold)}`, position: data.labels.threshold, fill: "var(--warn)", fontSize: 12 }}
           />
           <ReferenceLine
             y={data.baseline}
             stroke="var(--muted)"
             strokeDasharray="2 4"
-            label={{ value: `baseline ${data.baseline.toFixed(1)}`, position: data.labels.baseline, fill: "var(--muted)", fontSize: 12 }}
+            label={{ value: `baseline ${formatCount(data.baseline)}`, position: data.labels.baseline, fill: "var(--muted)", fontSize: 12 }}
           />
           <Tooltip
             labelFormatter={(mid) => `${new Date(Number(mid) - half).toISOString().replace("T", " ").slice(0, 19)} UTC (window start)`}

@@ -7,6 +7,7 @@ import { formatInstant } from "@/lib/dashboard/format-time";
 import { useStormsQuery } from "@/lib/dashboard/queries/use-storms-query";
 import { TableWrap } from "./TableWrap";
 import { FIGURE_DEFINITIONS } from "@/lib/dashboard/figure-definitions";
+import { formatCount } from "@/lib/dashboard/format-count";
 
 const int = new Intl.NumberFormat("en-US");
 
@@ -56,7 +57,7 @@ export function StormsList() {
                   <td>{int.format(Math.round(s.peakPerMinute))}</td>
                   <td>{int.format(s.totalHits)}</td>
                   <td>
-                    {s.baseline.toFixed(1)} → {s.threshold.toFixed(1)}
+                    {formatCount(s.baseline)} → {formatCount(s.threshold)}
                   </td>
                   <td>{s.runsInvolved}</td>
                   <td>{s.topRuns[0] ? `${s.topRuns[0].runId} (${s.topRuns[0].hits})` : "—"}</td>
