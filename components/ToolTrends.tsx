@@ -106,14 +106,15 @@ export function ToolTrends({ projectId, tool }: { projectId: string; tool: strin
         </>
       )}
       {points.length > 0 ? (
-        <div style={{ height: 260 }}>
+        // Room below for the time axis' title, so the next chart's heading never sits on it.
+        <div style={{ height: 260, marginBottom: 16 }}>
           <DecisionsChart points={points} bucket={bucket} groups={groups} annotations={annotations} />
         </div>
       ) : null}
       {points.length > 0 && f
         ? f.costs.map((c) => (
             <section key={c.currency} aria-label={`Cost in ${c.currency}`}>
-              <h3 style={{ margin: "0 0 4px", fontSize: "1em" }}>Cost ({c.currency})</h3>
+              <h3 style={{ margin: "8px 0 4px", fontSize: "1em" }}>Cost ({c.currency})</h3>
               <ToolSeriesChart
                 testId="tool-cost-chart"
                 title={`Cost in ${c.currency}`}
@@ -121,6 +122,7 @@ export function ToolTrends({ projectId, tool }: { projectId: string; tool: strin
                 bucket={bucket}
                 color="var(--exec)"
                 format={(v) => formatCost(v, c.currency)}
+                tick={(v) => formatCost(v, c.currency, true)}
                 annotations={annotations}
                 allowDecimals
               />
@@ -129,7 +131,7 @@ export function ToolTrends({ projectId, tool }: { projectId: string; tool: strin
         : null}
       {points.length > 0 ? (
         <section aria-label="Storms">
-          <h3 style={{ margin: "0 0 4px", fontSize: "1em" }}>Storms</h3>
+          <h3 style={{ margin: "8px 0 4px", fontSize: "1em" }}>Storms</h3>
           <ToolSeriesChart testId="tool-storms-chart" title="Storms open" points={stormPoints} bucket={bucket} color="var(--warn)" format={(v) => int.format(v)} annotations={annotations} />
         </section>
       ) : null}

@@ -21,10 +21,10 @@ export function stormSeries(buckets: readonly Bucketed[], storms: readonly { sta
   return buckets.map((b) => ({ at: b.at, value: spans.filter((s) => s.from < b.end && s.to > b.at).length }));
 }
 
-/** A cost as people read money: the currency's own symbol and decimals. */
-export function formatCost(amount: number, currency: string): string {
+/** A cost as people read money: the currency's own symbol and decimals (compact for an axis: "$16", "$1.2K"). */
+export function formatCost(amount: number, currency: string, compact = false): string {
   try {
-    return new Intl.NumberFormat("en-US", { style: "currency", currency }).format(amount);
+    return new Intl.NumberFormat("en-US", { style: "currency", currency, ...(compact ? { notation: "compact" as const } : {}) }).format(amount);
   } catch {
     return `${amount} ${currency}`;
   }
