@@ -52,8 +52,8 @@ export function DecisionsChart({ points, bucket, groups, onSelect, annotations =
               onClick={onSelect ? (entry: { payload?: DecisionPoint }) => entry.payload && onSelect(g.id, entry.payload) : undefined}
             />
           ))}
-          {annotations.map((a) => (
-            <ReferenceLine key={`${a.at}-${a.label}`} x={a.at} stroke="var(--fg)" strokeDasharray="4 3" label={{ value: a.label, position: "top", fill: "var(--fg)", fontSize: 11 }} />
+          {annotations.map((a, i) => (
+            <ReferenceLine key={`${a.at}-${i}`} x={a.at} stroke="var(--fg)" strokeDasharray="4 3" label={{ value: a.label, position: "top", fill: "var(--fg)", fontSize: 11 }} />
           ))}
         </BarChart>
       </ResponsiveContainer>

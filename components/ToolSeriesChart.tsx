@@ -39,8 +39,8 @@ export function ToolSeriesChart({ testId, title, points, bucket, color, format, 
             contentStyle={{ background: "var(--card)", border: "1px solid var(--border)", color: "var(--fg)" }}
           />
           <Bar dataKey="value" name={title} fill={color} isAnimationActive={false} />
-          {annotations.map((a) => (
-            <ReferenceLine key={`${a.at}-${a.label}`} x={a.at} stroke="var(--fg)" strokeDasharray="4 3" label={{ value: a.label, position: "top", fill: "var(--fg)", fontSize: 11 }} />
+          {annotations.map((a, i) => (
+            <ReferenceLine key={`${a.at}-${i}`} x={a.at} stroke="var(--fg)" strokeDasharray="4 3" label={{ value: a.label, position: "top", fill: "var(--fg)", fontSize: 11 }} />
           ))}
         </BarChart>
       </ResponsiveContainer>
