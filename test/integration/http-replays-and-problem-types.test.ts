@@ -2,7 +2,7 @@ import { randomUUID } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { PROBLEM_DOCS } from "../../lib/http/problem-docs";
 import { PROVIDERS } from "../helpers/databases";
-import { type GatewayWorld, startGatewayWorld } from "../helpers/gateway-world";
+import { type SharedGatewayWorld, gatewayWorldOnSharedServer } from "../helpers/gateway-world";
 import { type MountedMiddleware, mountMiddleware, stopMiddlewareApps } from "../helpers/middleware-matrix";
 
 /**
@@ -19,10 +19,10 @@ async function page(url: string): Promise<{ status: number; type: string | null;
 }
 
 describe.each(PROVIDERS)("%s: /gw", (provider) => {
-  let world: GatewayWorld;
+  let world: SharedGatewayWorld;
 
   beforeAll(async () => {
-    world = await startGatewayWorld(provider);
+    world = await gatewayWorldOnSharedServer(provider);
   });
 
   afterAll(async () => {
@@ -63,10 +63,10 @@ describe.each(PROVIDERS)("%s: /gw", (provider) => {
 });
 
 describe("problem pages", () => {
-  let world: GatewayWorld;
+  let world: SharedGatewayWorld;
 
   beforeAll(async () => {
-    world = await startGatewayWorld("sqlite");
+    world = await gatewayWorldOnSharedServer("sqlite");
   });
 
   afterAll(async () => {

@@ -2,7 +2,7 @@ import { mkdtempSync } from "node:fs";
 import path from "node:path";
 import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
-import { type GatewayWorld, startGatewayWorld } from "../helpers/gateway-world";
+import { type SharedGatewayWorld, gatewayWorldOnSharedServer } from "../helpers/gateway-world";
 import { type Result, allowOutbound, decisionOf, gatewayClient, registerMcpUpstream } from "../helpers/mcp-clients";
 import { type RunningUpstream, startUpstream } from "../helpers/mcp-upstream";
 import { sql } from "../helpers/sql";
@@ -18,16 +18,16 @@ const INVISIBLE = "run\u200b1";
 const OVERLONG = `run-${"x".repeat(220)}`;
 
 describe("sqlite: an invalid run id is refused by the gateways", () => {
-  let world: GatewayWorld;
+  let world: SharedGatewayWorld;
   let upstream: RunningUpstream;
   const clients: Client[] = [];
   const recorded = async (runId: string) => {
-    const [row] = await sql<{ n: number | string }>(world.db.url, "SELECT COUNT(*) AS n FROM call_records WHERE run_id = $1", [runId]);
+    const [row] = await sql<{ n: number | string }>(world.db.url, "SELECT COUNT(*) AS n FROM call_records WHERE project_id = $1 AND run_id = $2", [world.projectId, runId]);
     return Number(row!.n);
   };
 
   beforeAll(async () => {
-    world = await startGatewayWorld("sqlite");
+    world = await gatewayWorldOnSharedServer("sqlite");
     upstream = await startUpstream(path.join(mkdtempSync(path.join(inject("tmpRoot"), "run-ids-")), "effects.jsonl"));
     await allowOutbound(world.root, world.projectId, "127.0.0.1");
     await registerMcpUpstream(world.root, world.projectId, "shop", upstream.url);
