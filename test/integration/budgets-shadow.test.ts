@@ -1,16 +1,15 @@
-import { beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { RunBudgetSchema } from "../../lib/contract/budgets";
 import { CallListSchema } from "../../lib/contract/calls";
 import { ShadowResponseSchema } from "../../lib/contract/stats";
 import type { BeginRequest, BeginResponse } from "../../lib/contract/v1";
-import { AdminClient } from "../helpers/admin-client";
+import { AdminClient, TEST_ADMIN_TOKEN } from "../helpers/admin-client";
 import { TestClient } from "../helpers/client";
-import { PROVIDERS, type TestDatabase } from "../helpers/databases";
+import { PROVIDERS, type TestDatabase, createTestDatabase } from "../helpers/databases";
 import { createTestProject } from "../helpers/fixtures";
-import { OperatorClient, ROOT } from "../helpers/operator-client";
+import { OPERATOR_ENV, OperatorClient, ROOT } from "../helpers/operator-client";
 import { expectDecision, runOnce, uniqueRun, uniqueTool } from "../helpers/policy-fixtures";
-import { sharedServerPair } from "../helpers/shared-server";
-import type { SharedServerInfo } from "../helpers/shared-servers-setup";
+import { type TestServer, startServer } from "../helpers/server";
 import { waitFor } from "../helpers/storm-scenario";
 import { sql } from "../helpers/sql";
 
@@ -48,26 +47,32 @@ interface EventRow {
  * provider: the database alone decides how many of a run's concurrent begins fit its budget.
  */
 describe.each(PROVIDERS)("%s: run budgets and shadow mode", (provider) => {
-  let db: Pick<TestDatabase, "url">;
-  let servers: SharedServerInfo[];
+  let db: TestDatabase;
+  let servers: TestServer[];
   let clients: TestClient[];
   let admin: AdminClient;
   let operator: OperatorClient;
   let projectId: string;
 
   beforeAll(async () => {
-    // The run's two shared instances on one database (their settings give 50 queued begins of one
-    // run the lock timeout they need on a loaded machine): this file restarts nothing and reads only
-    // its own project's rows.
-    servers = await sharedServerPair(provider);
-    db = { url: servers[0]!.databaseUrl };
+    db = await createTestDatabase(provider);
     const project = await createTestProject(db.url);
     projectId = project.projectId;
+    // One after the other: each bootstraps the same admin user at start.
+    // 50 begins of one run queue on its budget row: on a loaded machine, longer than the production lock timeout.
+    const env = { ...OPERATOR_ENV, IDEMGATE_ADMIN_TOKEN: TEST_ADMIN_TOKEN, IDEMGATE_PG_LOCK_TIMEOUT_MS: "60000", IDEMGATE_PG_STATEMENT_TIMEOUT_MS: "60000" };
+    servers = [await startServer(db.url, env)];
+    servers.push(await startServer(db.url, env));
     clients = servers.map((s) => new TestClient(s.baseUrl, project.apiKey));
     admin = new AdminClient(servers[0]!.baseUrl, projectId);
     operator = await OperatorClient.signIn(servers[1]!.baseUrl, ROOT.email, ROOT.password);
     // Calls without args repeat one loop signature: these cases are about budgets, not loops.
     await admin.put("*", NO_LOOPS);
+  });
+
+  afterAll(async () => {
+    await Promise.all(servers?.map((s) => s.stop()) ?? []);
+    await db?.drop();
   });
 
   const events = (runId: string) =>
