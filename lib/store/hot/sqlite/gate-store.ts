@@ -160,7 +160,7 @@ export class SqliteGateStore implements GateStore {
    * in process) and no faster at 1, so on SQLite only decisions without a write of their own go behind.
    */
   async recordReplay(record: CallRecord, expectedVersion: number, event: GateEvent): Promise<number | null> {
-    return this.write({ kind: "replay", params: [record.projectId, record.key, expectedVersion], event: eventValues(event) }, "relaxed");
+    return this.write({ kind: "replay", params: [record.projectId, record.key, expectedVersion, record.id], event: eventValues(event) }, "relaxed");
   }
 
   appendEvent(event: GateEvent): Promise<void> {
