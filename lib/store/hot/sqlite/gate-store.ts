@@ -107,7 +107,8 @@ export class SqliteGateStore implements GateStore {
 
   findRecordWithHistory(projectId: string, key: string, runId: string, historyLimit: number): Promise<{ record: CallRecord | null; history: CallSignature[]; runAborted: boolean }> {
     return this.sql.guard(() => {
-      const row = this.sql.get(SQL.recordByKey, [projectId, key]);
+      // No record has an empty key: the caller has it already (a cached replay) or needs none.
+      const row = key === "" ? undefined : this.sql.get(SQL.recordByKey, [projectId, key]);
       const read = historyLimit > 0 ? this.sql.all(POLICY_SQL.loopHistory, [projectId, runId, historyLimit]).map(rowToSignature) : [];
       // As loopHistory: this process's queued loop steps count too.
       const history = mergeLoopSteps(read, this.ledger.pendingLoopSteps(projectId, runId), historyLimit);
