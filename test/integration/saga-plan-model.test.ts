@@ -1,16 +1,15 @@
 import fc from "fast-check";
-import { beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { OperatorQueueSchema } from "../../lib/contract/operator-queue";
 import { type RunCompensation, RunCompensationSchema } from "../../lib/contract/sagas";
 import { BeginResponseSchema } from "../../lib/contract/v1";
 import { createGate } from "../../lib/sdk";
 import { TestClient } from "../helpers/client";
-import { PROVIDERS } from "../helpers/databases";
+import { PROVIDERS, type TestDatabase, createTestDatabase } from "../helpers/databases";
 import { createTestProject } from "../helpers/fixtures";
-import { OperatorClient, ROOT, createOperator } from "../helpers/operator-client";
+import { OPERATOR_ENV, OperatorClient, ROOT, createOperator } from "../helpers/operator-client";
 import { uniqueRun } from "../helpers/policy-fixtures";
-import { sharedServer } from "../helpers/shared-server";
-import type { SharedServerInfo } from "../helpers/shared-servers-setup";
+import { type TestServer, startServer } from "../helpers/server";
 
 /**
  * #37 §1, model-based: whatever runners and operators do to an aborted run's plan (abort, undos that
@@ -42,21 +41,26 @@ function expectedState(m: Model): RunCompensation["state"] {
   return m.steps[open] === "failed" ? "compensation_failed" : "compensating";
 }
 
-// On the run's shared server: it restarts nothing, and every plan, run and queue entry it reads is
-// its own project's (two server boots and stops saved, ~86 s of the file's 209 s on a loaded machine).
 describe.each(PROVIDERS)("%s: sagas — every reachable plan is finished or has an enabled action (model-based)", (provider) => {
-  let server: SharedServerInfo;
+  let db: TestDatabase;
+  let server: TestServer;
   let projectId: string;
   let apiKey: string;
   let agent: TestClient;
   let operator: OperatorClient;
 
   beforeAll(async () => {
-    server = await sharedServer(provider);
-    ({ projectId, apiKey } = await createTestProject(server.databaseUrl));
+    db = await createTestDatabase(provider);
+    ({ projectId, apiKey } = await createTestProject(db.url));
+    server = await startServer(db.url, OPERATOR_ENV);
     agent = new TestClient(server.baseUrl, apiKey);
     const root = await OperatorClient.signIn(server.baseUrl, ROOT.email, ROOT.password);
     operator = await createOperator(root, projectId, "operator");
+  });
+
+  afterAll(async () => {
+    await server?.stop();
+    await db?.drop();
   });
 
   const runPath = (r: Real) => operator.p(projectId, `/runs/${r.runId}`);
