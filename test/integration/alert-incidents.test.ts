@@ -115,7 +115,7 @@ describe.each(PROVIDERS)("%s: alerts about incidents", (provider) => {
     // ...and keeps going round: four more refusals, five in all, one incident (the run's loop).
     for (let i = 0; i < 4; i++, step++) expectDecision(await client.begin(step % 2 === 0 ? a : b), "blocked");
     const key = `idemgate:${projectId}:loop:${looping}`;
-    await waitFor(async () => rx.incidents.get(key)?.status === "triggered" && rx.hooks("/hooks/loops").length === 1 && rx.slackAt("/slack/loops").length === 1, 60_000, "the loop's trigger");
+    await waitFor(async () => rx.incidents.get(key)?.status === "triggered" && rx.hookAlerts("/hooks/loops").length === 1 && rx.slackAt("/slack/loops").length === 1, 60_000, "the loop's trigger");
 
     // The agent moves on: a begin of the run that is not blocked.
     await runOnce(client, { tool: uniqueTool("answer"), runId: looping, stepId: "answer", args: { text: "here is what I found" } });
@@ -124,7 +124,7 @@ describe.each(PROVIDERS)("%s: alerts about incidents", (provider) => {
 
     expect(pdFor(key)).toEqual(["trigger", "resolve"]);
     expect(slackAt("/slack/loops")).toEqual([expect.stringContaining(`Loop blocked on ${blocked!.tool}`), expect.stringContaining(`Resolved: Loop blocked on ${blocked!.tool}`)]);
-    expect(rx.hooks("/hooks/loops").map((h) => h.type)).toEqual(["alert.loop_blocked", "alert.loop_blocked.resolved"]);
+    expect(rx.hookAlerts("/hooks/loops").map((h) => h.type)).toEqual(["alert.loop_blocked", "alert.loop_blocked.resolved"]);
     expect(rx.strayResolves).toEqual([]);
     expect(rx.rejected).toEqual([]);
   });
@@ -168,7 +168,7 @@ describe.each(PROVIDERS)("%s: alerts about incidents", (provider) => {
     expect(said.indexOf(`Retry storm opened on ${stormy.tool}`)).toBeGreaterThanOrEqual(0);
     expect(said.indexOf(`Retry storm closed on ${stormy.tool}`)).toBeGreaterThan(said.indexOf(`Retry storm opened on ${stormy.tool}`));
     expect(said.match(/Retry storm (opened|closed)/g)).toHaveLength(2);
-    expect(rx.hooks("/hooks/storms").map((h) => h.type)).toEqual(["storm.opened", "storm.closed"]);
+    expect(rx.hookAlerts("/hooks/storms").map((h) => h.type)).toEqual(["storm.opened", "storm.closed"]);
   });
 
   it("a Slack channel is sent at Slack's pace: five alerts a few hundred ms apart, none refused with a 429", async () => {
@@ -211,7 +211,7 @@ describe.each(PROVIDERS)("%s: alerts about incidents", (provider) => {
       const stuck = await ops.call(AlertDeliverySchema, "POST", alerts(`/channels/${hanging}/test`));
       await waitFor(async () => rx.requests("/hooks/hanging").length >= 1, 30_000, "the hanging delivery in flight");
       await ops.call(AlertDeliverySchema, "POST", alerts(`/channels/${healthy}/test`));
-      await waitFor(async () => rx.hooks("/hooks/healthy").length === 1, 30_000, "the healthy delivery");
+      await waitFor(async () => rx.hookAlerts("/hooks/healthy").length === 1, 30_000, "the healthy delivery");
       // Not a clock guess: the healthy alert arrived while the hanging one's first attempt was still
       // open (nothing logged for it yet; it ends only at the 10 s delivery timeout).
       expect((await deliveries()).find((d) => d.id === stuck.id)).toMatchObject({ status: "pending", log: [] });

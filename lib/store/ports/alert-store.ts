@@ -68,6 +68,8 @@ export interface AttemptResult {
   lastError: string | null;
   deliveredAt: number | null;
   log: AlertAttemptRow;
+  /** A grouped webhook's other members (parked under the delivery): each gets the same result and a log line of its own. */
+  followers?: AlertAttemptRow[];
 }
 
 /** A call told to verify, still unanswered. */
@@ -120,6 +122,14 @@ export interface AlertStore {
    * (or its lease ran out); null when another worker has it.
    */
   claim(id: string, owner: string, now: number, leaseMs: number, untried?: boolean): Promise<AlertDeliveryRow | null>;
+  /**
+   * Parks these untried, unleased deliveries under `leaderId` (a grouped webhook request): they go
+   * out only with it, and settle with it. A leader that already has followers keeps exactly those
+   * (a retry or a redelivery after a crash sends the same group under the same webhook-id). Answers
+   * the followers, oldest first. Only deliveries written by `upTo` (the end of the leader's group
+   * wait) join: a leader sent again after a crash cannot take in alerts that fired since.
+   */
+  parkFollowers(leaderId: string, ids: string[], upTo: number, now: number): Promise<AlertDeliveryRow[]>;
   /** Records an attempt and releases the lease, only while `owner` still holds it. */
   finishAttempt(id: string, owner: string, result: AttemptResult): Promise<boolean>;
 

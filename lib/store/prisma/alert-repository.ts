@@ -53,6 +53,10 @@ function deliveryData(row: AlertDeliveryRow) {
   };
 }
 
+/** The lease a grouped webhook's follower holds: its leader's id, and no end (it is sent and settled only with the leader). */
+const followerLease = (leaderId: string) => `group:${leaderId}`;
+const PARKED_UNTIL = BigInt(Number.MAX_SAFE_INTEGER);
+
 /** Alerts with Prisma Client; inserts that may race use ON CONFLICT DO NOTHING (never a caught P2002). */
 export class PrismaAlertRepository implements AlertStore {
   constructor(private readonly prisma: Db) {}
@@ -256,6 +260,20 @@ export class PrismaAlertRepository implements AlertStore {
     return row && row.leaseOwner === owner ? toDelivery(row) : null;
   }
 
+  async parkFollowers(leaderId: string, ids: string[], upTo: number, now: number): Promise<AlertDeliveryRow[]> {
+    const parkedBy = followerLease(leaderId);
+    const parked = () => this.prisma.alertDelivery.findMany({ where: { leaseOwner: parkedBy, status: "pending" }, orderBy: [{ createdAt: "asc" }, { id: "asc" }] });
+    const already = await parked();
+    if (already.length > 0 || ids.length === 0) return already.map(toDelivery);
+    const at = BigInt(now);
+    // One conditional UPDATE: a delivery another worker claimed meanwhile is not taken.
+    await this.prisma.alertDelivery.updateMany({
+      where: { id: { in: ids.filter((id) => id !== leaderId) }, status: "pending", attempts: 0, createdAt: { lte: BigInt(upTo) }, OR: [{ leaseUntil: null }, { leaseUntil: { lt: at } }] },
+      data: { leaseOwner: parkedBy, leaseUntil: PARKED_UNTIL },
+    });
+    return (await parked()).map(toDelivery);
+  }
+
   async finishAttempt(id: string, owner: string, result: AttemptResult): Promise<boolean> {
     return this.prisma.$transaction(async (tx) => {
       const { count } = await tx.alertDelivery.updateMany({
@@ -273,6 +291,24 @@ export class PrismaAlertRepository implements AlertStore {
       });
       // The attempt happened whoever holds the lease now: it is logged either way.
       await tx.alertDeliveryAttempt.create({ data: { ...result.log, at: BigInt(result.log.at) } });
+      if (count === 1 && result.followers && result.followers.length > 0) {
+        // A grouped request's other members settle with it, in the same transaction; while it is
+        // retried they stay parked under it.
+        const settled = result.status !== "pending";
+        await tx.alertDelivery.updateMany({
+          where: { leaseOwner: followerLease(id), status: "pending" },
+          data: {
+            status: result.status,
+            attempts: result.attempts,
+            nextAttemptAt: BigInt(result.nextAttemptAt),
+            lastCode: result.lastCode,
+            lastError: result.lastError,
+            deliveredAt: result.deliveredAt === null ? null : BigInt(result.deliveredAt),
+            ...(settled ? { leaseOwner: null, leaseUntil: null } : {}),
+          },
+        });
+        for (const log of result.followers) await tx.alertDeliveryAttempt.create({ data: { ...log, at: BigInt(log.at) } });
+      }
       return count === 1;
     });
   }

@@ -10,7 +10,7 @@ import {
   routeSignal,
   shapeAlert,
 } from "../../../lib/core/alerts";
-import { pagerDutyBody, slackBody, slackGroupBody, webhookBody } from "../../../lib/core/alert-payloads";
+import { pagerDutyBody, slackBody, slackGroupBody, webhookBody, webhookGroupBody } from "../../../lib/core/alert-payloads";
 import { MAX_RETRY_AFTER_MS, attemptOutcome, retryAfterMs, retryDelayMs } from "../../../lib/core/alert-delivery";
 
 const signal = (over: Partial<AlertSignal>): AlertSignal => ({
@@ -205,5 +205,21 @@ describe("grouped Slack messages", () => {
     expect(body.text.length).toBeLessThanOrEqual(40_000);
     // One alert alone is the plain message.
     expect(slackGroupBody(storms.slice(0, 1))).toEqual(slackBody(storms[0]!));
+  });
+});
+
+describe("grouped webhooks", () => {
+  it("alerts that fire together are one alert.group body carrying each alert's own body and delivery id", () => {
+    const opened = shapeAlert({ ...storm("storm_opened"), id: "sig_a", sourceId: "storm_a" }, "storm_opened", "https://g");
+    const closed = shapeAlert({ ...storm("storm_closed"), id: "sig_b", sourceId: "storm_b" }, "storm_closed", "https://g");
+    const at = Date.UTC(2026, 0, 1);
+    const body = webhookGroupBody([{ deliveryId: "alr_a", alert: opened }, { deliveryId: "alr_b", alert: closed }], at) as { type: string; sentAt: string; data: Record<string, unknown> };
+    expect(body.type).toBe("alert.group");
+    expect(body.sentAt).toBe(new Date(at).toISOString());
+    expect(body.data).toMatchObject({ projectId: "proj_1", firing: 1, resolved: 1 });
+    expect(body.data.alerts).toEqual([
+      { deliveryId: "alr_a", ...webhookBody(opened, at) },
+      { deliveryId: "alr_b", ...webhookBody(closed, at) },
+    ]);
   });
 });
