@@ -59,7 +59,7 @@ describe.each(PROVIDERS)("%s: alerts about incidents", (provider) => {
   };
   const addRule = (condition: string, channelIds: string[]) => ops.call(AlertRuleSchema, "POST", alerts("/rules"), { condition, channelIds });
   const pdFor = (key: string) => rx.pagerDuty.filter((e) => e.dedup_key === key).map((e) => e.event_action);
-  const slackAt = (path: string) => rx.slackAt(path).map((m) => m.text.split("\n")[0]);
+  const slackAt = (path: string) => rx.slackAt(path).map((m) => m.text.split("\n")[0]!);
   /** Every signal turned into deliveries and every delivery of these channels settled: nothing more is coming. */
   const quiet = (what: string, channelIds: string[], count: number) =>
     waitFor(
@@ -93,7 +93,7 @@ describe.each(PROVIDERS)("%s: alerts about incidents", (provider) => {
     await db?.drop();
   });
 
-  it("a loop blocked five times: one trigger per channel; once the run moves on, one resolve per channel", async () => {
+  it("a loop blocked five times: one trigger per channel, then updates of the same incident as it grows; once the run moves on, one resolve per channel", async () => {
     const slack = (await addChannel({ kind: "slack", name: "loops", url: rx.url("/slack/loops") })).id;
     const pd = (await addChannel({ kind: "pagerduty", name: "loops pd", routingKey: ROUTING_KEY, url: rx.url("/pagerduty/loops") })).id;
     const hook = await hookChannel("loops hook", "/hooks/loops");
@@ -112,19 +112,45 @@ describe.each(PROVIDERS)("%s: alerts about incidents", (provider) => {
       if ((await client.begin(request)).decision === "blocked") blocked = request;
     }
     expect(blocked).not.toBeNull();
-    // ...and keeps going round: four more refusals, five in all, one incident (the run's loop).
-    for (let i = 0; i < 4; i++, step++) expectDecision(await client.begin(step % 2 === 0 ? a : b), "blocked");
     const key = `idemgate:${projectId}:loop:${looping}`;
     await waitFor(async () => rx.incidents.get(key)?.status === "triggered" && rx.hookAlerts("/hooks/loops").length === 1 && rx.slackAt("/slack/loops").length === 1, 60_000, "the loop's trigger");
+    // ...and keeps going round once told: four more refusals, five in all, one incident (the run's loop) that grows.
+    for (let i = 0; i < 4; i++, step++) expectDecision(await client.begin(step % 2 === 0 ? a : b), "blocked");
+    const fiveTimes = "Blocked 5 times in this run so far";
+    await waitFor(
+      async () =>
+        rx.slackAt("/slack/loops").at(-1)?.text.includes(fiveTimes) &&
+        String(rx.hookAlerts("/hooks/loops").at(-1)?.body.alert.summary ?? "").includes(fiveTimes) &&
+        rx.pagerDuty.filter((e) => e.dedup_key === key).at(-1)?.payload?.summary.includes(fiveTimes),
+      60_000,
+      "the update saying the loop was blocked five times",
+    );
 
     // The agent moves on: a begin of the run that is not blocked.
     await runOnce(client, { tool: uniqueTool("answer"), runId: looping, stepId: "answer", args: { text: "here is what I found" } });
     await waitFor(async () => rx.incidents.get(key)?.status === "resolved", 60_000, "the loop's incident resolved");
-    await quiet("every loop delivery settled", [slack, pd, hook], 6);
+    await quiet("every loop delivery settled", [slack, pd, hook], 9);
 
-    expect(pdFor(key)).toEqual(["trigger", "resolve"]);
-    expect(slackAt("/slack/loops")).toEqual([expect.stringContaining(`Loop blocked on ${blocked!.tool}`), expect.stringContaining(`Resolved: Loop blocked on ${blocked!.tool}`)]);
-    expect(rx.hookAlerts("/hooks/loops").map((h) => h.type)).toEqual(["alert.loop_blocked", "alert.loop_blocked.resolved"]);
+    // PagerDuty: one incident, paged once; its updates are triggers under the same dedup_key; one resolve, last.
+    const events = pdFor(key);
+    expect(events[0]).toBe("trigger");
+    expect(events.slice(1, -1).every((e) => e === "trigger")).toBe(true);
+    expect(events.at(-1)).toBe("resolve");
+    expect(events.length).toBeGreaterThanOrEqual(3);
+    expect(rx.incidents.get(key)).toEqual({ pages: 1, status: "resolved" });
+    // Slack: the trigger, the updates (paced: never a 429), the resolve.
+    const said = slackAt("/slack/loops");
+    expect(said[0]).toContain(`Loop blocked on ${blocked!.tool}`);
+    expect(said[0]).not.toContain("Updated");
+    expect(said.slice(1, -1).length).toBeGreaterThanOrEqual(1);
+    expect(said.slice(1, -1).every((line) => line.includes("Updated: Loop blocked on"))).toBe(true);
+    expect(said.at(-1)).toContain(`Resolved: Loop blocked on`);
+    expect(rx.tooFast).toEqual([]);
+    const types = rx.hookAlerts("/hooks/loops").map((h) => h.type);
+    expect(types[0]).toBe("alert.loop_blocked");
+    expect(types.slice(1, -1).every((t) => t === "alert.loop_blocked.updated")).toBe(true);
+    expect(types.at(-1)).toBe("alert.loop_blocked.resolved");
+    expect(types.filter((t) => t.endsWith(".resolved"))).toHaveLength(1);
     expect(rx.strayResolves).toEqual([]);
     expect(rx.rejected).toEqual([]);
   });
@@ -144,8 +170,18 @@ describe.each(PROVIDERS)("%s: alerts about incidents", (provider) => {
     await waitFor(async () => rx.incidents.get(key)?.status === "resolved", 60_000, "the budget incident resolved");
     await quiet("every budget delivery settled", [slack, pd], 4);
 
-    expect(pdFor(key)).toEqual(["trigger", "resolve"]);
-    expect(slackAt("/slack/budgets")).toEqual([expect.stringContaining(`Run ${run} exceeded its budget on ${tool}`), expect.stringContaining(`Resolved: Run ${run} exceeded its budget`)]);
+    // One incident: one trigger (any update of it under the same dedup_key: the count grew after it went out), one resolve.
+    const events = pdFor(key);
+    expect(events[0]).toBe("trigger");
+    expect(events.filter((e) => e === "resolve")).toEqual(["resolve"]);
+    expect(events.at(-1)).toBe("resolve");
+    expect(rx.incidents.get(key)).toEqual({ pages: 1, status: "resolved" });
+    const said = slackAt("/slack/budgets");
+    expect(said[0]).toContain(`Run ${run} exceeded its budget on ${tool}`);
+    expect(said.slice(1, -1).every((line) => line.includes(`Updated: Run ${run} exceeded its budget`))).toBe(true);
+    expect(said.at(-1)).toContain(`Resolved: Run ${run} exceeded its budget`);
+    // The last word before the resolve says how many refusals the incident gathered.
+    expect(rx.slackAt("/slack/budgets").at(-2)!.text).toContain("Refused 4 times in this run so far");
   });
 
   it("a storm told to channels with only a storm_opened rule is resolved there when it closes", async () => {

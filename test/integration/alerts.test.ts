@@ -201,7 +201,7 @@ describe.each(PROVIDERS)("%s: alerts", (provider) => {
     await runOnce(client, { tool: budgeted, runId: overrun, stepId: "r1" });
     for (const step of ["r2", "r3"]) expectDecision(await client.begin({ tool: budgeted, runId: overrun, stepId: step }), "blocked");
     const budgetKey = `idemgate:${projectId}:budget:${overrun}`;
-    await waitFor(async () => pdFor(budgetKey).length === 1 && closing.slack.length === 1, 60_000, "the budget trigger");
+    await waitFor(async () => pdFor(budgetKey).length >= 1 && closing.slack.length >= 1, 60_000, "the budget trigger");
     expect(closing.incidents.get(budgetKey)).toEqual({ pages: 1, status: "triggered" });
     await ops.call(RunBudgetSchema, "POST", ops.p(projectId, `/runs/${overrun}/budget`), { maxCallsPerRun: 3, reason: "approved by the customer" });
     await waitFor(async () => closing.incidents.get(budgetKey)?.status === "resolved", 60_000, "the budget incident resolved");
@@ -253,22 +253,24 @@ describe.each(PROVIDERS)("%s: alerts", (provider) => {
     const mine = await waitFor(
       async () => {
         const ours = (await deliveries()).filter((d) => [channels.pd2, channels.slack2, channels.hook2].includes(d.channelId));
-        return ours.length === 8 + 2 + 4 && ours.every((d) => d.status !== "pending") ? ours : null;
+        // The budget's second refusal may come as an update of its incident (#44): at least these.
+        return ours.length >= 8 + 2 + 4 && ours.every((d) => d.status !== "pending") ? ours : null;
       },
       60_000,
       "every delivery of these rules settled",
     );
     // Each condition: one trigger, then one resolve, under one dedup_key; one page each; no resolve without its trigger.
-    expect(pdFor(budgetKey)).toEqual(["trigger", "resolve"]);
+    const budgetEvents = pdFor(budgetKey);
+    expect([budgetEvents[0], budgetEvents.at(-1), budgetEvents.filter((e) => e === "resolve").length]).toEqual(["trigger", "resolve", 1]);
     for (const key of [verifyKey, approvalKey, undoKey]) expect(pdFor(key), key).toEqual(["trigger", "resolve"]);
     expect([...closing.incidents.values()]).toEqual(Array(4).fill({ pages: 1, status: "resolved" }));
     expect(closing.strayResolves).toEqual([]);
-    expect(closing.pagerDuty).toHaveLength(8);
+    expect(closing.pagerDuty.filter((e) => e.dedup_key !== budgetKey)).toHaveLength(6);
     // Slack reads: the refusal with the spend, then that the budget was raised.
-    expect(closing.slack.map((m) => m.text.split("\n")[0])).toEqual([
-      expect.stringContaining(`Run ${overrun} exceeded its budget on ${budgeted}`),
-      expect.stringContaining(`Resolved: Run ${overrun} exceeded its budget`),
-    ]);
+    const said = closing.slack.map((m) => m.text.split("\n")[0]);
+    expect(said[0]).toContain(`Run ${overrun} exceeded its budget on ${budgeted}`);
+    expect(said.slice(1, -1).every((line) => line!.includes(`Updated: Run ${overrun} exceeded its budget`))).toBe(true);
+    expect(said.at(-1)).toContain(`Resolved: Run ${overrun} exceeded its budget`);
     expect(closing.slack[0]!.text).toContain("the run made 1 tool calls of 1 allowed");
     const hooks = closing.hookAlerts("/hooks");
     expect(hooks.map((h) => h.type).sort()).toEqual(["alert.compensation_failed", "alert.compensation_failed.resolved", "alert.verify_unresolved", "alert.verify_unresolved.resolved"]);

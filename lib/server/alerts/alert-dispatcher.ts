@@ -2,7 +2,7 @@ import { hostname } from "node:os";
 import { randomBytes } from "node:crypto";
 import { type Backoff, CHANNEL_PACE_MS, attemptOutcome, retryAfterMs, retryDelayMs } from "../../core/alert-delivery";
 import { SLACK_GROUP_MAX, WEBHOOK_GROUP_MAX, slackGroupBody, webhookGroupBody } from "../../core/alert-payloads";
-import { type Alert, CLOSABLE_CONDITIONS, closableCondition, incidentKeyOf, resolveSignal, routeIncident, routeSignal, shapeAlert } from "../../core/alerts";
+import { type Alert, type AlertSignal, CLOSABLE_CONDITIONS, closableCondition, countedAlert, incidentKeyOf, resolveSignal, routeIncident, routeSignal, routeUpdates, shapeAlert } from "../../core/alerts";
 import type { AlertDeliveryRow, AlertStore } from "../../store/ports/alert-store";
 import { newId } from "../ids";
 import { OutboundRefusedError } from "../outbound/outbound-refused";
@@ -165,7 +165,9 @@ export class AlertDispatcher {
       if (!groupedOf.has(signal.projectId)) groupedOf.set(signal.projectId, new Set((await store.listChannels(signal.projectId)).filter((c) => c.kind !== "pagerduty").map((c) => c.id)));
       const key = incidentKeyOf(signal);
       const open = key === null ? [] : await store.openIncidentChannels(signal.projectId, key);
-      const routed = routeIncident(signal, routeSignal(signal, rulesOf.get(signal.projectId)!), open);
+      const byRules = routeSignal(signal, rulesOf.get(signal.projectId)!);
+      const routed = routeIncident(signal, byRules, open);
+      const updates = key === null ? [] : routeUpdates(signal, byRules, open);
       const now = this.clock();
       const storm = routed.length > 0 && signal.kind.startsWith("storm_") ? await this.deps.storm(signal.projectId, signal.sourceId) : null;
       const deliveries = routed.map(({ ruleId, channelId, condition }) => {
@@ -175,9 +177,38 @@ export class AlertDispatcher {
         // others along. PagerDuty is not grouped: each event is one incident under its own dedup_key.
         return groupedOf.get(signal.projectId)!.has(channelId) ? { ...delivery, nextAttemptAt: now + (this.deps.groupWaitMs ?? 0) } : delivery;
       });
+      if (updates.length > 0) deliveries.push(...(await this.updateDeliveries(signal, key!, updates, now)));
       await store.fanOut(signal.id, deliveries, now);
       if (deliveries.length > 0) this.warnOfDeadLinks();
     }
+  }
+
+  /**
+   * A later signal of an incident open on these channels (a run blocked again): the incident
+   * changed. A channel whose trigger or last update has not gone out yet gets that one rewritten
+   * with the new count (so a burst of refusals within the group wait is one trigger that says how
+   * many); else a new update, after the group wait (and at the channel's pace), as Alertmanager
+   * tells a group's change.
+   */
+  private async updateDeliveries(signal: AlertSignal, key: string, updates: ReturnType<typeof routeUpdates>, now: number) {
+    const { store } = this.deps;
+    const since = await store.lastResolvedAt(signal.projectId, key);
+    // Counted up to this signal (in the order signals are processed): each later one says one more, never the same twice.
+    const upTo = (s: AlertSignal) => s.at < signal.at || (s.at === signal.at && s.id <= signal.id);
+    const count = signal.runId ? (await store.runSignals(signal.projectId, signal.runId, since)).filter((s) => upTo(s) && incidentKeyOf(s) === key).length : 1;
+    const out: ReturnType<typeof pendingDelivery>[] = [];
+    for (const { ruleId, channelId, condition } of updates) {
+      const shaped = shapeAlert(signal, condition, this.deps.baseUrl, null);
+      const waiting = await store.untriedFor(channelId, key);
+      if (waiting) {
+        const was = JSON.parse(waiting.alert) as Alert;
+        const refreshed = { ...countedAlert(shaped, count, was.type.endsWith(".updated")), id: was.id, at: was.at };
+        if (await store.rewriteUntried(waiting.id, JSON.stringify(refreshed))) continue;
+      }
+      const delivery = pendingDelivery(signal.projectId, countedAlert(shaped, count, true), channelId, ruleId, now);
+      out.push({ ...delivery, nextAttemptAt: now + (this.deps.groupWaitMs ?? 0) });
+    }
+    return out;
   }
 
   private warnedOfDeadLinks = false;

@@ -150,6 +150,14 @@ export interface AlertStore {
    * told) is a trigger: the incident is open there.
    */
   openIncidentChannels(projectId: string, dedupKey: string): Promise<OpenIncidentChannel[]>;
+  /** A channel's delivery under this dedup_key not yet tried nor taken by a worker (a trigger in its group wait, an update waiting), if any. */
+  untriedFor(channelId: string, dedupKey: string): Promise<AlertDeliveryRow | null>;
+  /** Replaces an untried delivery's alert with a newer one of the same incident; false once a worker has taken it. */
+  rewriteUntried(id: string, alert: string): Promise<boolean>;
+  /** The run's event signals since `since` (an incident's count is worked out from them). */
+  runSignals(projectId: string, runId: string, since: number): Promise<AlertSignal[]>;
+  /** When the last resolve of this dedup_key was written (0: never): an incident's signals are those after it. */
+  lastResolvedAt(projectId: string, dedupKey: string): Promise<number>;
   /** Whether what raised a closable signal still holds (see CLOSABLE_CONDITIONS in lib/core/alerts). */
   incidentHolds(signal: AlertSignal, condition: AlertCondition): Promise<boolean>;
   waitingResends(projectId: string, olderThan: number): Promise<WaitingResend[]>;

@@ -135,13 +135,14 @@ export class PrismaAlertRepository implements AlertStore {
     // The conditions are core's constants, never input: checked, then written into the statement.
     if (!conditions.every((condition) => /^[a-z_]+$/.test(condition))) throw new Error("alert conditions are identifiers");
     const list = conditions.map((condition) => `'${condition}'`).join(", ");
-    // Triggers with no resolve yet (its id: resolveSignalId in lib/core/alerts), whose deliveries have all
-    // settled (a resolve must not overtake its trigger).
+    // Triggers with no resolve yet (its id: resolveSignalId in lib/core/alerts), whose incident's
+    // triggers and updates have all settled (a resolve must not overtake its trigger, nor an update).
     const open = await this.prisma.$queryRawUnsafe<{ signal_id: string }[]>(
       `SELECT DISTINCT d.signal_id FROM alert_deliveries d
         WHERE d.action = 'trigger' AND d.condition IN (${list})
           AND NOT EXISTS (SELECT 1 FROM alert_signals r WHERE r.id = d.signal_id || '_resolved')
-          AND NOT EXISTS (SELECT 1 FROM alert_deliveries p WHERE p.signal_id = d.signal_id AND p.status = 'pending')
+          AND NOT EXISTS (SELECT 1 FROM alert_deliveries p WHERE p.dedup_key = d.dedup_key AND p.action = 'trigger' AND p.status = 'pending')
+          AND NOT EXISTS (SELECT 1 FROM alert_deliveries r WHERE r.dedup_key = d.dedup_key AND r.action = 'resolve' AND r.created_at >= d.created_at)
         LIMIT ${Math.max(1, Math.floor(limit))}`,
     );
     if (open.length === 0) return [];
@@ -160,6 +161,30 @@ export class PrismaAlertRepository implements AlertStore {
     return [...latest.values()]
       .filter((row) => row.action === "trigger")
       .map((row) => ({ channelId: row.channelId, ruleId: row.ruleId, condition: row.condition as AlertCondition }));
+  }
+
+  async untriedFor(channelId: string, dedupKey: string): Promise<AlertDeliveryRow | null> {
+    const row = await this.prisma.alertDelivery.findFirst({
+      where: { channelId, dedupKey, status: "pending", attempts: 0, leaseOwner: null },
+      orderBy: [{ createdAt: "desc" }, { id: "desc" }],
+    });
+    return row ? toDelivery(row) : null;
+  }
+
+  async rewriteUntried(id: string, alert: string): Promise<boolean> {
+    // Conditional: a delivery a worker has claimed (or sent) keeps what it was sent with.
+    const { count } = await this.prisma.alertDelivery.updateMany({ where: { id, status: "pending", attempts: 0, leaseOwner: null }, data: { alert } });
+    return count === 1;
+  }
+
+  async runSignals(projectId: string, runId: string, since: number): Promise<AlertSignal[]> {
+    const rows = await this.prisma.alertSignal.findMany({ where: { projectId, runId, kind: "event", at: { gt: BigInt(since) } }, orderBy: [{ at: "asc" }, { id: "asc" }], take: 10_000 });
+    return rows.map(toSignal);
+  }
+
+  async lastResolvedAt(projectId: string, dedupKey: string): Promise<number> {
+    const row = await this.prisma.alertDelivery.findFirst({ where: { projectId, dedupKey, action: "resolve" }, orderBy: { createdAt: "desc" }, select: { createdAt: true } });
+    return row ? Number(row.createdAt) : 0;
   }
 
   async incidentHolds(signal: AlertSignal, condition: AlertCondition): Promise<boolean> {

@@ -4,10 +4,12 @@ import {
   type AlertSignal,
   closableCondition,
   conditionsOf,
+  countedAlert,
   incidentKeyOf,
   resolveSignal,
   routeIncident,
   routeSignal,
+  routeUpdates,
   shapeAlert,
 } from "../../../lib/core/alerts";
 import { pagerDutyBody, slackBody, slackGroupBody, webhookBody, webhookGroupBody } from "../../../lib/core/alert-payloads";
@@ -105,6 +107,31 @@ describe("closing incidents", () => {
     expect(incidentKeyOf(closed)).toBe(incidentKeyOf(storm("storm_opened")));
     const stormRules = [rule({ id: "c", condition: "storm_closed", channelIds: ["log"] })];
     expect(routeIncident(closed, routeSignal(closed, stormRules), [{ channelId: "pd", ruleId: "o", condition: "storm_opened" }]).map((r) => r.channelId)).toEqual(["pd", "log"]);
+  });
+
+  it("a later refusal of an open budget or loop incident updates the channels told it, and only them; a storm or a resolve never does", () => {
+    const rules = [rule({ id: "b", condition: "budget_exceeded", channelIds: ["pd", "slack", "new"] })];
+    const again = { ...budget, id: "sig_2", sourceId: "evt_2" };
+    const open = [
+      { channelId: "pd", ruleId: "b", condition: "budget_exceeded" as const },
+      { channelId: "slack", ruleId: "b", condition: "budget_exceeded" as const },
+    ];
+    expect(routeUpdates(again, routeSignal(again, rules), open).map((r) => r.channelId)).toEqual(["pd", "slack"]);
+    expect(routeUpdates(again, routeSignal(again, rules), [])).toEqual([]);
+    expect(routeUpdates(resolveSignal(budget, budget.at + 1), routeSignal(budget, rules), open)).toEqual([]);
+    const opened = storm("storm_opened");
+    expect(routeUpdates(opened, routeSignal(opened, [rule({ channelIds: ["pd"] })]), [{ channelId: "pd", ruleId: "o", condition: "storm_opened" }])).toEqual([]);
+  });
+
+  it("an incident's alert says how many refusals it gathered; as an update it says it changed, under the same dedup_key", () => {
+    const first = shapeAlert(budget, "budget_exceeded", "https://g");
+    expect(countedAlert(first, 1, false)).toEqual(first);
+    const four = countedAlert(first, 4, false);
+    expect(four.summary).toBe(`${first.summary} Refused 4 times in this run so far.`);
+    expect([four.type, four.title, four.action, four.dedupKey]).toEqual([first.type, first.title, "trigger", first.dedupKey]);
+    const update = countedAlert(first, 5, true);
+    expect([update.type, update.title, update.action, update.dedupKey]).toEqual(["alert.budget_exceeded.updated", `Updated: ${first.title}`, "trigger", first.dedupKey]);
+    expect(pagerDutyBody(update, "rk")).toMatchObject({ event_action: "trigger", dedup_key: first.dedupKey });
   });
 
   it("budgets and loops page once per run: a run refused again shares the incident", () => {
