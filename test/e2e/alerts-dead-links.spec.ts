@@ -42,7 +42,8 @@ async function signInTo(browser: Browser, baseURL: string) {
   await page.getByLabel("Email").fill(ADMIN.email);
   await page.getByLabel("Password").fill(ADMIN.password);
   await page.getByRole("button", { name: "Sign in" }).click();
-  await expect(page).toHaveURL(/\/projects\/[^/]+$/);
+  // A server just started renders its first pages slowly on a loaded machine: a budget, not an expectation.
+  await expect(page).toHaveURL(/\/projects\/[^/]+$/, { timeout: 90_000 });
   return page;
 }
 
@@ -50,7 +51,7 @@ test("Settings → Alerts without a public URL: the page warns, and a channel is
   const page = await signInTo(browser, bare.baseUrl);
   await page.goto("/projects/proj_demo/settings");
   const panel = page.getByTestId("alerts-panel");
-  await expect(panel.getByTestId("alerts-no-public-url")).toContainText("Links in alerts will not work");
+  await expect(panel.getByTestId("alerts-no-public-url")).toContainText("Links in alerts will not work", { timeout: 60_000 });
   await expect(panel.getByTestId("alerts-no-public-url")).toContainText("IDEMGATE_PUBLIC_URL");
 
   const allowlist = page.getByTestId("outbound-allowlist-panel");
