@@ -66,7 +66,8 @@ test("Settings → Alerts without a public URL: the page warns, and a channel is
   const confirm = panel.getByRole("checkbox", { name: /Add it anyway: its links will not open/ });
   await expect(confirm).not.toBeChecked();
   await panel.getByRole("button", { name: "Add channel" }).click();
-  await expect(panel.getByRole("alert").filter({ hasText: "no public URL" })).toBeVisible();
+  // The form asks in its own words (the banner above says there is no public URL; this is the refusal).
+  await expect(panel.getByRole("alert").filter({ hasText: /tick “Add it anyway” to add it/ })).toBeVisible();
   await expect(panel.getByTestId("alert-channel-row")).toHaveCount(0);
 
   // Confirmed: added.

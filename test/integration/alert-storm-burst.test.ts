@@ -16,12 +16,12 @@ import { waitFor } from "../helpers/storm-scenario";
 const PUBLIC_URL = "https://idemgate.example.com";
 const TOOLS = 20;
 /**
- * Four-second windows, so twenty tools' bursts sent at once on a loaded machine land in one window
- * each (or in the window straddling a boundary); five dedup hits open a storm, by the baseline rule or,
- * in the gate's first windows, by the absolute one (the burst is all replays).
+ * Eight-second windows, so twenty tools' bursts sent at once on a loaded machine land in one window
+ * each (or in the window straddling a boundary); four dedup hits open a storm, by the baseline rule
+ * or, in the gate's first windows, by the absolute one (the burst is all replays).
  */
-const STORM_POLICY = { storm: { windowSeconds: 4, minHits: 5, factor: 5, absoluteMinHits: 5, absoluteDedupRate: 0.5 }, loop: { enabled: false } };
-const REPLAYS_PER_TOOL = 6;
+const STORM_POLICY = { storm: { windowSeconds: 8, minHits: 4, factor: 5, absoluteMinHits: 4, absoluteDedupRate: 0.5 }, loop: { enabled: false } };
+const REPLAYS_PER_TOOL = 8;
 
 /**
  * Issue #44's burst: twenty tools storming at once through the real gate (replays of completed
@@ -54,9 +54,9 @@ describe.each(PROVIDERS)("%s: twenty storms at once", (provider) => {
       IDEMGATE_ALERT_MAX_BACKOFF_MS: "1000",
       IDEMGATE_ALERT_SCAN_MS: "500",
       IDEMGATE_PUBLIC_URL: PUBLIC_URL,
-      // Long enough that twenty storms opened by a loaded machine's detector passes fire "together",
-      // short of their closing (three quiet 4 s windows).
-      IDEMGATE_ALERT_GROUP_WAIT_MS: "8000",
+      // Long enough that twenty storms opened by a loaded machine's detector passes (a straggler's burst
+      // sent again included) fire "together", short of their closing (three quiet 8 s windows).
+      IDEMGATE_ALERT_GROUP_WAIT_MS: "15000",
     });
     client = new TestClient(server.baseUrl, project.apiKey);
     admin = new AdminClient(server.baseUrl, projectId);
@@ -89,21 +89,28 @@ describe.each(PROVIDERS)("%s: twenty storms at once", (provider) => {
         return { tool, request };
       }),
     );
-    // All of them at once: six replays each, three senders per tool.
+    // All of them at once: eight replays each, four senders per tool.
     const burst = (targets: typeof tools) =>
       Promise.all(
         targets.flatMap(({ request }) =>
-          Array.from({ length: 3 }, async () => {
-            for (let i = 0; i < REPLAYS_PER_TOOL / 3; i++) expectDecision(await client.begin(request), "replay");
+          Array.from({ length: 4 }, async () => {
+            for (let i = 0; i < REPLAYS_PER_TOOL / 4; i++) expectDecision(await client.begin(request), "replay");
           }),
         ),
       );
     await burst(tools);
     const names = new Set(tools.map((t) => t.tool));
+    const stormsNow = async () => (await insights.storms()).storms.filter((s) => names.has(s.tool));
+    // A loaded machine may send one tool's burst too slowly to put four replays into one window: once
+    // the detector has judged the burst's windows (two windows on), those tools' bursts go again, once.
+    await waitFor(async () => (await stormsNow()).length === TOOLS, 16_000, "twenty storms from one burst").catch(async () => {
+      const opened = new Set((await stormsNow()).map((s) => s.tool));
+      await burst(tools.filter((t) => !opened.has(t.tool)));
+    });
     let seen = 0;
     const storms = await waitFor(
       async () => {
-        const ours = (await insights.storms()).storms.filter((s) => names.has(s.tool));
+        const ours = await stormsNow();
         seen = ours.length;
         return ours.length === TOOLS ? ours : null;
       },
