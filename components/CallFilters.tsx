@@ -22,6 +22,7 @@ export function CallFilters({ value, onApply, tools }: Props) {
   // On a phone the form starts folded behind one button (CSS ignores this on wider screens).
   const [folded, setFolded] = useState(true);
   const [draft, setDraft] = useState(() => ({
+    q: value.q ?? "",
     tool: value.tool ?? "",
     runId: value.runId ?? "",
     agentId: value.agentId ?? "",
@@ -36,6 +37,7 @@ export function CallFilters({ value, onApply, tools }: Props) {
     decision: value.decision,
     decidedFrom: value.decidedFrom,
     decidedTo: value.decidedTo,
+    q: draft.q.trim() || undefined,
     tool: draft.tool.trim() || undefined,
     runId: draft.runId.trim() || undefined,
     agentId: draft.agentId.trim() || undefined,
@@ -56,7 +58,7 @@ export function CallFilters({ value, onApply, tools }: Props) {
     onApply(collect({ from, to: undefined }));
   }
 
-  const text = (field: "tool" | "runId" | "agentId" | "key", label: string, placeholder: string, list?: string) => (
+  const text = (field: "q" | "tool" | "runId" | "agentId" | "key", label: string, placeholder: string, list?: string) => (
     <label htmlFor={`filter-${field}`}>
       {label}
       <input
@@ -98,6 +100,7 @@ export function CallFilters({ value, onApply, tools }: Props) {
         {active > 0 ? ` (${active} applied)` : ""}
       </button>
       <div id="call-filter-fields" className="filter-fields">
+        {text("q", "Args or result contain", "a value, e.g. an order id")}
         {text("tool", "Tool", "any tool", "known-tools")}
         <datalist id="known-tools">
           {tools.map((tool) => (

@@ -1,25 +1,35 @@
 import Link from "next/link";
 import type { CallSummary } from "@/lib/contract/calls";
 import { formatInstant } from "@/lib/dashboard/format-time";
+import type { SortDir, SortState } from "@/lib/dashboard/table-sort";
 import { DecisionBadge } from "./DecisionBadge";
+import { SortableHeader } from "./SortableHeader";
 import { TableWrap } from "./TableWrap";
 
+interface Props {
+  projectId: string;
+  calls: CallSummary[];
+  sort: SortState | null;
+  onSort: (column: string, firstDir?: SortDir) => void;
+}
+
 /** A page of calls: each row opens the call; the run links to its timeline. Stacked cards on a phone. */
-export function CallsTable({ projectId, calls }: { projectId: string; calls: CallSummary[] }) {
+export function CallsTable({ projectId, calls, sort, onSort }: Props) {
+  const header = (column: string, label: string, firstDir: SortDir = "asc") => <SortableHeader column={column} label={label} sort={sort} onSort={onSort} firstDir={firstDir} />;
   const base = `/projects/${encodeURIComponent(projectId)}`;
   return (
     <TableWrap label="Calls">
       <table className="data stacked" data-testid="calls-table">
         <thead>
           <tr>
-            <th scope="col">First seen</th>
-            <th scope="col">Tool</th>
-            <th scope="col">Status</th>
-            <th scope="col">Last decision</th>
-            <th scope="col">Run / step</th>
-            <th scope="col">Agent</th>
-            <th scope="col">Attempts</th>
-            <th scope="col">Key</th>
+            {header("firstSeen", "First seen", "desc")}
+            {header("tool", "Tool")}
+            {header("status", "Status")}
+            {header("lastDecision", "Last decision")}
+            {header("run", "Run / step")}
+            {header("agent", "Agent")}
+            {header("attempts", "Attempts", "desc")}
+            {header("key", "Key")}
           </tr>
         </thead>
         <tbody>

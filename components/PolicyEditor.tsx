@@ -2,7 +2,7 @@
 
 import { type FormEvent, useMemo, useState } from "react";
 import type { EffectivePolicyResponse } from "@/lib/contract/admin-policies";
-import { buildOverrides, draftFromOverrides, inheritedValue, policyFields } from "@/lib/dashboard/policy-form";
+import { buildOverrides, draftFromOverrides, groupPolicyFields, inheritedValue, policyFields } from "@/lib/dashboard/policy-form";
 import { usePolicyQuery, useSavePolicyMutation } from "@/lib/dashboard/queries/use-policies-query";
 import { PolicyFieldInput } from "./PolicyFieldInput";
 import { PolicyHistory } from "./PolicyHistory";
@@ -12,6 +12,7 @@ import { useProject } from "./ProjectContext";
 import { EmptyState, ErrorState, Loading } from "./StateViews";
 
 const FIELDS = policyFields();
+const SECTIONS = groupPolicyFields(FIELDS);
 
 export function PolicyEditor({ tool }: { tool: string }) {
   const { projectId, can } = useProject();
@@ -66,20 +67,41 @@ function PolicyForm({ projectId, tool, effective, save }: { projectId: string; t
       <p className="muted" style={{ margin: 0 }}>
         In force: revision {effective.version}. Fields left on “inherit” follow the {tool === "*" ? "built-in defaults" : "project defaults (*)"}.
       </p>
-      <div className="policy-grid">
-        {FIELDS.map((f) => (
-          <PolicyFieldInput
-            key={f.path}
-            field={f}
-            value={draft[f.path]}
-            inherited={inheritedValue(effective, f.path)}
-            error={errors[f.path]}
-            disabled={save.isPending}
-            onChange={(v) => setDraft((d) => ({ ...d, [f.path]: v }))}
-          />
-        ))}
+      {/* Fields in sections beside the simulator's prediction, which stays in view (sticky) while they are edited. */}
+      <div className="policy-layout">
+        <div className="stack policy-sections">
+          <nav aria-label="Policy sections" className="row policy-section-links">
+            {SECTIONS.map((s) => (
+              <a key={s.id} href={`#policy-section-${s.id}`}>
+                {s.title}
+              </a>
+            ))}
+          </nav>
+          {SECTIONS.map((s) => (
+            <fieldset key={s.id} id={`policy-section-${s.id}`} className="policy-section" data-testid="policy-section" data-section={s.id}>
+              <legend>
+                {s.title} <span className="muted">({s.fields.length})</span>
+              </legend>
+              <div className="policy-grid">
+                {s.fields.map((f) => (
+                  <PolicyFieldInput
+                    key={f.path}
+                    field={f}
+                    value={draft[f.path]}
+                    inherited={inheritedValue(effective, f.path)}
+                    error={errors[f.path]}
+                    disabled={save.isPending}
+                    onChange={(v) => setDraft((d) => ({ ...d, [f.path]: v }))}
+                  />
+                ))}
+              </div>
+            </fieldset>
+          ))}
+        </div>
+        <aside className="policy-prediction" aria-label="Prediction for this draft" data-testid="policy-prediction">
+          <PolicySimulation projectId={projectId} tool={tool} draftJson={draftJson === savedJson ? null : draftJson} />
+        </aside>
       </div>
-      <PolicySimulation projectId={projectId} tool={tool} draftJson={draftJson === savedJson ? null : draftJson} />
       <label htmlFor="policy-reason">Reason for the change</label>
       <textarea
         id="policy-reason"

@@ -12,7 +12,22 @@ import { RunFilters } from "./RunFilters";
 import { useProject } from "./ProjectContext";
 import { EmptyState, ErrorState, Loading } from "./StateViews";
 import "./explorer.css";
+import { SortableHeader } from "./SortableHeader";
 import { TableWrap } from "./TableWrap";
+import { type SortAccessors, sortRows } from "@/lib/dashboard/table-sort";
+import { useUrlSort } from "@/lib/dashboard/use-url-sort";
+import type { RunSummary } from "@/lib/contract/calls";
+
+const RUN_SORT: SortAccessors<RunSummary> = {
+  run: (r) => r.runId,
+  started: (r) => Date.parse(r.startedAt),
+  lastActivity: (r) => Date.parse(r.lastActivityAt),
+  calls: (r) => r.calls,
+  agents: (r) => r.agents,
+  failed: (r) => r.failed,
+  saga: (r) => r.sagaState,
+  dedupHits: (r) => r.dedupHits,
+};
 
 /** Recent runs, newest first by their first call, with their counts; "load more" by cursor. */
 export function RunsList() {
@@ -23,11 +38,15 @@ export function RunsList() {
   const filters = runFiltersFromSearch(search);
   const searchKey = runFiltersToSearch(filters).toString();
   const runs = useRunsQuery(projectId, limit && limit <= 200 ? limit : undefined, filters);
-  const rows = runs.data?.pages.flatMap((page) => page.runs) ?? [];
+  const { sort, toggle } = useUrlSort(Object.keys(RUN_SORT));
+  const rows = sortRows(runs.data?.pages.flatMap((page) => page.runs) ?? [], sort, RUN_SORT);
   const base = `/projects/${encodeURIComponent(projectId)}`;
 
   function apply(next: Filters) {
-    const query = runFiltersToSearch(next).toString();
+    const params = runFiltersToSearch(next);
+    // A new search keeps the table's sort: both are the view the link saves.
+    if (search.get("sort")) params.set("sort", search.get("sort")!);
+    const query = params.toString();
     // Next.js folds history.pushState into its router: useSearchParams follows, no server round trip.
     window.history.pushState(null, "", query ? `${pathname}?${query}` : pathname);
   }
@@ -52,14 +71,14 @@ export function RunsList() {
             <table className="data stacked" data-testid="runs-table">
               <thead>
                 <tr>
-                  <th scope="col">Run</th>
-                  <th scope="col">Started</th>
-                  <th scope="col">Last activity</th>
-                  <th scope="col">Calls</th>
-                  <th scope="col">Agents</th>
-                  <th scope="col">Outcomes</th>
-                  <th scope="col">Saga</th>
-                  <th scope="col">Dedup hits</th>
+                  <SortableHeader column="run" label="Run" sort={sort} onSort={toggle} />
+                  <SortableHeader column="started" label="Started" sort={sort} onSort={toggle} firstDir="desc" />
+                  <SortableHeader column="lastActivity" label="Last activity" sort={sort} onSort={toggle} firstDir="desc" />
+                  <SortableHeader column="calls" label="Calls" sort={sort} onSort={toggle} firstDir="desc" />
+                  <SortableHeader column="agents" label="Agents" sort={sort} onSort={toggle} firstDir="desc" />
+                  <SortableHeader column="failed" label="Outcomes" title="Sorts by failed calls" sort={sort} onSort={toggle} firstDir="desc" />
+                  <SortableHeader column="saga" label="Saga" sort={sort} onSort={toggle} />
+                  <SortableHeader column="dedupHits" label="Dedup hits" sort={sort} onSort={toggle} firstDir="desc" />
                 </tr>
               </thead>
               <tbody>

@@ -6,12 +6,31 @@ import { EmptyState, ErrorState, Loading } from "./StateViews";
 import { formatInstant } from "@/lib/dashboard/format-time";
 import { useStormsQuery } from "@/lib/dashboard/queries/use-storms-query";
 import { TableWrap } from "./TableWrap";
+import type { Storm } from "@/lib/contract/storms";
+import { type SortAccessors, sortRows } from "@/lib/dashboard/table-sort";
+import { useUrlSort } from "@/lib/dashboard/use-url-sort";
+import { SortableHeader } from "./SortableHeader";
+import { FIGURE_DEFINITIONS } from "@/lib/dashboard/figure-definitions";
+import { formatCount } from "@/lib/dashboard/format-count";
+
+const STORM_SORT: SortAccessors<Storm> = {
+  tool: (s) => s.tool,
+  status: (s) => s.status,
+  started: (s) => Date.parse(s.startedAt),
+  peak: (s) => s.peakPerMinute,
+  hits: (s) => s.totalHits,
+  baseline: (s) => s.baseline,
+  runs: (s) => s.runsInvolved,
+};
+
+const int = new Intl.NumberFormat("en-US");
 
 /** Retry-storm incidents, latest first (any member); each links to its detail. */
 export function StormsList() {
   const { projectId } = useProject();
   const storms = useStormsQuery(projectId);
   const base = `/projects/${encodeURIComponent(projectId)}/storms/`;
+  const { sort, toggle } = useUrlSort(Object.keys(STORM_SORT));
   return (
     <div className="stack">
       <h1>Retry storms</h1>
@@ -26,18 +45,18 @@ export function StormsList() {
           <table className="data">
             <thead>
               <tr>
-                <th scope="col">Tool</th>
-                <th scope="col">Status</th>
-                <th scope="col">Started</th>
-                <th scope="col">Peak / min</th>
-                <th scope="col">Total hits</th>
-                <th scope="col">Baseline → threshold</th>
-                <th scope="col">Runs</th>
+                <SortableHeader column="tool" label="Tool" sort={sort} onSort={toggle} />
+                <SortableHeader column="status" label="Status" sort={sort} onSort={toggle} />
+                <SortableHeader column="started" label="Started" sort={sort} onSort={toggle} firstDir="desc" />
+                <SortableHeader column="peak" label="Peak / min" sort={sort} onSort={toggle} firstDir="desc" />
+                <SortableHeader column="hits" label="Dedup hits" title={FIGURE_DEFINITIONS.stormHits} sort={sort} onSort={toggle} firstDir="desc" />
+                <SortableHeader column="baseline" label="Baseline → threshold" sort={sort} onSort={toggle} firstDir="desc" />
+                <SortableHeader column="runs" label="Runs" sort={sort} onSort={toggle} firstDir="desc" />
                 <th scope="col">Heaviest run</th>
               </tr>
             </thead>
             <tbody>
-              {storms.data.storms.map((s) => (
+              {sortRows(storms.data.storms, sort, STORM_SORT).map((s) => (
                 <tr key={s.id} data-testid="storm-row">
                   <td>
                     <Link href={base + encodeURIComponent(s.id)} aria-label={`Storm on ${s.tool} from ${formatInstant(s.startedAt)}`}>
@@ -48,10 +67,10 @@ export function StormsList() {
                     <span className={`badge ${s.status}`}>{s.status}</span>
                   </td>
                   <td>{formatInstant(s.startedAt)}</td>
-                  <td>{s.peakPerMinute.toFixed(1)}</td>
-                  <td>{s.totalHits}</td>
+                  <td>{int.format(Math.round(s.peakPerMinute))}</td>
+                  <td>{int.format(s.totalHits)}</td>
                   <td>
-                    {s.baseline.toFixed(1)} → {s.threshold.toFixed(1)}
+                    {formatCount(s.baseline)} → {formatCount(s.threshold)}
                   </td>
                   <td>{s.runsInvolved}</td>
                   <td>{s.topRuns[0] ? `${s.topRuns[0].runId} (${s.topRuns[0].hits})` : "—"}</td>

@@ -8,6 +8,19 @@ import { useMcpToolsQuery } from "@/lib/dashboard/queries/use-mcp-tools-query";
 import { usePoliciesQuery } from "@/lib/dashboard/queries/use-policies-query";
 import { TableWrap } from "./TableWrap";
 import { FIGURE_DEFINITIONS } from "@/lib/dashboard/figure-definitions";
+import type { ToolSummary } from "@/lib/contract/admin-policies";
+import { type SortAccessors, sortRows } from "@/lib/dashboard/table-sort";
+import { useUrlSort } from "@/lib/dashboard/use-url-sort";
+import { SortableHeader } from "./SortableHeader";
+
+const TOOL_SORT: SortAccessors<ToolSummary> = {
+  tool: (t) => t.tool,
+  calls: (t) => t.traffic.calls,
+  executions: (t) => t.traffic.executions,
+  dedupHits: (t) => t.traffic.dedupHits ?? t.traffic.replays,
+  shadow: (t) => t.traffic.wouldPrevent ?? 0,
+  policy: (t) => (t.hasPolicy ? t.ownVersion : null),
+};
 
 /** Every tool seen or configured, its last 24 h of traffic and whether it has its own policy. */
 export function ToolsTable() {
@@ -17,6 +30,7 @@ export function ToolsTable() {
   const mcp = useMcpToolsQuery(projectId, admin);
   const hints = new Map((mcp.data?.tools ?? []).map((t) => [t.tool, t.annotations]));
   const base = `/projects/${encodeURIComponent(projectId)}/tools/`;
+  const { sort, toggle } = useUrlSort(Object.keys(TOOL_SORT));
   return (
     <div className="stack">
       <h1>Tools &amp; policies</h1>
@@ -36,17 +50,17 @@ export function ToolsTable() {
             </caption>
             <thead>
               <tr>
-                <th scope="col">Tool</th>
-                <th scope="col" title={FIGURE_DEFINITIONS.calls}>Calls</th>
-                <th scope="col" title={FIGURE_DEFINITIONS.executions}>Executions</th>
-                <th scope="col" title={FIGURE_DEFINITIONS.dedupHits}>Dedup hits</th>
-                <th scope="col">Shadow mode</th>
-                <th scope="col">Policy</th>
+                <SortableHeader column="tool" label="Tool" sort={sort} onSort={toggle} />
+                <SortableHeader column="calls" label="Calls" title={FIGURE_DEFINITIONS.calls} sort={sort} onSort={toggle} firstDir="desc" />
+                <SortableHeader column="executions" label="Executions" title={FIGURE_DEFINITIONS.executions} sort={sort} onSort={toggle} firstDir="desc" />
+                <SortableHeader column="dedupHits" label="Dedup hits" title={FIGURE_DEFINITIONS.dedupHits} sort={sort} onSort={toggle} firstDir="desc" />
+                <SortableHeader column="shadow" label="Shadow mode" sort={sort} onSort={toggle} firstDir="desc" />
+                <SortableHeader column="policy" label="Policy" sort={sort} onSort={toggle} firstDir="desc" />
                 <th scope="col">MCP hints</th>
               </tr>
             </thead>
             <tbody>
-              {tools.data.tools.map((t) => (
+              {sortRows(tools.data.tools, sort, TOOL_SORT).map((t) => (
                 <tr key={t.tool} data-testid="tool-row">
                   <td>
                     <Link href={base + encodeURIComponent(t.tool)}>{t.tool === "*" ? "* (project defaults)" : t.tool}</Link>

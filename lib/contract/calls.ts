@@ -51,6 +51,14 @@ export const CallListQuerySchema = z
     runId: id.optional().describe("Only this run (subagents included)"),
     agentId: id.optional().describe("Only calls first made by this (sub)agent"),
     key: z.string().min(1).max(300).optional().describe("Key prefix: a whole key also finds its resend generations (`key:g2`, …)"),
+    q: z
+      .string()
+      .trim()
+      .min(1)
+      .max(200)
+      .normalize("NFC")
+      .optional()
+      .describe("A value in the call's args or result, as stored (case-insensitive substring of their JSON). Redacted fields are stored masked, so their values are never found"),
     from: instant.optional().describe("First seen at or after (ISO 8601)"),
     to: instant.optional().describe("First seen before (ISO 8601)"),
     decidedFrom: instant.optional().describe("Only calls with a matching decision (with `decision`; else any begin) at or after this time: a chart bar's calls"),

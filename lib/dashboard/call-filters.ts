@@ -13,6 +13,8 @@ export interface CallFilters {
   runId?: string;
   agentId?: string;
   key?: string;
+  /** A value in the calls' args or result (the API's `q`; redacted values are stored masked). */
+  q?: string;
   /** ISO 8601, UTC. */
   from?: string;
   to?: string;
@@ -26,7 +28,7 @@ export interface CallFilters {
 }
 
 const TEXT_FIELDS = ["tool", "runId", "agentId", "key"] as const;
-const ORDER = ["tool", "status", "decision", "runId", "agentId", "key", "from", "to", "decidedFrom", "decidedTo", "shadow", "limit"] as const;
+const ORDER = ["q", "tool", "status", "decision", "runId", "agentId", "key", "from", "to", "decidedFrom", "decidedTo", "shadow", "limit"] as const;
 
 interface Readable {
   get(name: string): string | null;
@@ -54,6 +56,9 @@ export function filtersFromSearch(params: Readable): CallFilters {
     const value = params.get(field)?.trim();
     if (value) filters[field] = value.slice(0, 300);
   }
+  // The API's bound on a search (200 characters), so a pasted long value narrows instead of failing.
+  const q = params.get("q")?.trim();
+  if (q) filters.q = q.slice(0, 200);
   const status = oneOf(CALL_STATUSES, params.get("status"));
   if (status) filters.status = status;
   const decision = decisionList(params.get("decision"));

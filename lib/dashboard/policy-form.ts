@@ -99,3 +99,24 @@ export function buildOverrides(draft: Draft, fields: PolicyField[]): { ok: true;
   }
   return { ok: false, errors };
 }
+
+/**
+ * The form's sections (issue #38 §2: 34+ fields on one screen were a wall). Each field path, or
+ * its object (`loop` for every `loop.*`), belongs to one section; a field the schema gains later
+ * and no section names lands in "Other", so it can never vanish from the form.
+ */
+export const POLICY_SECTIONS = [
+  { id: "identity", title: "Identity and keys", paths: ["effect", "keyStrategy", "scopeFrom", "ignoreFields", "redactFields", "keepHeaders"] },
+  { id: "duplicates", title: "Duplicates", paths: ["mode", "onDuplicate", "onArgsMismatch", "bypass", "cacheFailures", "onPermanentFailure", "toolErrors", "retry"] },
+  { id: "leases", title: "Leases and TTL", paths: ["ttlSeconds", "acceptedTtlSeconds", "leaseSeconds", "leaseGraceSeconds", "mcp"] },
+  { id: "loops", title: "Loops and budgets", paths: ["loop", "budget"] },
+  { id: "approvals", title: "Approvals and previews", paths: ["preview"] },
+  { id: "storms", title: "Storms", paths: ["storm"] },
+] as const;
+
+export function groupPolicyFields(fields: PolicyField[]): { id: string; title: string; fields: PolicyField[] }[] {
+  const sectionOf = (path: string) => POLICY_SECTIONS.find((s) => (s.paths as readonly string[]).includes(path) || (s.paths as readonly string[]).includes(path.split(".")[0]!));
+  const groups = POLICY_SECTIONS.map((s) => ({ id: s.id as string, title: s.title as string, fields: fields.filter((f) => sectionOf(f.path) === s) }));
+  const other = fields.filter((f) => !sectionOf(f.path));
+  return [...groups, ...(other.length > 0 ? [{ id: "other", title: "Other", fields: other }] : [])].filter((g) => g.fields.length > 0);
+}

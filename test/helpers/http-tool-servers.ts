@@ -1,5 +1,7 @@
+import { randomBytes } from "node:crypto";
 import http from "node:http";
 import type { AddressInfo } from "node:net";
+import { brotliCompressSync, gzipSync } from "node:zlib";
 import { serve } from "@hono/node-server";
 import express from "express";
 import { Hono } from "hono";
@@ -91,6 +93,33 @@ async function refund(
   };
 }
 
+/** The stored limit of `/v1/compressed-bounded` (its middleware's maxStoredBytes). */
+export const COMPRESSED_BOUND = 16 * 1024;
+
+interface CompressedBody {
+  id: string;
+  /** Characters of one letter: the JSON inflates far beyond its compressed bytes. */
+  pad?: number;
+  /** Random bytes (as hex): the JSON does not compress below about half. */
+  noise?: number;
+}
+
+/**
+ * `/v1/compressed` and `/v1/compressed-bounded`: a refund whose answer is compressed as the client
+ * asked (`Accept-Encoding: br` or `gzip`), as a compression middleware in front of the handler
+ * would; counted like a refund. Each execution's JSON differs (its count and noise), so a replay
+ * byte-identical to the first answer is the stored one, not another run.
+ */
+function compressedRefund(body: CompressedBody, acceptEncoding: string, executions: Map<string, number>, effects: Map<string, number>) {
+  const count = (executions.get(body.id) ?? 0) + 1;
+  executions.set(body.id, count);
+  effects.set(body.id, (effects.get(body.id) ?? 0) + 1);
+  const json = JSON.stringify({ refundId: `rf_${body.id}_${count}`, execution: count, pad: "x".repeat(body.pad ?? 0), noise: randomBytes(body.noise ?? 0).toString("hex") });
+  const encoding = /\bbr\b/.test(acceptEncoding) ? "br" : "gzip";
+  const bytes = encoding === "br" ? brotliCompressSync(json) : gzipSync(json);
+  return { status: 201, headers: { "content-type": "application/json", "content-encoding": encoding, vary: "accept-encoding", "x-refund-id": `rf_${body.id}_${count}` }, bytes };
+}
+
 async function listen(server: http.Server): Promise<string> {
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
   return `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
@@ -130,6 +159,12 @@ export async function startToolServer(framework: Framework, gate: Gate): Promise
       for await (const chunk of streamed(req.body as RefundBody, executions, effects, holds)) res.write(chunk);
       res.end();
     });
+    const compressedHandler: express.RequestHandler = (req, res) => {
+      const out = compressedRefund(req.body as CompressedBody, req.get("accept-encoding") ?? "", executions, effects);
+      res.status(out.status).set(out.headers).end(out.bytes);
+    };
+    app.post("/v1/compressed", idempotencyMiddleware({ gate, caller: caller.express }), express.json(), compressedHandler);
+    app.post("/v1/compressed-bounded", idempotencyMiddleware({ gate, caller: caller.express, maxStoredBytes: COMPRESSED_BOUND }), express.json(), compressedHandler);
     // The same handler without the middleware: the baseline the benchmark compares with.
     app.post("/v1/direct", express.json(), handler);
     const server = http.createServer(app);
@@ -146,6 +181,12 @@ export async function startToolServer(framework: Framework, gate: Gate): Promise
     app.post("/v1/refunds", idempotency({ gate, caller: (c) => caller.fetch(c.req.raw) }), (c) => fetchHandler(c.req.raw));
     app.post("/v1/latched", idempotency({ ...latch, caller: (c) => caller.fetch(c.req.raw) }), (c) => fetchHandler(c.req.raw));
     app.get("/v1/refunds", (c) => c.json({ list: [] }));
+    const compressedHandler = async (request: Request) => {
+      const out = compressedRefund((await request.json()) as CompressedBody, request.headers.get("accept-encoding") ?? "", executions, effects);
+      return new Response(out.bytes, { status: out.status, headers: out.headers });
+    };
+    app.post("/v1/compressed", idempotency({ gate, caller: (c) => caller.fetch(c.req.raw) }), (c) => compressedHandler(c.req.raw));
+    app.post("/v1/compressed-bounded", idempotency({ gate, maxStoredBytes: COMPRESSED_BOUND, caller: (c) => caller.fetch(c.req.raw) }), (c) => compressedHandler(c.req.raw));
     app.post("/v1/stream", idempotency({ gate, caller: (c) => caller.fetch(c.req.raw) }), async (c) => streamResponse((await c.req.json()) as RefundBody));
     fetchApp = async (request) => app.fetch(request);
   } else {

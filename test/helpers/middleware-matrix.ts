@@ -1,9 +1,11 @@
 import { randomUUID } from "node:crypto";
+import { afterAll, beforeAll, describe } from "vitest";
 import { type Gate, createGate } from "../../lib/sdk";
 import { TEST_ADMIN_TOKEN } from "./admin-client";
-import { type Provider, type TestDatabase, createTestDatabase } from "./databases";
+import { PROVIDERS, type Provider, type TestDatabase, createTestDatabase } from "./databases";
 import { createTestProject } from "./fixtures";
 import { type Framework, type ToolServer, nextFixtureEnv, nextToolServer, startToolServer } from "./http-tool-servers";
+import { type GatewayWorld, startGatewayWorld } from "./gateway-world";
 import { OPERATOR_ENV } from "./operator-client";
 import { type TestServer, startServer } from "./server";
 import { type TestGate, inProcessGate } from "../unit/sdk/helpers";
@@ -106,4 +108,45 @@ export async function mountMiddleware(framework: Framework, backend: Backend, pr
 export async function postRaw(url: string, key: string, text: string): Promise<{ status: number; headers: Headers; bytes: Buffer }> {
   const res = await fetch(url, { method: "POST", headers: { "content-type": "application/json", "idempotency-key": key }, body: text });
   return { status: res.status, headers: res.headers, bytes: Buffer.from(await res.arrayBuffer()) };
+}
+
+/**
+ * One describe per provider and mount of the matrix (`only` narrows the mounts), titled
+ * "<provider>: Idempotency-Key middleware in <framework>, gate <backend>: <title>", its middleware
+ * mounted before its tests and closed after; the gate servers stop after the file. `tests` reads
+ * the mount through `mounted()` (it exists once beforeAll ran).
+ */
+export function describeMiddlewareMatrix(
+  title: string,
+  tests: (mounted: () => MountedMiddleware, mount: { provider: Provider; framework: Framework; backend: Backend }) => void,
+  only: (framework: Framework, backend: Backend) => boolean = () => true,
+): void {
+  const rows = PROVIDERS.flatMap((provider) => middlewareMatrix(provider).filter(([framework, backend]) => only(framework, backend)).map(([framework, backend]) => [provider, framework, backend] as const));
+  describe.each(rows)(`%s: Idempotency-Key middleware in %s, gate %s: ${title.replaceAll("%", "%%")}`, (provider, framework, backend) => {
+    let current: MountedMiddleware | undefined;
+    beforeAll(async () => {
+      current = await mountMiddleware(framework, backend, provider);
+    });
+    afterAll(async () => {
+      await current?.close();
+    });
+    tests(() => current!, { provider, framework, backend });
+  });
+  afterAll(async () => {
+    await stopMiddlewareApps();
+  });
+}
+
+/** One describe per provider around a /gw world (one gate instance, a counting upstream), stopped after its tests. */
+export function describeGatewayWorld(title: string, tests: (world: () => GatewayWorld) => void): void {
+  describe.each(PROVIDERS)(`%s: /gw: ${title.replaceAll("%", "%%")}`, (provider) => {
+    let current: GatewayWorld | undefined;
+    beforeAll(async () => {
+      current = await startGatewayWorld(provider);
+    });
+    afterAll(async () => {
+      await current?.stop();
+    });
+    tests(() => current!);
+  });
 }

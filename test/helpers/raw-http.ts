@@ -60,3 +60,18 @@ export function chunkedPost(
     })();
   });
 }
+
+/** A POST over node:http, whose headers (Connection among them) go out as written and whose body comes back undecoded (fetch would inflate a gzip or br body). */
+export function rawRequest(url: string, headers: Record<string, string>, body: string): Promise<{ status: number; headers: http.IncomingHttpHeaders; body: Buffer }> {
+  return new Promise((resolve, reject) => {
+    const req = http.request(url, { method: "POST", headers, agent: false }, (res) => {
+      const chunks: Buffer[] = [];
+      res.on("data", (chunk: Buffer) => chunks.push(chunk));
+      res.on("end", () => resolve({ status: res.statusCode ?? 0, headers: res.headers, body: Buffer.concat(chunks) }));
+      res.on("error", reject);
+    });
+    req.on("error", reject);
+    req.setTimeout(60_000, () => req.destroy(new Error("no answer within 60 s")));
+    req.end(body);
+  });
+}

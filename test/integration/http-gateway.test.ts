@@ -8,6 +8,7 @@ import { PROVIDERS } from "../helpers/databases";
 import { type GatewayWorld, startGatewayWorld } from "../helpers/gateway-world";
 import { sql } from "../helpers/sql";
 import { problemType } from "../helpers/problem-type";
+import { rawRequest } from "../helpers/raw-http";
 
 /** Sends until an answer that is not a 409 (in progress), a 5xx or a transport failure: what a retrying client does. */
 async function untilAnswered(send: () => Promise<Response>, budgetMs = 60_000): Promise<Response> {
@@ -26,21 +27,6 @@ async function callsOfRun(world: GatewayWorld, key: string) {
   const runId = callerScoped(world.apiKeyId, key);
   const res = await world.root.raw("GET", `/api/v1/operator/projects/${world.projectId}/calls?runId=${encodeURIComponent(runId)}`);
   return CallListSchema.parse(await res.json()).calls;
-}
-
-/** A POST over node:http, whose headers (Connection among them) go out as written and whose body comes back undecoded. */
-function rawRequest(url: string, headers: Record<string, string>, body: string): Promise<{ status: number; headers: http.IncomingHttpHeaders; body: Buffer }> {
-  return new Promise((resolve, reject) => {
-    const req = http.request(url, { method: "POST", headers, agent: false }, (res) => {
-      const chunks: Buffer[] = [];
-      res.on("data", (chunk: Buffer) => chunks.push(chunk));
-      res.on("end", () => resolve({ status: res.statusCode ?? 0, headers: res.headers, body: Buffer.concat(chunks) }));
-      res.on("error", reject);
-    });
-    req.on("error", reject);
-    req.setTimeout(60_000, () => req.destroy(new Error("no answer within 60 s")));
-    req.end(body);
-  });
 }
 
 /** The gateway in front of a real upstream that counts its charges, on one gate instance. */

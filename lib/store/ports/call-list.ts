@@ -16,6 +16,8 @@ export interface CallListFilter {
   runId?: string;
   agentId?: string;
   keyPrefix?: string;
+  /** Text found in the stored (already redacted) args or result JSON, case-insensitively. */
+  search?: string;
   from?: number;
   to?: number;
 }

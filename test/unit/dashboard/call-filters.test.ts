@@ -54,3 +54,13 @@ describe("calls page filters in the URL", () => {
     expect(toUtcInput(undefined)).toBe("");
   });
 });
+
+describe("the calls search in the URL (issue #38 §2)", () => {
+  it("reads `q` trimmed and bounded to the API's 200 characters, writes it first, counts it as a filter; the sort is not a filter", () => {
+    expect(parse("q=+ord_42+&tool=refund&sort=-attempts")).toEqual({ q: "ord_42", tool: "refund" });
+    expect(parse(`q=${"x".repeat(250)}`).q).toHaveLength(200);
+    expect(parse("q=+++")).toEqual({});
+    expect(filtersToSearch({ tool: "refund", q: "ord_42" }).toString()).toBe("q=ord_42&tool=refund");
+    expect(activeFilterCount({ q: "ord_42" })).toBe(1);
+  });
+});

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { buildOverrides, draftFromOverrides, inheritedValue, policyFields } from "@/lib/dashboard/policy-form";
+import { POLICY_SECTIONS, buildOverrides, draftFromOverrides, groupPolicyFields, inheritedValue, policyFields } from "@/lib/dashboard/policy-form";
 
 const fields = policyFields();
 
@@ -62,5 +62,29 @@ describe("draft ↔ overrides", () => {
     } as unknown as Parameters<typeof inheritedValue>[0];
     expect(inheritedValue(effective, "retry.maxAttempts")).toEqual({ value: "7", source: "project" });
     expect(inheritedValue(effective, "ignoreFields")).toEqual({ value: "x, y", source: "builtin" });
+  });
+});
+
+describe("groupPolicyFields", () => {
+  it("puts every field in exactly one of the six sections, in the issue's order, and nothing in Other", () => {
+    const groups = groupPolicyFields(fields);
+    expect(groups.map((g) => g.title)).toEqual(["Identity and keys", "Duplicates", "Leases and TTL", "Loops and budgets", "Approvals and previews", "Storms"]);
+    expect(groups.flatMap((g) => g.fields.map((f) => f.path)).sort()).toEqual(fields.map((f) => f.path).sort());
+    const sectionOf = (path: string) => groups.find((g) => g.fields.some((f) => f.path === path))?.id;
+    expect([sectionOf("keyStrategy"), sectionOf("onDuplicate"), sectionOf("leaseGraceSeconds"), sectionOf("loop.action"), sectionOf("budget.currency"), sectionOf("preview"), sectionOf("storm.factor")]).toEqual([
+      "identity",
+      "duplicates",
+      "leases",
+      "loops",
+      "loops",
+      "approvals",
+      "storms",
+    ]);
+    expect(POLICY_SECTIONS).toHaveLength(6);
+  });
+
+  it("a field no section names is shown under Other, never dropped", () => {
+    const groups = groupPolicyFields([...fields, { path: "future.knob", kind: "number" }]);
+    expect(groups.at(-1)).toMatchObject({ id: "other", fields: [{ path: "future.knob" }] });
   });
 });

@@ -1,0 +1,21 @@
+"use client";
+
+import { usePathname, useSearchParams } from "next/navigation";
+import { type SortDir, type SortState, nextSort, parseSort, sortParam } from "./table-sort";
+
+/**
+ * The page's table sort, kept in the URL's `sort` beside its other parameters (filters, search):
+ * a sorted view is a link. Next.js folds history.pushState into its router, so the page follows
+ * without a server round trip.
+ */
+export function useUrlSort(columns: readonly string[]): { sort: SortState | null; toggle: (column: string, firstDir?: SortDir) => void } {
+  const pathname = usePathname();
+  const search = useSearchParams();
+  const sort = parseSort(search.get("sort"), columns);
+  function toggle(column: string, firstDir: SortDir = "asc") {
+    const params = new URLSearchParams(search.toString());
+    params.set("sort", sortParam(nextSort(sort, column, firstDir))!);
+    window.history.pushState(null, "", `${pathname}?${params}`);
+  }
+  return { sort, toggle };
+}
