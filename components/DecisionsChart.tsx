@@ -24,7 +24,7 @@ export function DecisionsChart({ points, bucket, groups, onSelect, annotations =
   const withDate = spansDays(points);
   const shown = DECISION_GROUPS.filter((g) => groups.includes(g.id));
   return (
-    <figure className="chart" style={{ margin: 0 }} aria-label={`Calls ${perBucketLabel(bucket)} by decision`} data-testid="decisions-chart">
+    <figure className="chart" style={{ margin: 0 }} aria-label={`Calls ${perBucketLabel(bucket)} by decision`} data-testid="decisions-chart" data-annotations={annotations.length}>
       <ResponsiveContainer width="100%" height="100%">
         <BarChart data={points} margin={{ top: 8, right: 8, bottom: 20, left: 8 }}>
           <CartesianGrid strokeDasharray="3 3" stroke="var(--border)" vertical={false} />
@@ -36,7 +36,7 @@ export function DecisionsChart({ points, bucket, groups, onSelect, annotations =
             width={48}
             label={yAxisTitle(`Calls ${perBucketLabel(bucket)}`)}
           />
-          <Tooltip labelFormatter={tooltipTime} cursor={{ fill: "var(--border)", fillOpacity: 0.4 }} contentStyle={{ background: "var(--card)", border: "1px solid var(--border)", color: "var(--fg)" }} />
+          <Tooltip content={<BucketTooltip />} cursor={{ fill: "var(--border)", fillOpacity: 0.4 }} />
           {/* No fixed height: on a phone the legend wraps to two lines and the plot moves down for it. */}
           <Legend verticalAlign="top" />
           {shown.map((g) => (
@@ -52,11 +52,31 @@ export function DecisionsChart({ points, bucket, groups, onSelect, annotations =
               onClick={onSelect ? (entry: { payload?: DecisionPoint }) => entry.payload && onSelect(g.id, entry.payload) : undefined}
             />
           ))}
-          {annotations.map((a) => (
-            <ReferenceLine key={`${a.at}-${a.label}`} x={a.at} stroke="var(--fg)" strokeDasharray="4 3" label={{ value: a.label, position: "top", fill: "var(--fg)", fontSize: 11 }} />
+          {annotations.map((a, i) => (
+            <ReferenceLine key={`${a.at}-${i}`} x={a.at} stroke="var(--fg)" strokeDasharray="4 3" label={{ value: a.label, position: "top", fill: "var(--fg)", fontSize: 11 }} />
           ))}
         </BarChart>
       </ResponsiveContainer>
     </figure>
+  );
+}
+
+const int = new Intl.NumberFormat("en-US");
+
+/** A bucket's decisions: only the groups it had (no row of zeros), and its total. */
+function BucketTooltip({ active, payload, label }: { active?: boolean; payload?: readonly { name?: unknown; value?: unknown; color?: string }[]; label?: unknown }) {
+  if (!active || !payload || payload.length === 0) return null;
+  const rows = payload.filter((entry) => Number(entry.value) > 0);
+  const total = rows.reduce((sum, entry) => sum + Number(entry.value), 0);
+  return (
+    <div style={{ background: "var(--card)", border: "1px solid var(--border)", color: "var(--fg)", padding: "6px 10px", fontSize: 13 }}>
+      <div style={{ marginBottom: 4 }}>{tooltipTime(label)}</div>
+      {rows.map((entry) => (
+        <div key={String(entry.name)} style={{ color: entry.color }}>
+          {String(entry.name)}: {int.format(Number(entry.value))}
+        </div>
+      ))}
+      <div style={{ marginTop: 4, fontWeight: 600 }}>Total: {int.format(total)}</div>
+    </div>
   );
 }

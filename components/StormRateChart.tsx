@@ -2,6 +2,7 @@
 
 import { Bar, CartesianGrid, ComposedChart, ReferenceArea, ReferenceLine, ResponsiveContainer, Tooltip, XAxis, YAxis } from "recharts";
 import { type StormRateChartData, type StormRatePoint, formatRateTick } from "@/lib/dashboard/prepare-storm-rate";
+import { formatCount } from "@/lib/dashboard/format-count";
 import { yAxisTitle } from "./chart-axes";
 
 /**
@@ -17,7 +18,7 @@ export function StormRateChart({ data, onSelect }: { data: StormRateChartData; o
         <ComposedChart data={data.points} margin={{ top: 16, right: 16, bottom: 20, left: 8 }} barCategoryGap={1}>
           <CartesianGrid strokeDasharray="3 3" stroke="var(--border)" vertical={false} />
           <XAxis
-            dataKey="at"
+            dataKey="mid"
             type="number"
             scale="time"
             domain={[(min: number) => min - half, (max: number) => max + half]}
@@ -36,21 +37,21 @@ export function StormRateChart({ data, onSelect }: { data: StormRateChartData; o
             width={48}
             label={yAxisTitle(`Dedup hits per ${data.bucketSeconds === 1 ? "1 s" : "storm"} window`)}
           />
-          <ReferenceArea x1={data.stormFrom - half} x2={data.stormTo - half} fill="var(--warn)" fillOpacity={0.08} ifOverflow="extendDomain" />
+          <ReferenceArea x1={data.stormFrom} x2={data.stormTo} fill="var(--warn)" fillOpacity={0.08} ifOverflow="extendDomain" />
           <ReferenceLine
             y={data.threshold}
             stroke="var(--warn)"
             strokeDasharray="6 4"
-            label={{ value: `threshold ${data.threshold.toFixed(1)}`, position: data.labels.threshold, fill: "var(--warn)", fontSize: 12 }}
+            label={{ value: `threshold ${formatCount(data.threshold)}`, position: data.labels.threshold, fill: "var(--warn)", fontSize: 12 }}
           />
           <ReferenceLine
             y={data.baseline}
             stroke="var(--muted)"
             strokeDasharray="2 4"
-            label={{ value: `baseline ${data.baseline.toFixed(1)}`, position: data.labels.baseline, fill: "var(--muted)", fontSize: 12 }}
+            label={{ value: `baseline ${formatCount(data.baseline)}`, position: data.labels.baseline, fill: "var(--muted)", fontSize: 12 }}
           />
           <Tooltip
-            labelFormatter={(at) => `${new Date(Number(at)).toISOString().replace("T", " ").slice(0, 19)} UTC`}
+            labelFormatter={(mid) => `${new Date(Number(mid) - half).toISOString().replace("T", " ").slice(0, 19)} UTC (window start)`}
             formatter={(value) => [value, "dedup hits / window"]}
             cursor={{ fill: "var(--border)", fillOpacity: 0.4 }}
             contentStyle={{ background: "var(--card)", border: "1px solid var(--border)", color: "var(--fg)" }}

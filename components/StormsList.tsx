@@ -10,6 +10,8 @@ import type { Storm } from "@/lib/contract/storms";
 import { type SortAccessors, sortRows } from "@/lib/dashboard/table-sort";
 import { useUrlSort } from "@/lib/dashboard/use-url-sort";
 import { SortableHeader } from "./SortableHeader";
+import { FIGURE_DEFINITIONS } from "@/lib/dashboard/figure-definitions";
+import { formatCount } from "@/lib/dashboard/format-count";
 
 const STORM_SORT: SortAccessors<Storm> = {
   tool: (s) => s.tool,
@@ -20,6 +22,8 @@ const STORM_SORT: SortAccessors<Storm> = {
   baseline: (s) => s.baseline,
   runs: (s) => s.runsInvolved,
 };
+
+const int = new Intl.NumberFormat("en-US");
 
 /** Retry-storm incidents, latest first (any member); each links to its detail. */
 export function StormsList() {
@@ -45,7 +49,7 @@ export function StormsList() {
                 <SortableHeader column="status" label="Status" sort={sort} onSort={toggle} />
                 <SortableHeader column="started" label="Started" sort={sort} onSort={toggle} firstDir="desc" />
                 <SortableHeader column="peak" label="Peak / min" sort={sort} onSort={toggle} firstDir="desc" />
-                <SortableHeader column="hits" label="Total hits" sort={sort} onSort={toggle} firstDir="desc" />
+                <SortableHeader column="hits" label="Dedup hits" title={FIGURE_DEFINITIONS.stormHits} sort={sort} onSort={toggle} firstDir="desc" />
                 <SortableHeader column="baseline" label="Baseline → threshold" sort={sort} onSort={toggle} firstDir="desc" />
                 <SortableHeader column="runs" label="Runs" sort={sort} onSort={toggle} firstDir="desc" />
                 <th scope="col">Heaviest run</th>
@@ -63,10 +67,10 @@ export function StormsList() {
                     <span className={`badge ${s.status}`}>{s.status}</span>
                   </td>
                   <td>{formatInstant(s.startedAt)}</td>
-                  <td>{s.peakPerMinute.toFixed(1)}</td>
-                  <td>{s.totalHits}</td>
+                  <td>{int.format(Math.round(s.peakPerMinute))}</td>
+                  <td>{int.format(s.totalHits)}</td>
                   <td>
-                    {s.baseline.toFixed(1)} → {s.threshold.toFixed(1)}
+                    {formatCount(s.baseline)} → {formatCount(s.threshold)}
                   </td>
                   <td>{s.runsInvolved}</td>
                   <td>{s.topRuns[0] ? `${s.topRuns[0].runId} (${s.topRuns[0].hits})` : "—"}</td>

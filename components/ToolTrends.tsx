@@ -9,9 +9,12 @@ import { formatRate } from "@/lib/dashboard/prepare-kpis";
 import { prepareDecisionSeries } from "@/lib/dashboard/prepare-timeseries";
 import { usePolicyHistoryQuery } from "@/lib/dashboard/queries/use-policies-query";
 import { useTimeseriesQuery } from "@/lib/dashboard/queries/use-timeseries-query";
+import { useStormsQuery } from "@/lib/dashboard/queries/use-storms-query";
 import { useToolFiguresQuery } from "@/lib/dashboard/queries/use-tool-figures-query";
 import { type RangeSpec, rangeFromSearch, rangeToSearch, resolveRange } from "@/lib/dashboard/range";
+import { costSeries, formatCost, stormSeries } from "@/lib/dashboard/tool-series";
 import { DecisionsChart } from "./DecisionsChart";
+import { ToolSeriesChart } from "./ToolSeriesChart";
 import { RangePicker } from "./RangePicker";
 import { ErrorState, Loading } from "./StateViews";
 
@@ -20,8 +23,9 @@ const ms = (value: number | null) => (value === null ? "—" : `${int.format(Mat
 
 /**
  * A tool's trends over the chosen range (issue #38 §2), beside its policy: calls, dedup rate,
- * decisions, latency p50/p95 and failure rate of its executions, with the policy's revisions
- * marked on the chart. The figures use the overview's vocabulary, so they agree with it.
+ * decisions, latency p50/p95 and failure rate of its executions, the costs its completes reported
+ * and its storms, with the policy's revisions marked on every chart. The figures use the overview's
+ * vocabulary, so they agree with it.
  */
 export function ToolTrends({ projectId, tool }: { projectId: string; tool: string }) {
   const pathname = usePathname();
@@ -33,13 +37,16 @@ export function ToolTrends({ projectId, tool }: { projectId: string; tool: strin
     return () => clearInterval(timer);
   }, []);
   const { from, to, bucket, label } = resolveRange(spec, now);
-  const figures = useToolFiguresQuery(projectId, tool, from, to);
+  const figures = useToolFiguresQuery(projectId, tool, from, to, bucket);
+  const storms = useStormsQuery(projectId);
   const series = useTimeseriesQuery(projectId, from, to, bucket);
   const history = usePolicyHistoryQuery(projectId, tool);
   const points = useMemo(() => (series.data ? prepareDecisionSeries(series.data, { tool }) : []), [series.data, tool]);
   const groups = useMemo(() => GROUP_IDS.filter((id) => points.some((p) => p[id] > 0)), [points]);
   const changes = (history.data?.revisions ?? []).filter((r) => Date.parse(r.at) >= Date.parse(from) && Date.parse(r.at) < Date.parse(to));
-  const annotations = changes.map((r) => ({ at: points.find((p) => Date.parse(r.at) >= p.at && Date.parse(r.at) < p.end)?.at ?? Date.parse(r.at), label: `v${r.version}` }));
+  const toolStorms = useMemo(() => (storms.data?.storms ?? []).filter((s) => s.tool === tool), [storms.data, tool]);
+  const stormPoints = useMemo(() => stormSeries(points, toolStorms), [points, toolStorms]);
+  const annotations = labelOncePerBucket(changes.map((r) => ({ at: points.find((p) => Date.parse(r.at) >= p.at && Date.parse(r.at) < p.end)?.at ?? Date.parse(r.at), version: r.version })));
 
   function setRange(next: RangeSpec) {
     setNow(Date.now());
@@ -55,6 +62,15 @@ export function ToolTrends({ projectId, tool }: { projectId: string; tool: strin
         { id: "latency-p50", label: "Latency p50", value: ms(f.latency.p50Ms), hint: `Median time from an execution's begin to its complete (${f.latency.count} executions)` },
         { id: "latency-p95", label: "Latency p95", value: ms(f.latency.p95Ms), hint: "95th percentile (nearest rank) of the same" },
         { id: "failure-rate", label: "Failure rate", value: formatRate(f.failureRate), hint: `failed + released completes / completes (${f.failures} of ${f.completes})` },
+        ...(f.costs.length === 0
+          ? [{ id: "cost", label: "Cost", value: "—", hint: "No complete of this tool reported a cost in this range (`cost` on complete)" }]
+          : f.costs.map((c) => ({
+              id: f.costs.length === 1 ? "cost" : `cost-${c.currency}`,
+              label: f.costs.length === 1 ? "Cost" : `Cost (${c.currency})`,
+              value: formatCost(c.amount, c.currency),
+              hint: `Sum of the costs ${c.completes} completes reported in ${c.currency}`,
+            }))),
+        { id: "storms", label: "Storms", value: int.format(toolStorms.filter((s) => overlaps(s, from, to)).length), hint: "Retry storms of this tool that overlap the range" },
       ]
     : [];
   return (
@@ -90,16 +106,58 @@ export function ToolTrends({ projectId, tool }: { projectId: string; tool: strin
         </>
       )}
       {points.length > 0 ? (
-        <div style={{ height: 260 }}>
+        // Room below for the time axis' title, so the next chart's heading never sits on it.
+        <div style={{ height: 260, marginBottom: 16 }}>
           <DecisionsChart points={points} bucket={bucket} groups={groups} annotations={annotations} />
         </div>
       ) : null}
+      {points.length > 0 && f
+        ? f.costs.map((c) => (
+            <section key={c.currency} aria-label={`Cost in ${c.currency}`}>
+              <h3 style={{ margin: "8px 0 4px", fontSize: "1em" }}>Cost ({c.currency})</h3>
+              <ToolSeriesChart
+                testId="tool-cost-chart"
+                title={`Cost in ${c.currency}`}
+                points={costSeries(points, c.series)}
+                bucket={bucket}
+                color="var(--exec)"
+                format={(v) => formatCost(v, c.currency)}
+                tick={(v) => formatCost(v, c.currency, true)}
+                annotations={annotations}
+                allowDecimals
+              />
+            </section>
+          ))
+        : null}
+      {points.length > 0 ? (
+        <section aria-label="Storms">
+          <h3 style={{ margin: "8px 0 4px", fontSize: "1em" }}>Storms</h3>
+          <ToolSeriesChart testId="tool-storms-chart" title="Storms open" points={stormPoints} bucket={bucket} color="var(--warn)" format={(v) => int.format(v)} annotations={annotations} />
+        </section>
+      ) : null}
       {changes.length > 0 ? (
         <p className="muted" style={{ margin: 0 }} data-testid="tool-policy-changes">
-          Policy changes in this range (dashed lines):{" "}
+          Policy changes in this range (dashed lines on every chart):{" "}
           {changes.map((r) => `v${r.version} at ${formatInstant(r.at, "seconds")} by ${r.author}`).join("; ")}
         </p>
       ) : null}
     </section>
   );
+}
+
+const overlaps = (storm: { startedAt: string; endedAt: string | null }, from: string, to: string) =>
+  Date.parse(storm.startedAt) < Date.parse(to) && (storm.endedAt === null || Date.parse(storm.endedAt) > Date.parse(from));
+
+/**
+ * One mark per revision, but revisions in the same bucket share one label ("v2, v3") on the first
+ * of them: labels drawn at one x would print over each other.
+ */
+function labelOncePerBucket(marks: { at: number; version: number }[]): { at: number; label: string }[] {
+  const byAt = new Map<number, number[]>();
+  for (const m of marks) byAt.set(m.at, [...(byAt.get(m.at) ?? []), m.version]);
+  return marks.map((m, i) => {
+    const first = marks.findIndex((other) => other.at === m.at) === i;
+    const versions = byAt.get(m.at)!.sort((a, b) => a - b);
+    return { at: m.at, label: first ? versions.map((v) => `v${v}`).join(", ") : "" };
+  });
 }

@@ -115,7 +115,11 @@ const figuresAgree: Agree<z.infer<typeof DecisionFiguresSchema>, DecisionFigures
 void figuresAgree;
 
 export const ToolPageQuerySchema = z
-  .object({ from: isoTime.describe("Start of the range (ISO 8601)"), to: isoTime.describe("End of the range (ISO 8601)") })
+  .object({
+    from: isoTime.describe("Start of the range (ISO 8601)"),
+    to: isoTime.describe("End of the range (ISO 8601)"),
+    bucket: z.enum(["minute", "hour", "day"]).default("hour").describe("The cost series' bucket"),
+  })
   .strict()
   .meta({ id: "ToolPageQuery" });
 
@@ -135,6 +139,16 @@ export const ToolPageFiguresSchema = z
     failures: count.describe("failed + released completes"),
     failureRate: z.number().min(0).max(1).describe("failures / completes (0 without completes)"),
     truncated: z.boolean().describe("The range held more ledger lines than one answer reads: figures cover the newest ones"),
+    costs: z
+      .array(
+        z.object({
+          currency: z.string(),
+          amount: z.number().min(0).describe("Sum of the costs completes reported in the range"),
+          completes: count.describe("Completes that reported a cost in this currency"),
+          series: z.array(z.object({ at: isoTime.describe("Bucket start"), amount: z.number().min(0) })).describe("Buckets with a cost, oldest first"),
+        }),
+      )
+      .describe("Costs the tool's completes reported (`cost` on complete), per currency; empty when none did"),
   })
   .meta({ id: "ToolPageFigures", description: "One tool's figures over a range (the per-tool page)" });
 

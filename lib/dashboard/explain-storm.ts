@@ -1,6 +1,5 @@
 import type { Storm } from "../contract/storms";
-
-const n = (value: number) => (Number.isInteger(value) ? value.toLocaleString("en") : value.toFixed(1));
+import { formatCount as n } from "./format-count";
 
 type Explained = Pick<Storm, "tool" | "windowSeconds" | "baseline" | "threshold" | "rule" | "startedAt" | "openingWindowAt" | "openingHits">;
 

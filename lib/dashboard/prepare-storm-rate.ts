@@ -6,6 +6,8 @@ export interface StormRatePoint {
   at: number;
   /** Bucket end (exclusive), epoch ms: a bar's click opens the calls of this window. */
   end: number;
+  /** The bucket's middle: where its bar is drawn, so the bar spans its window on the time axis. */
+  mid: number;
   /** Dedup hits per storm window. */
   rate: number;
 }
@@ -37,7 +39,7 @@ export function prepareStormRate(detail: StormDetail): StormRateChartData {
   const step = detail.rate.bucketSeconds * 1000;
   const points = detail.rate.points.map((p) => {
     const at = Date.parse(p.at);
-    return { at, end: at + step, rate: Math.round(p.hitsPerWindow * 100) / 100 };
+    return { at, end: at + step, mid: at + step / 2, rate: Math.round(p.hitsPerWindow * 100) / 100 };
   });
   const lastEnd = points.length > 0 ? points[points.length - 1]!.end : Date.parse(detail.rate.to);
   const { storm } = detail;

@@ -12,6 +12,7 @@ import type { BodySource } from "./bounded-body";
 import { readJsonBodyFrom } from "./read-json-body";
 import { withIncomingTrace } from "../telemetry/spans";
 import { gateTiming } from "./server-timing";
+import { withStoreClock } from "../telemetry/store-timing";
 
 /** apiKey: an agent's project key (the default); admin: the operator token from the environment. */
 type AuthMode = "apiKey" | "admin";
@@ -84,14 +85,16 @@ export function withApiRoute<B = undefined, P = Record<string, never>, A extends
 
 /**
  * The route's work on either serving path (a Next.js route handler, or lib/http/agent-api.ts): same
- * auth, parsing, answers and errors. Every answer, errors included, names the gate's own time in
- * `Server-Timing` (server-timing.ts), so an agent's traces show what the gate added to each call.
+ * auth, parsing, answers and errors. Every answer, errors included, names the gate's own time, and the
+ * store's share of it, in `Server-Timing` (server-timing.ts), so an agent's traces show what the gate added to each call.
  */
 export async function runApiRoute<B, P, A extends AuthMode, Q>(spec: RouteSpec<B, P, A, Q>, call: ApiCall): Promise<ApiResult> {
   const started = performance.now();
-  const result = await answer(spec, call);
-  result.headers["server-timing"] = gateTiming(started);
-  return result;
+  return withStoreClock(async (storeMs) => {
+    const result = await answer(spec, call);
+    result.headers["server-timing"] = gateTiming(started, storeMs());
+    return result;
+  });
 }
 
 async function answer<B, P, A extends AuthMode, Q>(spec: RouteSpec<B, P, A, Q>, call: ApiCall): Promise<ApiResult> {

@@ -52,6 +52,7 @@ import { AlertService } from "./alerts/alert-service";
 import { PrismaAlertRepository } from "../store/prisma/alert-repository";
 import { stripUserinfo } from "../core/url-credentials";
 import { processSlot } from "../process-wide";
+import { timedStore } from "../telemetry/store-timing";
 
 /** The agent side: the hot-path store (its own connection or pool) and what decides calls. */
 export interface GateServices {
@@ -129,7 +130,8 @@ export function buildServices(config: Env): Services {
     sqliteBusyTimeoutMs: config.IDEMGATE_SQLITE_BUSY_TIMEOUT_MS,
   };
   const pgTimeouts = pgTimeoutsFrom(config);
-  const store = once(() => openStore({ databaseUrl: config.DATABASE_URL, pgPoolSize: config.IDEMGATE_PG_POOL_SIZE, pgTimeouts, ...sqlite }));
+  // Timed per request, for the store's share in Server-Timing (lib/http/server-timing.ts).
+  const store = once(() => timedStore(openStore({ databaseUrl: config.DATABASE_URL, pgPoolSize: config.IDEMGATE_PG_POOL_SIZE, pgTimeouts, ...sqlite })));
   const policySource = once(() => new StorePolicySource(store()));
   const db = once(() =>
     openDb({ databaseUrl: config.DATABASE_URL, sqliteBusyTimeoutMs: config.IDEMGATE_SQLITE_BUSY_TIMEOUT_MS, sqliteSynchronous: config.IDEMGATE_SQLITE_SYNCHRONOUS, pgTimeouts }),

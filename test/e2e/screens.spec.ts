@@ -68,6 +68,14 @@ for (const size of WIDTHS) {
     await page.goto(`${PROJECT}/storms/${stormId}`);
     await expect(page.getByTestId("storm-rate-chart").locator(".recharts-surface")).toBeVisible();
     await page.screenshot({ path: `${DIR}/storm-${size.name}.png`, fullPage: true });
+    // The storm tool's own page (trends, cost, storms, policy) and the decisions behind a figure.
+    await page.goto(`${PROJECT}/tools/${STORM_TOOL}`);
+    await expect(page.getByTestId("tool-storms-chart").locator(".recharts-surface")).toBeVisible();
+    await page.screenshot({ path: `${DIR}/tool-${size.name}.png`, fullPage: true });
+    const window = { decidedFrom: new Date(Date.now() - 3_600_000).toISOString(), decidedTo: new Date(Date.now() + 60_000).toISOString() };
+    await page.goto(`${PROJECT}/calls?${new URLSearchParams({ tool: STORM_TOOL, decision: "replay,in_progress,refused", ...window })}`);
+    await expect(page.getByTestId("decisions-behind")).toBeVisible();
+    await page.screenshot({ path: `${DIR}/decisions-behind-${size.name}.png`, fullPage: true });
     await page.goto(`${PROJECT}/approvals`);
     const card = page.locator(`[data-request-id="${requestId}"]`);
     await expect(card).toBeVisible();

@@ -7,7 +7,7 @@ import { type TestServer, startServer } from "../helpers/server";
 import { TestClient } from "../helpers/client";
 
 /**
- * `Server-Timing: gate;dur=…` on every agent API answer (issue 42): decisions, completes,
+ * `Server-Timing: gate;dur=…, store;dur=…` on every agent API answer (issue 42): decisions, completes,
  * heartbeats, refusals of bad input and of a bad key, on the lean agent path (/api/v1/calls/…)
  * and on the routes Next.js serves (/api/v1/runs/…, /api/v1/previews/…). Behaviour only: the
  * metric is there and its duration is a number ≥ 0, never how large it is.
@@ -31,6 +31,12 @@ function expectGateTiming(res: Response): void {
   expect(gate, `gate metric on ${res.url} (${res.status})`).toBeDefined();
   expect(Number.isFinite(gate)).toBe(true);
   expect(gate).toBeGreaterThanOrEqual(0);
+  // The store's share of it: a number, never more than the whole.
+  const store = serverTimings(res).get("store");
+  expect(store, `store metric on ${res.url} (${res.status})`).toBeDefined();
+  expect(Number.isFinite(store)).toBe(true);
+  expect(store).toBeGreaterThanOrEqual(0);
+  expect(store).toBeLessThanOrEqual(gate!);
 }
 
 describe("Server-Timing on agent API answers", () => {

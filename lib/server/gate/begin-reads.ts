@@ -13,6 +13,7 @@ import { lineEvent } from "./gate-events";
 import { newId } from "../ids";
 import type { LeaseTokens } from "./lease-tokens";
 import type { PolicyLookup, PolicySource } from "../policies/policy-source";
+import type { ReplayCache } from "./replay-cache";
 
 /** The begin as the reads need it (GateService's BeginInput, without importing the service back). */
 export interface ReadInput extends Omit<BeginCall, "projectId"> {
@@ -47,6 +48,12 @@ export interface BeginReads {
   firstRead: CallRecord | null;
   /** The run was aborted (sagas): it takes no new forward steps. */
   runAborted: boolean;
+  /**
+   * `firstRead` is this process's cached copy of a completed record (ReplayCache), not a read:
+   * it may only answer a replay, through the counter's guarded write; anything else is decided
+   * again on a fresh read.
+   */
+  cached: boolean;
 }
 
 export interface BeginReaderDeps {
@@ -58,6 +65,8 @@ export interface BeginReaderDeps {
   lastPolicy: BoundedGuesses<PolicyLookup>;
   /** A claim made by the reads themselves (Postgres' one-statement begin) hands out its lease here. */
   leased: (record: CallRecord, decision: BeginDecision) => BeginDecision;
+  /** Completed records this process replayed, by (project, key): read instead of the record (replay-cache.ts). */
+  replays: ReplayCache;
 }
 
 /**
@@ -89,7 +98,11 @@ export class BeginReader {
       if ("claimed" in read) return read;
       ({ policy, reads: guessedReads } = read);
     } else {
-      [policy, guessedReads] = await Promise.all([asked ?? this.deps.policies.forTool(projectId, input.tool), guessed ? this.beginReads(guessed, guess!.policy) : null]);
+      const cachedGuess = guessed ? this.cachedRecord(guessed, input) : undefined;
+      [policy, guessedReads] = await Promise.all([
+        asked ?? this.deps.policies.forTool(projectId, input.tool),
+        guessed ? this.beginReads(guessed, guess!.policy, { record: cachedGuess }) : null,
+      ]);
     }
     this.deps.lastPolicy.set(toolKey, policy);
     // Preparing a call is a pure function of the call and the policy, and the policy sources hand out
@@ -104,7 +117,7 @@ export class BeginReader {
     const recordHolds = guessed !== null && !alwaysExecutes(guess!.policy) && guessed.key === call.key;
     const held: HeldReads = {
       history: historyHolds && guessedReads?.history ? guessedReads.history : undefined,
-      record: recordHolds ? guessedReads!.record : undefined,
+      record: recordHolds ? guessedReads!.record : combined ? undefined : this.cachedRecord(call, input),
       // The run's abort depends on the run only.
       runAborted: guessed !== null && guessed.runId === call.runId && guessedReads?.runAborted != null ? guessedReads.runAborted : undefined,
     };
@@ -115,7 +128,18 @@ export class BeginReader {
     const current: CallSignature = { tool: call.tool, argsFingerprint: call.argsFingerprint };
     const loop = history ? detectLoop([...history, current], policy.policy.loop) : null;
     const { call: keyed, record: firstRead } = unkeyed ? { call, record: null } : await this.underLegacyKey(call, keyedRead);
-    return { policy, call: keyed, loop, firstRead, runAborted: runAborted ?? false };
+    const cached = firstRead !== null && this.deps.replays.holds(firstRead);
+    return { policy, call: keyed, loop, firstRead, runAborted: runAborted ?? false, cached };
+  }
+
+  /**
+   * The cached completed record of the call's key, in place of reading it: only for a plain begin
+   * (a resend's bypass is authorised on the record it finds, so it always reads), and not on
+   * Postgres, whose one-statement begin reads the record with the policy for nothing more.
+   */
+  private cachedRecord(call: PreparedCall, input: ReadInput): CallRecord | undefined {
+    if (input.bypass !== undefined || this.deps.store.beginStatement !== undefined) return undefined;
+    return this.deps.replays.get(call.projectId, call.key);
   }
 
   /**

@@ -26,6 +26,7 @@ import type { PreviewGate } from "../multistep/preview-gate";
 import type { BypassAsk, BypassGate } from "../resends/resend-bypass";
 import { type KeyRoute, KeyRouter } from "../resends/resend-routing";
 import { assertVisibleIds } from "./visible-ids";
+import { ReplayCache } from "./replay-cache";
 
 export interface BeginInput extends Omit<BeginCall, "projectId"> {
   waitMs?: number;
@@ -73,6 +74,8 @@ export class GateService {
    */
   private readonly begun = new BoundedGuesses<CallRecord>();
   private readonly fingerprints: InstallFingerprinter;
+  /** Completed records this process replayed: a replay of the same key skips reading it (replay-cache.ts). */
+  private readonly replays = new ReplayCache();
 
   constructor(
     readonly store: GateStore,
@@ -91,6 +94,7 @@ export class GateService {
       leases: this.leases,
       lastPolicy: this.lastPolicy,
       leased: (record, decision) => this.leased(record, decision),
+      replays: this.replays,
     });
     this.updates = new CallUpdates({
       store,
@@ -136,6 +140,8 @@ export class GateService {
     const approval = routed && "decision" in routed ? routed : null;
     let route: KeyRoute | null = routed && !("decision" in routed) ? routed : null;
     let existing: CallRecord | null = approval ? approval.record : route ? route.record : null;
+    // The cached record may only answer a replay (through the counter's guarded write).
+    let cached = reads.cached && approval === null && existing === firstRead;
     const previewToken = input.previewToken !== undefined && this.previews !== null ? input.previewToken : null;
     const kind = kindOf({
       effect: policy.policy.effect,
@@ -172,6 +178,14 @@ export class GateService {
         now,
         newCallId: newId("call", now),
       });
+      if (cached && !(step.step === "write" && step.write.op === "replay")) {
+        // Decided on the cache, and not a replay: decide again on the record as stored now.
+        cached = false;
+        this.replays.forget(existing!);
+        route = route && (await this.router.refresh(route));
+        existing = route ? route.record : null;
+        continue;
+      }
       if (step.step === "wait") {
         latched = true;
         await this.waiters.wait(waitKey(projectId, planned.key), Math.min(pollMs, step.untilMs - now));
@@ -198,6 +212,7 @@ export class GateService {
       }
       route = route && (await this.router.refresh(route));
       existing = route ? route.record : null;
+      cached = false;
     }
     throw new AppError("contention", "the key is changing too fast to decide; retry the same request", {
       retryAfterSeconds: 1,
@@ -241,7 +256,13 @@ export class GateService {
         return (await this.store.updateRecord(write.record, write.expectedVersion, line)) ? leased() : null;
       case "replay": {
         const replays = await this.store.recordReplay(write.record, write.record.version, line, this.writesBehind(policy, line));
-        return replays === null ? null : { answer: { ...step.answer, replays } as BeginDecision };
+        if (replays === null) {
+          this.replays.forget(write.record);
+          return null;
+        }
+        // The guarded write found this very record at this version: it is the key's, completed.
+        this.replays.replayed(write.record);
+        return { answer: { ...step.answer, replays } as BeginDecision };
       }
     }
   }

@@ -60,10 +60,10 @@ export class CallExplorer {
   }
 
   /** One tool's figures over a range (the per-tool page): decisions, dedup rate, execution latency, failure rate. */
-  async toolFigures(projectId: string, tool: string, from: number, to: number) {
+  async toolFigures(projectId: string, tool: string, from: number, to: number, bucketMs: number) {
     await this.ledger.settleLedger();
     const lines = await this.store.toolLedger(projectId, tool, from, to, TOOL_LEDGER_LIMIT);
-    return { ...computeToolFigures(lines), truncated: lines.length >= TOOL_LEDGER_LIMIT };
+    return { ...computeToolFigures(lines, bucketMs), truncated: lines.length >= TOOL_LEDGER_LIMIT };
   }
 
   async listCalls(projectId: string, query: CallListQuery): Promise<Paged<CallListRow>> {

@@ -115,7 +115,8 @@ export interface GateStore extends PolicyStore {
   updateRecord(record: CallRecord, expectedVersion: number, event: GateEvent): Promise<boolean>;
   /**
    * Counts one replay of the record at `expectedVersion` (committed before it resolves, so the
-   * counts stay exact across instances); null when it changed meanwhile. Its event is committed
+   * counts stay exact across instances); null when it changed meanwhile, or is no longer the record
+   * with `record.id` (purged, its key claimed again): a cached record is only ever answered through this. Its event is committed
    * with the count, or with `writeBehind` queued for the write-behind ledger as by `appendDecision`.
    */
   recordReplay(record: CallRecord, expectedVersion: number, event: GateEvent, writeBehind?: boolean): Promise<number | null>;

@@ -1,4 +1,5 @@
 import type { CallRecord } from "../../core/record";
+import type { ToolLedgerLine } from "../../core/tool-figures";
 import type { CallListFilter, CallListPage, CallListRow, RunListFilter, RunRow } from "./call-list";
 import type { ApiKeyRow, GateEvent } from "./gate-store";
 
@@ -145,7 +146,7 @@ export interface OperatorStore {
   /** Newest first by (first seen, id). */
   listCalls(projectId: string, filter: CallListFilter, page: CallListPage): Promise<CallListRow[]>;
   /** A tool's begins and completes in [from, to), oldest first (the newest `limit`). */
-  toolLedger(projectId: string, tool: string, from: number, to: number, limit: number): Promise<{ type: string; decision: string; callId: string | null; attempt: number; at: number }[]>;
+  toolLedger(projectId: string, tool: string, from: number, to: number, limit: number): Promise<ToolLedgerLine[]>;
   /** Begins with these decisions in [from, to), newest first, records or not (loop blocks have none). */
   listDecisions(projectId: string, filter: { decisions: readonly string[]; from: number; to: number; tool?: string }, limit: number): Promise<{ total: number; withoutRecord: number; events: GateEvent[] }>;
   /** Newest first by their first call, with counts. */

@@ -32,7 +32,8 @@ const points = [0, 1, 2, 3, 4, 5].map((s) => ({ at: t(s), hits: s === 2 ? 40 : 1
 describe("prepareStormRate", () => {
   it("plots hits per window on epoch ms, spans the storm, and leaves room above the peak", () => {
     const chart = prepareStormRate({ storm, rate: { from: t(0), to: t(6), bucketSeconds: 1, points } });
-    expect(chart.points[2]).toEqual({ at: Date.parse(t(2)), end: Date.parse(t(3)), rate: 40 });
+    // Drawn at the window's middle, so the bar spans [at, end) on the time axis.
+    expect(chart.points[2]).toEqual({ at: Date.parse(t(2)), end: Date.parse(t(3)), mid: (Date.parse(t(2)) + Date.parse(t(3))) / 2, rate: 40 });
     expect(chart.stormFrom).toBe(Date.parse(t(2)));
     expect(chart.stormTo).toBe(Date.parse(t(5)));
     // Nice ticks above the 40-hit peak: 0, 10, 20, … 50.

@@ -190,10 +190,10 @@ export class PostgresGateStore implements GateStore {
    */
   async recordReplay(record: CallRecord, expectedVersion: number, event: GateEvent, writeBehind = false): Promise<number | null> {
     if (!writeBehind) {
-      const [row] = await this.rows(PG_SQL.recordReplayWithEvent, [record.projectId, record.key, expectedVersion, ...eventValues(event)], this.relaxed);
+      const [row] = await this.rows(PG_SQL.recordReplayWithEvent, [record.projectId, record.key, expectedVersion, record.id, ...eventValues(event)], this.relaxed);
       return row ? Number(row.replays) : null;
     }
-    const [row] = await this.rows(SQL.recordReplay, [record.projectId, record.key, expectedVersion], this.relaxed);
+    const [row] = await this.rows(SQL.recordReplay, [record.projectId, record.key, expectedVersion, record.id], this.relaxed);
     if (!row) return null;
     await this.ledger.add(event);
     return Number(row.replays);

@@ -21,7 +21,12 @@ export const SQL = {
   insertRecord: `INSERT INTO call_records (${RECORD_COLUMN_LIST}) VALUES (${placeholders(RECORD_COLUMNS, 1, false)}) ON CONFLICT (project_id, key) DO NOTHING`,
   /** CAS on (project, key, version); params: the record's columns, then expected version. */
   updateRecord: `UPDATE call_records SET ${assignments(RECORD_COLUMNS, 1)} WHERE project_id = $2 AND key = $3 AND version = $${R + 1}`,
-  recordReplay: `UPDATE call_records SET replays = replays + 1 WHERE project_id = $1 AND key = $2 AND version = $3 RETURNING replays`,
+  /**
+   * A replay's counter, guarded on the record's id as well as its version: a record a process
+   * cached (begin-reads.ts) may have been purged and its key claimed again, by a new record whose
+   * version numbering starts over; ids are never reused, so only the very record it replays matches.
+   */
+  recordReplay: `UPDATE call_records SET replays = replays + 1 WHERE project_id = $1 AND key = $2 AND version = $3 AND id = $4 RETURNING replays`,
   insertEvent: `INSERT INTO events (${EVENT_COLUMN_LIST}) VALUES (${placeholders(EVENT_COLUMNS, 1, false)})`,
   /** The write-behind ledger's insert: a batch whose commit was in doubt is written again, harmlessly. */
   insertEventOnce: `INSERT INTO events (${EVENT_COLUMN_LIST}) VALUES (${placeholders(EVENT_COLUMNS, 1, false)}) ON CONFLICT (id) DO NOTHING`,
@@ -54,7 +59,7 @@ export const PG_SQL = {
   insertRecordWithEvent: withEvent(SQL.insertRecord, R + 1),
   guardedUpdate: guardedUpdate(),
   updateRecordWithEvent: withEvent(SQL.updateRecord, R + 2),
-  recordReplayWithEvent: `WITH changed AS (${SQL.recordReplay}) INSERT INTO events (${EVENT_COLUMN_LIST}) SELECT ${placeholders(EVENT_COLUMNS, 4, true)} FROM changed RETURNING (SELECT replays FROM changed) AS replays`,
+  recordReplayWithEvent: `WITH changed AS (${SQL.recordReplay}) INSERT INTO events (${EVENT_COLUMN_LIST}) SELECT ${placeholders(EVENT_COLUMNS, 5, true)} FROM changed RETURNING (SELECT replays FROM changed) AS replays`,
   /**
    * A batch of decision-only events in one statement, one array per column (a named statement
    * prepared once, whatever the batch's size). Row triggers (rollups, alert signals) fire per row.

@@ -107,7 +107,8 @@ export class SqliteGateStore implements GateStore {
 
   findRecordWithHistory(projectId: string, key: string, runId: string, historyLimit: number): Promise<{ record: CallRecord | null; history: CallSignature[]; runAborted: boolean }> {
     return this.sql.guard(() => {
-      const row = this.sql.get(SQL.recordByKey, [projectId, key]);
+      // No record has an empty key: the caller has it already (a cached replay) or needs none.
+      const row = key === "" ? undefined : this.sql.get(SQL.recordByKey, [projectId, key]);
       const read = historyLimit > 0 ? this.sql.all(POLICY_SQL.loopHistory, [projectId, runId, historyLimit]).map(rowToSignature) : [];
       // As loopHistory: this process's queued loop steps count too.
       const history = mergeLoopSteps(read, this.ledger.pendingLoopSteps(projectId, runId), historyLimit);
@@ -160,7 +161,7 @@ export class SqliteGateStore implements GateStore {
    * in process) and no faster at 1, so on SQLite only decisions without a write of their own go behind.
    */
   async recordReplay(record: CallRecord, expectedVersion: number, event: GateEvent): Promise<number | null> {
-    return this.write({ kind: "replay", params: [record.projectId, record.key, expectedVersion], event: eventValues(event) }, "relaxed");
+    return this.write({ kind: "replay", params: [record.projectId, record.key, expectedVersion, record.id], event: eventValues(event) }, "relaxed");
   }
 
   appendEvent(event: GateEvent): Promise<void> {

@@ -1,6 +1,7 @@
 import { DEDUP_HIT_DECISIONS } from "../../../core/rollup-tally";
 import { SHADOW_PREVENTED_SQL } from "../../../core/shadow";
 import type { RecordState } from "../../../core/record";
+import type { ToolLedgerLine } from "../../../core/tool-figures";
 import type { CallListFilter, CallListPage, CallListRow, RunListFilter, RunRow } from "../../ports/call-list";
 import { EVENT_COLUMN_LIST, num, numOrNull, rowToEvent, strOrNull } from "../../hot/shared/columns";
 import type { GateEvent } from "../../ports/gate-store";
@@ -246,11 +247,12 @@ export abstract class CallListReads {
   }
 
   /** A tool's begins and completes in [from, to), oldest first (the newest `limit` of them). */
-  async toolLedger(projectId: string, tool: string, from: number, to: number, limit: number): Promise<{ type: string; decision: string; callId: string | null; attempt: number; at: number }[]> {
-    const sql = `SELECT type, decision, call_id, attempt, at, id FROM events
+  async toolLedger(projectId: string, tool: string, from: number, to: number, limit: number): Promise<ToolLedgerLine[]> {
+    // A complete's detail carries its reported cost; begins' details are not needed.
+    const sql = `SELECT type, decision, call_id, attempt, at, id, CASE WHEN type = 'complete' THEN detail ELSE NULL END AS detail FROM events
       WHERE project_id = $1 AND tool = $2 AND type IN ('begin', 'complete') AND at >= $3 AND at < $4 ORDER BY id DESC LIMIT $5`;
     const rows = await this.rows(sql, [projectId, tool, from, to, limit]);
-    return rows.reverse().map((row) => ({ type: String(row.type), decision: String(row.decision), callId: strOrNull(row.call_id), attempt: num(row.attempt), at: num(row.at) }));
+    return rows.reverse().map((row) => ({ type: String(row.type), decision: String(row.decision), callId: strOrNull(row.call_id), attempt: num(row.attempt), at: num(row.at), detail: strOrNull(row.detail) }));
   }
 
   /** A call's latest `limit` events, oldest first. */
