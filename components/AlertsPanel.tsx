@@ -121,11 +121,13 @@ function AddChannelForm({ projectId, deadLinks }: { projectId: string; deadLinks
   const input = kind === "pagerduty" ? { kind, name, routingKey, ...(url.trim() ? { url: url.trim() } : {}), ...confirm } : { kind, name, url: url.trim(), ...confirm };
   const checked = validateForm(CreateAlertChannelSchema, input, {});
   const errors = submitted && !checked.ok ? checked.errors : {};
+  // The API refuses such a channel unless confirmed (allowDeadLinks): the form asks first, in its own words.
+  const unconfirmed = submitted && deadLinks && !allowDeadLinks;
 
   async function submit(event: FormEvent) {
     event.preventDefault();
     setSubmitted(true);
-    if (!checked.ok) return;
+    if (!checked.ok || (deadLinks && !allowDeadLinks)) return;
     const created = await add.mutateAsync(checked.data).catch(() => null);
     if (!created) return;
     if (created.signingSecret) setSecret({ name: created.name, value: created.signingSecret });
@@ -176,6 +178,11 @@ function AddChannelForm({ projectId, deadLinks }: { projectId: string; deadLinks
           {field}: {message}
         </span>
       ))}
+      {unconfirmed ? (
+        <p className="field-error" role="alert" style={{ margin: 0 }}>
+          This install has no public URL, so this channel&apos;s “Open in Idemgate” links will not open: tick “Add it anyway” to add it regardless.
+        </p>
+      ) : null}
       {add.error ? <ErrorState error={add.error} /> : null}
       {secret ? (
         <div className="card banner stack" role="region" aria-label="Signing secret" data-testid="alert-signing-secret">

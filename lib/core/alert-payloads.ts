@@ -88,3 +88,28 @@ export function webhookBody(alert: Alert, sentAt: number): Record<string, unknow
   const { data, ...about } = alert;
   return { type: alert.type, timestamp: iso, sentAt: iso, data, alert: about };
 }
+
+/** At most this many alerts in one grouped webhook request. */
+export const WEBHOOK_GROUP_MAX = 20;
+
+/**
+ * Alerts of one webhook channel that fired together, as one signed request (Alertmanager's
+ * grouping, as for Slack): `type: "alert.group"` and, in `data.alerts`, each alert's own body
+ * (what it would have been sent alone) with its delivery id, so a receiver can still tell the alerts
+ * apart and drop one it already had. The request's webhook-id is the group's (its first delivery's).
+ */
+export function webhookGroupBody(members: readonly { deliveryId: string; alert: Alert }[], sentAt: number): Record<string, unknown> {
+  const iso = new Date(sentAt).toISOString();
+  const firing = members.filter((member) => member.alert.action === "trigger").length;
+  return {
+    type: "alert.group",
+    timestamp: iso,
+    sentAt: iso,
+    data: {
+      projectId: members[0]?.alert.projectId ?? null,
+      firing,
+      resolved: members.length - firing,
+      alerts: members.map((member) => ({ deliveryId: member.deliveryId, ...webhookBody(member.alert, sentAt) })),
+    },
+  };
+}

@@ -197,6 +197,36 @@ export function routeIncident(signal: AlertSignal, routed: readonly Routed[], op
   return [...out.values()];
 }
 
+/**
+ * Conditions whose incident gathers signal after signal (a run's loop, a run's budget): a later one
+ * changes the open incident (its count grows), which its channels are told as an update of the same
+ * incident, not as a new one. A storm is one signal per opening; the others are one per thing.
+ */
+export const UPDATABLE_CONDITIONS: readonly AlertCondition[] = ["loop_blocked", "budget_exceeded"];
+
+/**
+ * Channels a later signal of an open incident updates: those told it is open (a trigger that has
+ * not been resolved there) whose rules still route the signal, for conditions that gather.
+ */
+export function routeUpdates(signal: AlertSignal, routed: readonly Routed[], open: readonly OpenIncidentChannel[]): Routed[] {
+  if (signal.kind === "storm_closed" || typeof signal.detail?.resolves === "string") return [];
+  const told = new Set(open.map((channel) => channel.channelId));
+  return routed.filter((route) => told.has(route.channelId) && UPDATABLE_CONDITIONS.includes(route.condition));
+}
+
+const COUNTED: Partial<Record<AlertCondition, string>> = { loop_blocked: "Blocked", budget_exceeded: "Refused" };
+
+/**
+ * The alert of an incident that has gathered `count` signals: its summary says how many. As an
+ * update (`update`), a message of its own that says the incident changed: `Updated: …`, type
+ * `alert.<condition>.updated`, and for PagerDuty a trigger under the same dedup_key (which updates
+ * the open incident, never opens a second).
+ */
+export function countedAlert(alert: Alert, count: number, update: boolean): Alert {
+  const counted = count > 1 ? { ...alert, summary: `${alert.summary} ${COUNTED[alert.condition] ?? "Raised"} ${count} times in this run so far.`, data: { ...alert.data, count } } : alert;
+  return update ? { ...counted, type: `${alert.type}.updated`, title: `Updated: ${alert.title}` } : counted;
+}
+
 const SEVERITY: Record<AlertCondition, AlertSeverity> = {
   storm_opened: "error",
   storm_closed: "info",

@@ -159,7 +159,7 @@ export function buildServices(config: Env): Services {
   const secretsKey = once(() => resolveSecretsKey(config.IDEMGATE_SECRETS_KEY, config.IDEMGATE_DATA_DIR));
   const secretBox = once(() => new SecretBox(secretsKey()));
   const stdioCommands = once(() => new StdioCommandCatalog(parseStdioCommands(config.IDEMGATE_STDIO_COMMANDS)));
-  const outbound = once(() => createOutbound(db()));
+  const outbound = once(() => createOutbound(db(), store()));
   const upstreams = once(() => ({
     service: new UpstreamService(new UpstreamRepository(db()), secretBox(), stdioCommands(), (projectId, url) => outbound().guard.assertAllowed(projectId, url)),
   }));

@@ -46,6 +46,7 @@ export async function startAlertReceivers(options: { routingKey: string; linkBas
   /** Incidents PagerDuty would hold, by dedup_key. */
   const incidents = new Map<string, { pages: number; status: "triggered" | "resolved" }>();
   const hooks = new Map<string, SignedHook[]>();
+  const alertsAt = new Map<string, SignedHook[]>();
   const secrets = new Map<string, string>();
   const modes = new Map<string, ReceiverMode>();
   const requests = new Map<string, { webhookId: string | undefined; at: number }[]>();
@@ -119,6 +120,9 @@ export async function startAlertReceivers(options: { routingKey: string; linkBas
       const id = req.headers["webhook-id"] as string;
       const body = JSON.parse(raw) as SignedHook["body"];
       hooks.set(path, [...(hooks.get(path) ?? []), { id, type: body.type, body }]);
+      // A group (#44) carries each alert's own body and delivery id: recorded one by one, as received alerts.
+      const members = body.type === "alert.group" ? (body.data.alerts as (SignedHook["body"] & { deliveryId: string })[]).map((m) => ({ id: m.deliveryId, type: m.type, body: m })) : [{ id, type: body.type, body }];
+      alertsAt.set(path, [...(alertsAt.get(path) ?? []), ...members]);
       return answer(204);
     });
   });
@@ -138,8 +142,10 @@ export async function startAlertReceivers(options: { routingKey: string; linkBas
     tooFast,
     /** Slack messages accepted at a path. */
     slackAt: (path: string) => slackByPath.get(path) ?? [],
-    /** Signed hooks received at a path, every redelivery included. */
+    /** Signed hooks received at a path, every redelivery included (a group is one hook of type `alert.group`). */
     hooks: (path: string) => hooks.get(path) ?? [],
+    /** The alerts signed hooks carried to a path, a group's one by one (id: the alert's delivery id). */
+    hookAlerts: (path: string) => alertsAt.get(path) ?? [],
     /** Requests that reached a path (answered or not). */
     requests: (path: string) => requests.get(path) ?? [],
     setSecret: (path: string, secret: string) => void secrets.set(path, secret),

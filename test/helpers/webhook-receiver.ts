@@ -13,6 +13,8 @@ export interface ReceivedHook {
  */
 export async function startWebhookReceiver(mode: "ok" | "fail" | "hang" = "ok") {
   const hooks: ReceivedHook[] = [];
+  /** How many alerts each accepted request carried. */
+  const groups: number[] = [];
   let attempts = 0;
   const server = http.createServer((req, res) => {
     let body = "";
@@ -25,7 +27,11 @@ export async function startWebhookReceiver(mode: "ok" | "fail" | "hang" = "ok") 
         return;
       }
       const parsed = JSON.parse(body) as ReceivedHook["body"];
-      hooks.push({ type: parsed.type, header: req.headers["x-idemgate-event"] as string | undefined, body: parsed });
+      const header = req.headers["x-idemgate-event"] as string | undefined;
+      // Alerts that fired together come as one request (#44): each is recorded as the alert it carries.
+      const members = parsed.type === "alert.group" ? (parsed.data.alerts as ReceivedHook["body"][]) : [parsed];
+      for (const member of members) hooks.push({ type: member.type, header: parsed.type === "alert.group" ? member.type : header, body: member });
+      groups.push(members.length);
       res.writeHead(204).end();
     });
   });
@@ -34,6 +40,7 @@ export async function startWebhookReceiver(mode: "ok" | "fail" | "hang" = "ok") 
   return {
     url: `http://127.0.0.1:${port}/hooks/idemgate`,
     hooks,
+    groups,
     attempts: () => attempts,
     close: () => {
       server.closeAllConnections();

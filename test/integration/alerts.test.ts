@@ -173,7 +173,7 @@ describe.each(PROVIDERS)("%s: alerts", (provider) => {
     expect(receivers.incidents.get(stormKey)).toEqual({ pages: 1, status: "resolved" });
     expect([...receivers.incidents.values()].map((i) => i.pages)).toEqual([1, 1]);
 
-    const hooks = receivers.hooks("/hooks");
+    const hooks = receivers.hookAlerts("/hooks");
     expect(hooks.map((h) => h.type).sort()).toEqual(["alert.lease_lost", "alert.loop_blocked", "storm.closed", "storm.opened"]);
     expect(new Set(hooks.map((h) => h.id)).size).toBe(4);
     expect(receivers.rejected).toEqual([]);
@@ -201,7 +201,7 @@ describe.each(PROVIDERS)("%s: alerts", (provider) => {
     await runOnce(client, { tool: budgeted, runId: overrun, stepId: "r1" });
     for (const step of ["r2", "r3"]) expectDecision(await client.begin({ tool: budgeted, runId: overrun, stepId: step }), "blocked");
     const budgetKey = `idemgate:${projectId}:budget:${overrun}`;
-    await waitFor(async () => pdFor(budgetKey).length === 1 && closing.slack.length === 1, 60_000, "the budget trigger");
+    await waitFor(async () => pdFor(budgetKey).length >= 1 && closing.slack.length >= 1, 60_000, "the budget trigger");
     expect(closing.incidents.get(budgetKey)).toEqual({ pages: 1, status: "triggered" });
     await ops.call(RunBudgetSchema, "POST", ops.p(projectId, `/runs/${overrun}/budget`), { maxCallsPerRun: 3, reason: "approved by the customer" });
     await waitFor(async () => closing.incidents.get(budgetKey)?.status === "resolved", 60_000, "the budget incident resolved");
@@ -253,24 +253,26 @@ describe.each(PROVIDERS)("%s: alerts", (provider) => {
     const mine = await waitFor(
       async () => {
         const ours = (await deliveries()).filter((d) => [channels.pd2, channels.slack2, channels.hook2].includes(d.channelId));
-        return ours.length === 8 + 2 + 4 && ours.every((d) => d.status !== "pending") ? ours : null;
+        // The budget's second refusal may come as an update of its incident (#44): at least these.
+        return ours.length >= 8 + 2 + 4 && ours.every((d) => d.status !== "pending") ? ours : null;
       },
       60_000,
       "every delivery of these rules settled",
     );
     // Each condition: one trigger, then one resolve, under one dedup_key; one page each; no resolve without its trigger.
-    expect(pdFor(budgetKey)).toEqual(["trigger", "resolve"]);
+    const budgetEvents = pdFor(budgetKey);
+    expect([budgetEvents[0], budgetEvents.at(-1), budgetEvents.filter((e) => e === "resolve").length]).toEqual(["trigger", "resolve", 1]);
     for (const key of [verifyKey, approvalKey, undoKey]) expect(pdFor(key), key).toEqual(["trigger", "resolve"]);
     expect([...closing.incidents.values()]).toEqual(Array(4).fill({ pages: 1, status: "resolved" }));
     expect(closing.strayResolves).toEqual([]);
-    expect(closing.pagerDuty).toHaveLength(8);
+    expect(closing.pagerDuty.filter((e) => e.dedup_key !== budgetKey)).toHaveLength(6);
     // Slack reads: the refusal with the spend, then that the budget was raised.
-    expect(closing.slack.map((m) => m.text.split("\n")[0])).toEqual([
-      expect.stringContaining(`Run ${overrun} exceeded its budget on ${budgeted}`),
-      expect.stringContaining(`Resolved: Run ${overrun} exceeded its budget`),
-    ]);
+    const said = closing.slack.map((m) => m.text.split("\n")[0]);
+    expect(said[0]).toContain(`Run ${overrun} exceeded its budget on ${budgeted}`);
+    expect(said.slice(1, -1).every((line) => line!.includes(`Updated: Run ${overrun} exceeded its budget`))).toBe(true);
+    expect(said.at(-1)).toContain(`Resolved: Run ${overrun} exceeded its budget`);
     expect(closing.slack[0]!.text).toContain("the run made 1 tool calls of 1 allowed");
-    const hooks = closing.hooks("/hooks");
+    const hooks = closing.hookAlerts("/hooks");
     expect(hooks.map((h) => h.type).sort()).toEqual(["alert.compensation_failed", "alert.compensation_failed.resolved", "alert.verify_unresolved", "alert.verify_unresolved.resolved"]);
     expect(new Set(hooks.map((h) => h.id)).size).toBe(4);
     expect(closing.rejected).toEqual([]);
@@ -287,7 +289,7 @@ describe.each(PROVIDERS)("%s: alerts", (provider) => {
     expect(done).toMatchObject({ status: "delivered", attempts: 3, lastCode: 204 });
     expect(done.log.map((l) => [l.outcome, l.statusCode])).toEqual([["retry", 500], ["retry", 500], ["delivered", 204]]);
     expect(other.requests("/flaky").map((r) => r.webhookId)).toEqual([test.id, test.id, test.id]);
-    expect(other.hooks("/flaky").map((h) => h.type)).toEqual(["alert.test"]);
+    expect(other.hookAlerts("/flaky").map((h) => h.type)).toEqual(["alert.test"]);
   });
 
   it("a slow receiver times out, is retried, and the alert arrives once more with the same id", async () => {
@@ -341,8 +343,10 @@ describe.each(PROVIDERS)("%s: alerts", (provider) => {
         60_000,
         "twenty raced deliveries",
       );
-      const received = other.requests("/burst").map((r) => r.webhookId);
+      // Due together, they go out grouped (#44): every alert once, whichever request carried it.
+      const received = other.hookAlerts("/burst").map((h) => h.id);
       expect(received.sort()).toEqual([...ids].sort());
+      expect(other.rejected).toEqual([]);
     } finally {
       await prisma.$disconnect();
     }
@@ -394,6 +398,6 @@ describe.each(PROVIDERS)("%s: alerts", (provider) => {
     // The killed attempt never wrote its log line: one attempt on record, the one that landed.
     expect(done.log.map((l) => l.outcome)).toEqual(["delivered"]);
     expect(other.requests("/held").map((r) => r.webhookId)).toEqual([test.id, test.id]);
-    expect(other.hooks("/held").map((h) => h.id)).toEqual([test.id]);
+    expect(other.hookAlerts("/held").map((h) => h.id)).toEqual([test.id]);
   });
 });

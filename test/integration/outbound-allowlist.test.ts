@@ -1,6 +1,7 @@
 import { beforeAll, describe, expect, it } from "vitest";
 import { OutboundAllowlistEntrySchema, OutboundAllowlistSchema } from "../../lib/contract/outbound";
 import { createOutbound } from "../../lib/server/outbound/outbound-context";
+import { openStore } from "../../lib/store/hot/open-gate-store";
 import { openDb } from "../../lib/store/prisma/client";
 import { PROVIDERS } from "../helpers/databases";
 import { createTestProject } from "../helpers/fixtures";
@@ -35,15 +36,23 @@ describe.each(PROVIDERS)("%s: outbound allowlist", (provider) => {
     const listed = await admin.call(OutboundAllowlistSchema, "GET", path(projectA));
     expect(listed.entries.map((e) => e.pattern)).toEqual(["127.0.0.1:4010", "api.stripe.com"]);
 
+    // Another instance's guards, as the server builds them (the hot store's read) and through
+    // Prisma: neither keeps the list, so the server's change is seen by the very next check.
     const prisma = openDb({ databaseUrl: server.databaseUrl });
-    const outbound = createOutbound(prisma);
+    const store = openStore({ databaseUrl: server.databaseUrl });
+    const guards = [createOutbound(prisma, store).guard, createOutbound(prisma).guard];
     try {
-      await expect(outbound.guard.assertAllowed(projectA, "https://api.stripe.com/v1/charges")).resolves.toMatchObject({ host: "api.stripe.com" });
-      await expect(outbound.guard.assertAllowed(projectB, "https://api.stripe.com/v1/charges")).rejects.toMatchObject({ reason: "not_allowlisted" });
-
+      for (const guard of guards) {
+        await expect(guard.assertAllowed(projectA, "https://api.stripe.com/v1/charges")).resolves.toMatchObject({ host: "api.stripe.com" });
+        await expect(guard.assertAllowed(projectB, "https://api.stripe.com/v1/charges")).rejects.toMatchObject({ reason: "not_allowlisted" });
+      }
       await admin.call(OutboundAllowlistEntrySchema, "DELETE", path(projectA, `/${added.id}`));
-      await expect(outbound.guard.assertAllowed(projectA, "https://api.stripe.com/v1/charges")).rejects.toMatchObject({ reason: "not_allowlisted" });
+      for (const guard of guards) {
+        await expect(guard.assertAllowed(projectA, "https://api.stripe.com/v1/charges")).rejects.toMatchObject({ reason: "not_allowlisted" });
+        await expect(guard.assertAllowed(projectA, "http://127.0.0.1:4010/")).resolves.toMatchObject({ host: "127.0.0.1" });
+      }
     } finally {
+      await store.close();
       await prisma.$disconnect();
     }
 

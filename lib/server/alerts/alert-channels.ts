@@ -49,12 +49,22 @@ export function shownChannel(box: SecretBox, channel: AlertChannelRow): AlertCha
   return { ...channel, target };
 }
 
-/** The request a channel gets for an alert: Slack's and PagerDuty's JSON, or a Standard Webhooks signed POST. */
-export function channelRequest(channel: AlertChannelRow, secrets: ChannelSecrets, alert: Alert, deliveryId: string, now: number): { headers: Record<string, string>; body: string } {
+/**
+ * The request a channel gets for an alert: Slack's and PagerDuty's JSON, or a Standard Webhooks
+ * signed POST. `group` is the body of several alerts sent as one (Slack, webhooks), signed like any.
+ */
+export function channelRequest(
+  channel: AlertChannelRow,
+  secrets: ChannelSecrets,
+  alert: Alert,
+  deliveryId: string,
+  now: number,
+  group?: { body: string; type: string },
+): { headers: Record<string, string>; body: string } {
   const headers: Record<string, string> = { "content-type": "application/json", "user-agent": "idemgate-alerts" };
-  if (channel.kind === "slack") return { headers, body: JSON.stringify(slackBody(alert)) };
+  if (channel.kind === "slack") return { headers, body: group?.body ?? JSON.stringify(slackBody(alert)) };
   if (channel.kind === "pagerduty") return { headers, body: JSON.stringify(pagerDutyBody(alert, secrets.routingKey ?? "")) };
-  const body = JSON.stringify(webhookBody(alert, now));
+  const body = group?.body ?? JSON.stringify(webhookBody(alert, now));
   const timestamp = new Date(Math.floor(now / 1000) * 1000);
   const signature = new Webhook(secrets.signingSecret ?? "").sign(deliveryId, timestamp, body);
   return {
@@ -64,7 +74,7 @@ export function channelRequest(channel: AlertChannelRow, secrets: ChannelSecrets
       "webhook-timestamp": String(Math.floor(now / 1000)),
       "webhook-signature": signature,
       // The storm webhook's header, kept for its receivers.
-      "x-idemgate-event": alert.type,
+      "x-idemgate-event": group?.type ?? alert.type,
     },
     body,
   };

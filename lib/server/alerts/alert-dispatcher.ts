@@ -1,8 +1,8 @@
 import { hostname } from "node:os";
 import { randomBytes } from "node:crypto";
 import { type Backoff, CHANNEL_PACE_MS, attemptOutcome, retryAfterMs, retryDelayMs } from "../../core/alert-delivery";
-import { SLACK_GROUP_MAX, slackGroupBody } from "../../core/alert-payloads";
-import { type Alert, CLOSABLE_CONDITIONS, closableCondition, incidentKeyOf, resolveSignal, routeIncident, routeSignal, shapeAlert } from "../../core/alerts";
+import { SLACK_GROUP_MAX, WEBHOOK_GROUP_MAX, slackGroupBody, webhookGroupBody } from "../../core/alert-payloads";
+import { type Alert, type AlertSignal, CLOSABLE_CONDITIONS, closableCondition, countedAlert, incidentKeyOf, resolveSignal, routeIncident, routeSignal, routeUpdates, shapeAlert } from "../../core/alerts";
 import type { AlertDeliveryRow, AlertStore } from "../../store/ports/alert-store";
 import { newId } from "../ids";
 import { OutboundRefusedError } from "../outbound/outbound-refused";
@@ -159,24 +159,56 @@ export class AlertDispatcher {
   async fanOut(): Promise<void> {
     const { store } = this.deps;
     const rulesOf = new Map<string, Awaited<ReturnType<AlertStore["listRules"]>>>();
-    const slackOf = new Map<string, Set<string>>();
+    const groupedOf = new Map<string, Set<string>>();
     for (const signal of await store.unprocessedSignals(SIGNAL_BATCH)) {
       if (!rulesOf.has(signal.projectId)) rulesOf.set(signal.projectId, await store.listRules(signal.projectId));
-      if (!slackOf.has(signal.projectId)) slackOf.set(signal.projectId, new Set((await store.listChannels(signal.projectId)).filter((c) => c.kind === "slack").map((c) => c.id)));
+      if (!groupedOf.has(signal.projectId)) groupedOf.set(signal.projectId, new Set((await store.listChannels(signal.projectId)).filter((c) => c.kind !== "pagerduty").map((c) => c.id)));
       const key = incidentKeyOf(signal);
       const open = key === null ? [] : await store.openIncidentChannels(signal.projectId, key);
-      const routed = routeIncident(signal, routeSignal(signal, rulesOf.get(signal.projectId)!), open);
+      const byRules = routeSignal(signal, rulesOf.get(signal.projectId)!);
+      const routed = routeIncident(signal, byRules, open);
+      const updates = key === null ? [] : routeUpdates(signal, byRules, open);
       const now = this.clock();
       const storm = routed.length > 0 && signal.kind.startsWith("storm_") ? await this.deps.storm(signal.projectId, signal.sourceId) : null;
       const deliveries = routed.map(({ ruleId, channelId, condition }) => {
         const alert = shapeAlert(signal, condition, this.deps.baseUrl, storm);
         const delivery = pendingDelivery(signal.projectId, alert, channelId, ruleId, now);
-        // Slack groups what fires together: its first try waits the group wait, and takes the others along.
-        return slackOf.get(signal.projectId)!.has(channelId) ? { ...delivery, nextAttemptAt: now + (this.deps.groupWaitMs ?? 0) } : delivery;
+        // Slack and webhooks group what fires together: a first try waits the group wait, and takes the
+        // others along. PagerDuty is not grouped: each event is one incident under its own dedup_key.
+        return groupedOf.get(signal.projectId)!.has(channelId) ? { ...delivery, nextAttemptAt: now + (this.deps.groupWaitMs ?? 0) } : delivery;
       });
+      if (updates.length > 0) deliveries.push(...(await this.updateDeliveries(signal, key!, updates, now)));
       await store.fanOut(signal.id, deliveries, now);
       if (deliveries.length > 0) this.warnOfDeadLinks();
     }
+  }
+
+  /**
+   * A later signal of an incident open on these channels (a run blocked again): the incident
+   * changed. A channel whose trigger or last update has not gone out yet gets that one rewritten
+   * with the new count (so a burst of refusals within the group wait is one trigger that says how
+   * many); else a new update, after the group wait (and at the channel's pace), as Alertmanager
+   * tells a group's change.
+   */
+  private async updateDeliveries(signal: AlertSignal, key: string, updates: ReturnType<typeof routeUpdates>, now: number) {
+    const { store } = this.deps;
+    const since = await store.lastResolvedAt(signal.projectId, key);
+    // Counted up to this signal (in the order signals are processed): each later one says one more, never the same twice.
+    const upTo = (s: AlertSignal) => s.at < signal.at || (s.at === signal.at && s.id <= signal.id);
+    const count = signal.runId ? (await store.runSignals(signal.projectId, signal.runId, since)).filter((s) => upTo(s) && incidentKeyOf(s) === key).length : 1;
+    const out: ReturnType<typeof pendingDelivery>[] = [];
+    for (const { ruleId, channelId, condition } of updates) {
+      const shaped = shapeAlert(signal, condition, this.deps.baseUrl, null);
+      const waiting = await store.untriedFor(channelId, key);
+      if (waiting) {
+        const was = JSON.parse(waiting.alert) as Alert;
+        const refreshed = { ...countedAlert(shaped, count, was.type.endsWith(".updated")), id: was.id, at: was.at };
+        if (await store.rewriteUntried(waiting.id, JSON.stringify(refreshed))) continue;
+      }
+      const delivery = pendingDelivery(signal.projectId, countedAlert(shaped, count, true), channelId, ruleId, now);
+      out.push({ ...delivery, nextAttemptAt: now + (this.deps.groupWaitMs ?? 0) });
+    }
+    return out;
   }
 
   private warnedOfDeadLinks = false;
@@ -225,9 +257,10 @@ export class AlertDispatcher {
   /**
    * One channel's lane. Slack groups (Alertmanager's group_wait and group_interval): the first
    * delivery is due once its group wait is over, and goes out with every other one of the channel
-   * not yet tried, as one message; what arrives meanwhile goes out one pace later, together. Other
-   * channels send one delivery per request (a PagerDuty event is one incident; a webhook request
-   * one webhook-id).
+   * not yet tried, as one message; what arrives meanwhile goes out one pace later, together.
+   * Webhooks group too, but a group is fixed once formed (its followers are parked under its first
+   * delivery), so every retry and redelivery sends the same body under the same webhook-id.
+   * PagerDuty sends one delivery per request (an event is one incident).
    */
   private async runLane(projectId: string, channelId: string, ids: string[]): Promise<void> {
     const channel = await this.deps.store.findChannel(projectId, channelId);
@@ -242,8 +275,24 @@ export class AlertDispatcher {
     }
     for (const id of ids) {
       await this.waitForPace(channelId);
-      await this.deliverGroup([id], false);
+      if (channel?.kind === "webhook") await this.deliverWebhookGroup(id, await this.deps.store.groupable(channelId, this.clock(), WEBHOOK_GROUP_MAX));
+      else await this.deliverGroup([id], false);
     }
+  }
+
+  /**
+   * A webhook delivery that is due leads a group: untried ones of its channel written within its
+   * group wait are parked under it (once: a retry keeps the group it had), sent in one request under
+   * its id, and settled with it. One already parked under another leader is not claimable.
+   */
+  private async deliverWebhookGroup(leaderId: string, candidates: string[]): Promise<void> {
+    const { store } = this.deps;
+    const leader = await store.claim(leaderId, this.owner, this.clock(), this.deps.leaseMs);
+    if (!leader) return;
+    const others = candidates.filter((id) => id !== leaderId).slice(0, WEBHOOK_GROUP_MAX - 1);
+    // Only a first try forms a group: a retried single must not take in new alerts under its id.
+    const followers = await store.parkFollowers(leader.id, leader.attempts === 0 ? others : [], leader.nextAttemptAt, this.clock());
+    await this.finish([leader, ...followers], true);
   }
 
   private async waitForPace(channelId: string): Promise<void> {
@@ -260,12 +309,23 @@ export class AlertDispatcher {
       if (delivery) claimed.push(delivery);
     }
     if (claimed.length === 0) return;
+    await this.finish(claimed, false);
+  }
+
+  /**
+   * Sends `deliveries` as one request and records the attempt: on each of them, or (`parked`: a
+   * webhook group) on the first, whose followers settle with it in the same transaction.
+   */
+  private async finish(deliveries: AlertDeliveryRow[], parked: boolean): Promise<void> {
+    const { store, backoff } = this.deps;
+    const claimed = deliveries;
     // Whatever goes wrong before an answer is an attempt that failed: a throw here would keep the lease and log nothing.
     const { status, error, retryAfter = null } = await this.send(claimed).catch((reason: unknown) => ({ status: null, error: `not sent: ${reason instanceof Error ? reason.message : String(reason)}`, retryAfter: null }));
     const now = this.clock();
-    for (const delivery of claimed) {
+    for (const delivery of parked ? claimed.slice(0, 1) : claimed) {
       const attempts = delivery.attempts + 1;
       const outcome = error === "channel removed" ? "failed" : attemptOutcome(status, attempts, backoff);
+      const logOf = (id: string) => ({ id: newId("ala", now), deliveryId: id, projectId: delivery.projectId, at: now, outcome, statusCode: status, error });
       await store.finishAttempt(delivery.id, this.owner, {
         status: outcome === "retry" ? "pending" : outcome,
         attempts,
@@ -274,7 +334,8 @@ export class AlertDispatcher {
         lastCode: status,
         lastError: error,
         deliveredAt: outcome === "delivered" ? now : null,
-        log: { id: newId("ala", now), deliveryId: delivery.id, projectId: delivery.projectId, at: now, outcome, statusCode: status, error },
+        log: logOf(delivery.id),
+        ...(parked ? { followers: claimed.slice(1).map((follower) => logOf(follower.id)) } : {}),
       });
     }
   }
@@ -294,8 +355,14 @@ export class AlertDispatcher {
       return { status: null, error: "this instance cannot open the channel's secrets: every instance needs the same IDEMGATE_SECRETS_KEY" };
     }
     const alerts = deliveries.map((delivery) => JSON.parse(delivery.alert) as Alert);
-    const request = channelRequest(channel, secrets, alerts[0]!, first.id, this.clock());
-    const body = deliveries.length > 1 ? JSON.stringify(slackGroupBody(alerts)) : request.body;
+    const now = this.clock();
+    const group =
+      deliveries.length < 2
+        ? undefined
+        : channel.kind === "webhook"
+          ? { type: "alert.group", body: JSON.stringify(webhookGroupBody(deliveries.map((delivery, i) => ({ deliveryId: delivery.id, alert: alerts[i]! })), now)) }
+          : { type: "alert.group", body: JSON.stringify(slackGroupBody(alerts)) };
+    const { headers, body } = channelRequest(channel, secrets, alerts[0]!, first.id, now, group);
     // The lane waits for this slot before it claims the next delivery (so the wait never eats a lease).
     // Counted from the answer too: a first request slow on the way must not bring the next one closer.
     const book = () => this.nextSendAt.set(channel.id, Date.now() + CHANNEL_PACE_MS[channel.kind]);
@@ -303,7 +370,7 @@ export class AlertDispatcher {
     try {
       const response = await this.deps.fetch(first.projectId, secrets.url, {
         method: "POST",
-        headers: request.headers,
+        headers,
         body,
         redirect: "manual",
         signal: AbortSignal.timeout(this.deps.timeoutMs),

@@ -68,6 +68,8 @@ export interface AttemptResult {
   lastError: string | null;
   deliveredAt: number | null;
   log: AlertAttemptRow;
+  /** A grouped webhook's other members (parked under the delivery): each gets the same result and a log line of its own. */
+  followers?: AlertAttemptRow[];
 }
 
 /** A call told to verify, still unanswered. */
@@ -120,6 +122,14 @@ export interface AlertStore {
    * (or its lease ran out); null when another worker has it.
    */
   claim(id: string, owner: string, now: number, leaseMs: number, untried?: boolean): Promise<AlertDeliveryRow | null>;
+  /**
+   * Parks these untried, unleased deliveries under `leaderId` (a grouped webhook request): they go
+   * out only with it, and settle with it. A leader that already has followers keeps exactly those
+   * (a retry or a redelivery after a crash sends the same group under the same webhook-id). Answers
+   * the followers, oldest first. Only deliveries written by `upTo` (the end of the leader's group
+   * wait) join: a leader sent again after a crash cannot take in alerts that fired since.
+   */
+  parkFollowers(leaderId: string, ids: string[], upTo: number, now: number): Promise<AlertDeliveryRow[]>;
   /** Records an attempt and releases the lease, only while `owner` still holds it. */
   finishAttempt(id: string, owner: string, result: AttemptResult): Promise<boolean>;
 
@@ -140,6 +150,14 @@ export interface AlertStore {
    * told) is a trigger: the incident is open there.
    */
   openIncidentChannels(projectId: string, dedupKey: string): Promise<OpenIncidentChannel[]>;
+  /** A channel's delivery under this dedup_key not yet tried nor taken by a worker (a trigger in its group wait, an update waiting), if any. */
+  untriedFor(channelId: string, dedupKey: string): Promise<AlertDeliveryRow | null>;
+  /** Replaces an untried delivery's alert with a newer one of the same incident; false once a worker has taken it. */
+  rewriteUntried(id: string, alert: string): Promise<boolean>;
+  /** The run's event signals since `since` (an incident's count is worked out from them). */
+  runSignals(projectId: string, runId: string, since: number): Promise<AlertSignal[]>;
+  /** When the last resolve of this dedup_key was written (0: never): an incident's signals are those after it. */
+  lastResolvedAt(projectId: string, dedupKey: string): Promise<number>;
   /** Whether what raised a closable signal still holds (see CLOSABLE_CONDITIONS in lib/core/alerts). */
   incidentHolds(signal: AlertSignal, condition: AlertCondition): Promise<boolean>;
   waitingResends(projectId: string, olderThan: number): Promise<WaitingResend[]>;

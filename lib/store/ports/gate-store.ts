@@ -150,6 +150,12 @@ export interface GateStore extends PolicyStore {
   findApiKeyByHash(hash: string): Promise<ApiKeyRow | null>;
   touchApiKey(id: string, at: number): Promise<void>;
   /**
+   * The project's outbound allowlist patterns, read fresh (never cached: a removed entry must stop
+   * admitting at once on every instance). Here, not through Prisma, because every outbound call
+   * reads it and this is one indexed read on the hot path's own connection (issue #34 §4).
+   */
+  allowPatterns(projectId: string): Promise<string[]>;
+  /**
    * The installation's secret of this name: `candidate` when this call stored it first, else the
    * value another instance stored (the primary key decides the race).
    */

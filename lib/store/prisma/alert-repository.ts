@@ -53,6 +53,10 @@ function deliveryData(row: AlertDeliveryRow) {
   };
 }
 
+/** The lease a grouped webhook's follower holds: its leader's id, and no end (it is sent and settled only with the leader). */
+const followerLease = (leaderId: string) => `group:${leaderId}`;
+const PARKED_UNTIL = BigInt(Number.MAX_SAFE_INTEGER);
+
 /** Alerts with Prisma Client; inserts that may race use ON CONFLICT DO NOTHING (never a caught P2002). */
 export class PrismaAlertRepository implements AlertStore {
   constructor(private readonly prisma: Db) {}
@@ -131,13 +135,14 @@ export class PrismaAlertRepository implements AlertStore {
     // The conditions are core's constants, never input: checked, then written into the statement.
     if (!conditions.every((condition) => /^[a-z_]+$/.test(condition))) throw new Error("alert conditions are identifiers");
     const list = conditions.map((condition) => `'${condition}'`).join(", ");
-    // Triggers with no resolve yet (its id: resolveSignalId in lib/core/alerts), whose deliveries have all
-    // settled (a resolve must not overtake its trigger).
+    // Triggers with no resolve yet (its id: resolveSignalId in lib/core/alerts), whose incident's
+    // triggers and updates have all settled (a resolve must not overtake its trigger, nor an update).
     const open = await this.prisma.$queryRawUnsafe<{ signal_id: string }[]>(
       `SELECT DISTINCT d.signal_id FROM alert_deliveries d
         WHERE d.action = 'trigger' AND d.condition IN (${list})
           AND NOT EXISTS (SELECT 1 FROM alert_signals r WHERE r.id = d.signal_id || '_resolved')
-          AND NOT EXISTS (SELECT 1 FROM alert_deliveries p WHERE p.signal_id = d.signal_id AND p.status = 'pending')
+          AND NOT EXISTS (SELECT 1 FROM alert_deliveries p WHERE p.dedup_key = d.dedup_key AND p.action = 'trigger' AND p.status = 'pending')
+          AND NOT EXISTS (SELECT 1 FROM alert_deliveries r WHERE r.dedup_key = d.dedup_key AND r.action = 'resolve' AND r.created_at >= d.created_at)
         LIMIT ${Math.max(1, Math.floor(limit))}`,
     );
     if (open.length === 0) return [];
@@ -156,6 +161,30 @@ export class PrismaAlertRepository implements AlertStore {
     return [...latest.values()]
       .filter((row) => row.action === "trigger")
       .map((row) => ({ channelId: row.channelId, ruleId: row.ruleId, condition: row.condition as AlertCondition }));
+  }
+
+  async untriedFor(channelId: string, dedupKey: string): Promise<AlertDeliveryRow | null> {
+    const row = await this.prisma.alertDelivery.findFirst({
+      where: { channelId, dedupKey, status: "pending", attempts: 0, leaseOwner: null },
+      orderBy: [{ createdAt: "desc" }, { id: "desc" }],
+    });
+    return row ? toDelivery(row) : null;
+  }
+
+  async rewriteUntried(id: string, alert: string): Promise<boolean> {
+    // Conditional: a delivery a worker has claimed (or sent) keeps what it was sent with.
+    const { count } = await this.prisma.alertDelivery.updateMany({ where: { id, status: "pending", attempts: 0, leaseOwner: null }, data: { alert } });
+    return count === 1;
+  }
+
+  async runSignals(projectId: string, runId: string, since: number): Promise<AlertSignal[]> {
+    const rows = await this.prisma.alertSignal.findMany({ where: { projectId, runId, kind: "event", at: { gt: BigInt(since) } }, orderBy: [{ at: "asc" }, { id: "asc" }], take: 10_000 });
+    return rows.map(toSignal);
+  }
+
+  async lastResolvedAt(projectId: string, dedupKey: string): Promise<number> {
+    const row = await this.prisma.alertDelivery.findFirst({ where: { projectId, dedupKey, action: "resolve" }, orderBy: { createdAt: "desc" }, select: { createdAt: true } });
+    return row ? Number(row.createdAt) : 0;
   }
 
   async incidentHolds(signal: AlertSignal, condition: AlertCondition): Promise<boolean> {
@@ -256,6 +285,20 @@ export class PrismaAlertRepository implements AlertStore {
     return row && row.leaseOwner === owner ? toDelivery(row) : null;
   }
 
+  async parkFollowers(leaderId: string, ids: string[], upTo: number, now: number): Promise<AlertDeliveryRow[]> {
+    const parkedBy = followerLease(leaderId);
+    const parked = () => this.prisma.alertDelivery.findMany({ where: { leaseOwner: parkedBy, status: "pending" }, orderBy: [{ createdAt: "asc" }, { id: "asc" }] });
+    const already = await parked();
+    if (already.length > 0 || ids.length === 0) return already.map(toDelivery);
+    const at = BigInt(now);
+    // One conditional UPDATE: a delivery another worker claimed meanwhile is not taken.
+    await this.prisma.alertDelivery.updateMany({
+      where: { id: { in: ids.filter((id) => id !== leaderId) }, status: "pending", attempts: 0, createdAt: { lte: BigInt(upTo) }, OR: [{ leaseUntil: null }, { leaseUntil: { lt: at } }] },
+      data: { leaseOwner: parkedBy, leaseUntil: PARKED_UNTIL },
+    });
+    return (await parked()).map(toDelivery);
+  }
+
   async finishAttempt(id: string, owner: string, result: AttemptResult): Promise<boolean> {
     return this.prisma.$transaction(async (tx) => {
       const { count } = await tx.alertDelivery.updateMany({
@@ -273,6 +316,24 @@ export class PrismaAlertRepository implements AlertStore {
       });
       // The attempt happened whoever holds the lease now: it is logged either way.
       await tx.alertDeliveryAttempt.create({ data: { ...result.log, at: BigInt(result.log.at) } });
+      if (count === 1 && result.followers && result.followers.length > 0) {
+        // A grouped request's other members settle with it, in the same transaction; while it is
+        // retried they stay parked under it.
+        const settled = result.status !== "pending";
+        await tx.alertDelivery.updateMany({
+          where: { leaseOwner: followerLease(id), status: "pending" },
+          data: {
+            status: result.status,
+            attempts: result.attempts,
+            nextAttemptAt: BigInt(result.nextAttemptAt),
+            lastCode: result.lastCode,
+            lastError: result.lastError,
+            deliveredAt: result.deliveredAt === null ? null : BigInt(result.deliveredAt),
+            ...(settled ? { leaseOwner: null, leaseUntil: null } : {}),
+          },
+        });
+        for (const log of result.followers) await tx.alertDeliveryAttempt.create({ data: { ...log, at: BigInt(log.at) } });
+      }
       return count === 1;
     });
   }

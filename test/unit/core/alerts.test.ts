@@ -4,13 +4,15 @@ import {
   type AlertSignal,
   closableCondition,
   conditionsOf,
+  countedAlert,
   incidentKeyOf,
   resolveSignal,
   routeIncident,
   routeSignal,
+  routeUpdates,
   shapeAlert,
 } from "../../../lib/core/alerts";
-import { pagerDutyBody, slackBody, slackGroupBody, webhookBody } from "../../../lib/core/alert-payloads";
+import { pagerDutyBody, slackBody, slackGroupBody, webhookBody, webhookGroupBody } from "../../../lib/core/alert-payloads";
 import { MAX_RETRY_AFTER_MS, attemptOutcome, retryAfterMs, retryDelayMs } from "../../../lib/core/alert-delivery";
 
 const signal = (over: Partial<AlertSignal>): AlertSignal => ({
@@ -105,6 +107,31 @@ describe("closing incidents", () => {
     expect(incidentKeyOf(closed)).toBe(incidentKeyOf(storm("storm_opened")));
     const stormRules = [rule({ id: "c", condition: "storm_closed", channelIds: ["log"] })];
     expect(routeIncident(closed, routeSignal(closed, stormRules), [{ channelId: "pd", ruleId: "o", condition: "storm_opened" }]).map((r) => r.channelId)).toEqual(["pd", "log"]);
+  });
+
+  it("a later refusal of an open budget or loop incident updates the channels told it, and only them; a storm or a resolve never does", () => {
+    const rules = [rule({ id: "b", condition: "budget_exceeded", channelIds: ["pd", "slack", "new"] })];
+    const again = { ...budget, id: "sig_2", sourceId: "evt_2" };
+    const open = [
+      { channelId: "pd", ruleId: "b", condition: "budget_exceeded" as const },
+      { channelId: "slack", ruleId: "b", condition: "budget_exceeded" as const },
+    ];
+    expect(routeUpdates(again, routeSignal(again, rules), open).map((r) => r.channelId)).toEqual(["pd", "slack"]);
+    expect(routeUpdates(again, routeSignal(again, rules), [])).toEqual([]);
+    expect(routeUpdates(resolveSignal(budget, budget.at + 1), routeSignal(budget, rules), open)).toEqual([]);
+    const opened = storm("storm_opened");
+    expect(routeUpdates(opened, routeSignal(opened, [rule({ channelIds: ["pd"] })]), [{ channelId: "pd", ruleId: "o", condition: "storm_opened" }])).toEqual([]);
+  });
+
+  it("an incident's alert says how many refusals it gathered; as an update it says it changed, under the same dedup_key", () => {
+    const first = shapeAlert(budget, "budget_exceeded", "https://g");
+    expect(countedAlert(first, 1, false)).toEqual(first);
+    const four = countedAlert(first, 4, false);
+    expect(four.summary).toBe(`${first.summary} Refused 4 times in this run so far.`);
+    expect([four.type, four.title, four.action, four.dedupKey]).toEqual([first.type, first.title, "trigger", first.dedupKey]);
+    const update = countedAlert(first, 5, true);
+    expect([update.type, update.title, update.action, update.dedupKey]).toEqual(["alert.budget_exceeded.updated", `Updated: ${first.title}`, "trigger", first.dedupKey]);
+    expect(pagerDutyBody(update, "rk")).toMatchObject({ event_action: "trigger", dedup_key: first.dedupKey });
   });
 
   it("budgets and loops page once per run: a run refused again shares the incident", () => {
@@ -205,5 +232,21 @@ describe("grouped Slack messages", () => {
     expect(body.text.length).toBeLessThanOrEqual(40_000);
     // One alert alone is the plain message.
     expect(slackGroupBody(storms.slice(0, 1))).toEqual(slackBody(storms[0]!));
+  });
+});
+
+describe("grouped webhooks", () => {
+  it("alerts that fire together are one alert.group body carrying each alert's own body and delivery id", () => {
+    const opened = shapeAlert({ ...storm("storm_opened"), id: "sig_a", sourceId: "storm_a" }, "storm_opened", "https://g");
+    const closed = shapeAlert({ ...storm("storm_closed"), id: "sig_b", sourceId: "storm_b" }, "storm_closed", "https://g");
+    const at = Date.UTC(2026, 0, 1);
+    const body = webhookGroupBody([{ deliveryId: "alr_a", alert: opened }, { deliveryId: "alr_b", alert: closed }], at) as { type: string; sentAt: string; data: Record<string, unknown> };
+    expect(body.type).toBe("alert.group");
+    expect(body.sentAt).toBe(new Date(at).toISOString());
+    expect(body.data).toMatchObject({ projectId: "proj_1", firing: 1, resolved: 1 });
+    expect(body.data.alerts).toEqual([
+      { deliveryId: "alr_a", ...webhookBody(opened, at) },
+      { deliveryId: "alr_b", ...webhookBody(closed, at) },
+    ]);
   });
 });

@@ -241,6 +241,10 @@ export class PostgresGateStore implements GateStore {
     return row ? rowToApiKey(row) : null;
   }
 
+  async allowPatterns(projectId: string): Promise<string[]> {
+    return (await this.rows(SQL.allowPatterns, [projectId])).map((row) => String(row.pattern));
+  }
+
   async touchApiKey(id: string, at: number): Promise<void> {
     await this.rows(SQL.touchApiKey, [id, at]);
   }

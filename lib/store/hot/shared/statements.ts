@@ -37,6 +37,8 @@ export const SQL = {
   touchApiKey: `UPDATE api_keys SET last_used_at = $2 WHERE id = $1`,
   insertInstallSecret: `INSERT INTO install_secrets (name, value, created_at) VALUES ($1, $2, $3) ON CONFLICT (name) DO NOTHING`,
   installSecret: `SELECT value FROM install_secrets WHERE name = $1`,
+  /** Served by the (project_id, pattern) unique index: the allowlist read on every outbound call. */
+  allowPatterns: `SELECT pattern FROM outbound_allowlist WHERE project_id = $1 ORDER BY pattern`,
 };
 
 /** Postgres-only single-statement forms: the event is inserted only if the record change applied. */

@@ -205,6 +205,10 @@ export class SqliteGateStore implements GateStore {
     });
   }
 
+  allowPatterns(projectId: string): Promise<string[]> {
+    return this.sql.guard(() => this.sql.all(SQL.allowPatterns, [projectId]).map((row) => String(row.pattern)));
+  }
+
   async touchApiKey(id: string, at: number): Promise<void> {
     await this.write({ kind: "run", sql: "touchApiKey", params: [id, at] }, "relaxed");
   }
