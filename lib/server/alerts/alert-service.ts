@@ -1,4 +1,5 @@
-import { TIMED_CONDITIONS, testAlert } from "../../core/alerts";
+import { TIMED_CONDITIONS } from "../../core/alerts";
+import { testAlert } from "../../core/alert-shape";
 import type { CreateAlertChannel, CreateAlertRule } from "../../contract/alerts";
 import type { AlertAttemptRow, AlertChannelRow, AlertDeliveryRow, AlertRuleRow, AlertStore } from "../../store/ports/alert-store";
 import { AppError } from "../app-error";

@@ -4,14 +4,13 @@ import {
   type AlertSignal,
   closableCondition,
   conditionsOf,
-  countedAlert,
   incidentKeyOf,
   resolveSignal,
   routeIncident,
   routeSignal,
   routeUpdates,
-  shapeAlert,
 } from "../../../lib/core/alerts";
+import { countedAlert, shapeAlert } from "../../../lib/core/alert-shape";
 import { pagerDutyBody, slackBody, slackGroupBody, webhookBody, webhookGroupBody } from "../../../lib/core/alert-payloads";
 import { MAX_RETRY_AFTER_MS, attemptOutcome, retryAfterMs, retryDelayMs } from "../../../lib/core/alert-delivery";
 
