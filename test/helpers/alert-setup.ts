@@ -5,7 +5,10 @@ import { createOutbound } from "../../lib/server/outbound/outbound-context";
 import { SecretBox } from "../../lib/server/gateways/upstreams/secret-box";
 import { PrismaAlertRepository } from "../../lib/store/prisma/alert-repository";
 import type { openDb } from "../../lib/store/prisma/client";
-import { OperatorClient, ROOT, createOperator } from "./operator-client";
+import { AdminClient, TEST_ADMIN_TOKEN } from "./admin-client";
+import { TestClient } from "./client";
+import { InsightsClient } from "./insights-client";
+import { OPERATOR_ENV, OperatorClient, ROOT, createOperator } from "./operator-client";
 
 /** Server env for tests that receive alerts: the delivery worker runs every 200 ms. */
 /** The PagerDuty routing key the test receivers expect, and the secrets key the alert tests' servers seal channel secrets with. */
@@ -47,4 +50,33 @@ export function alertWorkerOn(prisma: ReturnType<typeof openDb>, secretsKey: str
     retentionMs: 86_400_000,
     ...(clock ? { clock } : {}),
   });
+}
+
+/**
+ * A server env for the alert suites: operators, the admin token, sealed channel secrets, and fast
+ * workers (deliveries every 200 ms, storms judged every 200 ms, backoff capped at 1 s, timed rules
+ * scanned every 500 ms). `overrides` adds each suite's own timings.
+ */
+export function alertServerEnv(overrides: Record<string, string> = {}): Record<string, string> {
+  return {
+    ...OPERATOR_ENV,
+    IDEMGATE_ADMIN_TOKEN: TEST_ADMIN_TOKEN,
+    IDEMGATE_SECRETS_KEY: SECRETS_KEY,
+    ...FAST_ALERTS_ENV,
+    IDEMGATE_STORM_INTERVAL_MS: "200",
+    IDEMGATE_ALERT_MAX_BACKOFF_MS: "1000",
+    IDEMGATE_ALERT_SCAN_MS: "500",
+    ...overrides,
+  };
+}
+
+/** The clients an alert suite drives its server with: an agent, the admin API, insights, and an admin operator. */
+export async function alertClients(baseUrl: string, project: { projectId: string; apiKey: string }) {
+  const root = await OperatorClient.signIn(baseUrl, ROOT.email, ROOT.password);
+  return {
+    client: new TestClient(baseUrl, project.apiKey),
+    admin: new AdminClient(baseUrl, project.projectId),
+    insights: new InsightsClient(baseUrl, project.projectId),
+    ops: await createOperator(root, project.projectId, "admin"),
+  };
 }

@@ -4,14 +4,14 @@ import type { BeginRequest } from "../../lib/contract/v1";
 import { OutboundAllowlistEntrySchema } from "../../lib/contract/outbound";
 import { RunBudgetSchema } from "../../lib/contract/budgets";
 import { openDb } from "../../lib/store/prisma/client";
-import { AdminClient, TEST_ADMIN_TOKEN } from "../helpers/admin-client";
+import type { AdminClient } from "../helpers/admin-client";
 import { startAlertReceivers } from "../helpers/alert-receivers";
-import { FAST_ALERTS_ENV, ROUTING_KEY, SECRETS_KEY, alertWorkerOn } from "../helpers/alert-setup";
-import { TestClient } from "../helpers/client";
+import { ROUTING_KEY, SECRETS_KEY, alertClients, alertServerEnv, alertWorkerOn } from "../helpers/alert-setup";
+import type { TestClient } from "../helpers/client";
 import { PROVIDERS, type TestDatabase, createTestDatabase } from "../helpers/databases";
 import { createTestProject } from "../helpers/fixtures";
-import { InsightsClient } from "../helpers/insights-client";
-import { OPERATOR_ENV, OperatorClient, ROOT, createOperator } from "../helpers/operator-client";
+import type { InsightsClient } from "../helpers/insights-client";
+import { OperatorClient, ROOT, createOperator } from "../helpers/operator-client";
 import { expectDecision, runOnce, sleep, uniqueRun, uniqueTool } from "../helpers/policy-fixtures";
 import { type TestServer, startServer } from "../helpers/server";
 import { burstReplays, pacedReplays, prepareStormTool, waitFor } from "../helpers/storm-scenario";
@@ -35,20 +35,14 @@ describe.each(PROVIDERS)("%s: alerts about incidents", (provider) => {
   let projectId: string;
   let rx: Awaited<ReturnType<typeof startAlertReceivers>>;
   let prisma: ReturnType<typeof openDb>;
-  const env = () => ({
-    ...OPERATOR_ENV,
-    IDEMGATE_ADMIN_TOKEN: TEST_ADMIN_TOKEN,
-    IDEMGATE_SECRETS_KEY: SECRETS_KEY,
-    ...FAST_ALERTS_ENV,
-    IDEMGATE_STORM_INTERVAL_MS: "200",
-    IDEMGATE_ALERT_MAX_BACKOFF_MS: "1000",
-    IDEMGATE_ALERT_TIMEOUT_MS: "10000",
-    IDEMGATE_ALERT_LEASE_MS: "12000",
-    IDEMGATE_ALERT_SCAN_MS: "500",
-    IDEMGATE_PUBLIC_URL: PUBLIC_URL,
-    // Slack's group wait: long enough that twenty incidents raised at once on a loaded machine fire "together".
-    IDEMGATE_ALERT_GROUP_WAIT_MS: "3000",
-  });
+  const env = () =>
+    alertServerEnv({
+      IDEMGATE_ALERT_TIMEOUT_MS: "10000",
+      IDEMGATE_ALERT_LEASE_MS: "12000",
+      IDEMGATE_PUBLIC_URL: PUBLIC_URL,
+      // Slack's group wait: long enough that twenty incidents raised at once on a loaded machine fire "together".
+      IDEMGATE_ALERT_GROUP_WAIT_MS: "3000",
+    });
   const alerts = (rest = "") => ops.p(projectId, `/alerts${rest}`);
   const deliveries = async () => (await ops.call(AlertDeliveriesSchema, "GET", alerts("/deliveries"))).deliveries;
   const addChannel = async (body: Record<string, unknown>) => ops.call(CreatedAlertChannelSchema, "POST", alerts("/channels"), body);
@@ -78,10 +72,7 @@ describe.each(PROVIDERS)("%s: alerts about incidents", (provider) => {
     projectId = project.projectId;
     rx = await startAlertReceivers({ routingKey: ROUTING_KEY, linkBase: PUBLIC_URL, slackPerSecond: true });
     server = await startServer(db.url, env());
-    client = new TestClient(server.baseUrl, project.apiKey);
-    admin = new AdminClient(server.baseUrl, projectId);
-    insights = new InsightsClient(server.baseUrl, projectId);
-    ops = await createOperator(await OperatorClient.signIn(server.baseUrl, ROOT.email, ROOT.password), projectId, "admin");
+    ({ client, admin, insights, ops } = await alertClients(server.baseUrl, project));
     await ops.call(OutboundAllowlistEntrySchema, "POST", ops.p(projectId, "/outbound-allowlist"), { pattern: `127.0.0.1:${rx.port}` });
     prisma = openDb({ databaseUrl: db.url });
   });

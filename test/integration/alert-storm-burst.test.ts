@@ -1,14 +1,14 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { AlertRuleSchema, CreatedAlertChannelSchema } from "../../lib/contract/alerts";
 import { OutboundAllowlistEntrySchema } from "../../lib/contract/outbound";
-import { AdminClient, TEST_ADMIN_TOKEN } from "../helpers/admin-client";
+import type { AdminClient } from "../helpers/admin-client";
 import { startAlertReceivers } from "../helpers/alert-receivers";
-import { FAST_ALERTS_ENV, ROUTING_KEY, SECRETS_KEY } from "../helpers/alert-setup";
-import { TestClient } from "../helpers/client";
+import { ROUTING_KEY, alertClients, alertServerEnv } from "../helpers/alert-setup";
+import type { TestClient } from "../helpers/client";
 import { PROVIDERS, type TestDatabase, createTestDatabase } from "../helpers/databases";
 import { createTestProject } from "../helpers/fixtures";
-import { InsightsClient } from "../helpers/insights-client";
-import { OPERATOR_ENV, OperatorClient, ROOT, createOperator } from "../helpers/operator-client";
+import type { InsightsClient } from "../helpers/insights-client";
+import type { OperatorClient } from "../helpers/operator-client";
 import { expectDecision, runOnce, uniqueRun, uniqueTool } from "../helpers/policy-fixtures";
 import { type TestServer, startServer } from "../helpers/server";
 import { waitFor } from "../helpers/storm-scenario";
@@ -45,23 +45,16 @@ describe.each(PROVIDERS)("%s: twenty storms at once", (provider) => {
     const project = await createTestProject(db.url, "storm burst");
     projectId = project.projectId;
     rx = await startAlertReceivers({ routingKey: ROUTING_KEY, linkBase: PUBLIC_URL, slackPerSecond: true });
-    server = await startServer(db.url, {
-      ...OPERATOR_ENV,
-      IDEMGATE_ADMIN_TOKEN: TEST_ADMIN_TOKEN,
-      IDEMGATE_SECRETS_KEY: SECRETS_KEY,
-      ...FAST_ALERTS_ENV,
-      IDEMGATE_STORM_INTERVAL_MS: "200",
-      IDEMGATE_ALERT_MAX_BACKOFF_MS: "1000",
-      IDEMGATE_ALERT_SCAN_MS: "500",
-      IDEMGATE_PUBLIC_URL: PUBLIC_URL,
-      // Long enough that twenty storms opened by a loaded machine's detector passes (a straggler's burst
-      // sent again included) fire "together", short of their closing (three quiet 8 s windows).
-      IDEMGATE_ALERT_GROUP_WAIT_MS: "15000",
-    });
-    client = new TestClient(server.baseUrl, project.apiKey);
-    admin = new AdminClient(server.baseUrl, projectId);
-    insights = new InsightsClient(server.baseUrl, projectId);
-    ops = await createOperator(await OperatorClient.signIn(server.baseUrl, ROOT.email, ROOT.password), projectId, "admin");
+    server = await startServer(
+      db.url,
+      alertServerEnv({
+        IDEMGATE_PUBLIC_URL: PUBLIC_URL,
+        // Long enough that twenty storms opened by a loaded machine's detector passes (a straggler's burst
+        // sent again included) fire "together", short of their closing (three quiet 8 s windows).
+        IDEMGATE_ALERT_GROUP_WAIT_MS: "15000",
+      }),
+    );
+    ({ client, admin, insights, ops } = await alertClients(server.baseUrl, project));
     await ops.call(OutboundAllowlistEntrySchema, "POST", ops.p(projectId, "/outbound-allowlist"), { pattern: `127.0.0.1:${rx.port}` });
   });
 

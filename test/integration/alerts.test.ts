@@ -1,20 +1,20 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { AlertDeliveriesSchema, AlertDeliverySchema, AlertRuleSchema, AlertsSchema, CreatedAlertChannelSchema, type AlertDeliveryWire } from "../../lib/contract/alerts";
 import { OutboundAllowlistEntrySchema, OutboundAllowlistSchema } from "../../lib/contract/outbound";
-import { AdminClient, TEST_ADMIN_TOKEN } from "../helpers/admin-client";
+import type { AdminClient } from "../helpers/admin-client";
 import { startAlertReceivers } from "../helpers/alert-receivers";
-import { FAST_ALERTS_ENV, ROUTING_KEY, SECRETS_KEY, alertWorkerOn } from "../helpers/alert-setup";
+import { ROUTING_KEY, SECRETS_KEY, alertClients, alertServerEnv, alertWorkerOn } from "../helpers/alert-setup";
 import { PrismaAlertRepository } from "../../lib/store/prisma/alert-repository";
-import { TestClient } from "../helpers/client";
+import type { TestClient } from "../helpers/client";
 import { PROVIDERS, type TestDatabase, createTestDatabase } from "../helpers/databases";
 import { createTestProject } from "../helpers/fixtures";
-import { InsightsClient } from "../helpers/insights-client";
-import { OPERATOR_ENV, OperatorClient, ROOT, createOperator } from "../helpers/operator-client";
+import type { InsightsClient } from "../helpers/insights-client";
+import { OperatorClient, ROOT, createOperator } from "../helpers/operator-client";
 import { expectDecision, runOnce, uniqueRun, uniqueTool } from "../helpers/policy-fixtures";
 import { RunBudgetSchema } from "../../lib/contract/budgets";
 import { RunCompensationSchema } from "../../lib/contract/sagas";
 import { ToolError, createGate } from "../../lib/sdk";
-import { testAlert } from "../../lib/core/alerts";
+import { testAlert } from "../../lib/core/alert-shape";
 import { pendingDelivery } from "../../lib/server/alerts/pending-delivery";
 import { openDb } from "../../lib/store/prisma/client";
 import { type TestServer, startServer } from "../helpers/server";
@@ -37,18 +37,7 @@ describe.each(PROVIDERS)("%s: alerts", (provider) => {
   let other: Awaited<ReturnType<typeof startAlertReceivers>>;
   let closing: Awaited<ReturnType<typeof startAlertReceivers>>;
   const channels: Record<string, string> = {};
-  const env = () => ({
-    ...OPERATOR_ENV,
-    IDEMGATE_ADMIN_TOKEN: TEST_ADMIN_TOKEN,
-    IDEMGATE_SECRETS_KEY: SECRETS_KEY,
-    ...FAST_ALERTS_ENV,
-    IDEMGATE_STORM_INTERVAL_MS: "200",
-    IDEMGATE_ALERT_MAX_BACKOFF_MS: "1000",
-    IDEMGATE_ALERT_TIMEOUT_MS: "5000",
-    IDEMGATE_ALERT_LEASE_MS: "6000",
-    IDEMGATE_ALERT_SCAN_MS: "500",
-    IDEMGATE_PUBLIC_URL: "https://idemgate.example.com",
-  });
+  const env = () => alertServerEnv({ IDEMGATE_ALERT_TIMEOUT_MS: "5000", IDEMGATE_ALERT_LEASE_MS: "6000", IDEMGATE_PUBLIC_URL: "https://idemgate.example.com" });
   const alerts = (rest = "") => ops.p(projectId, `/alerts${rest}`);
   const deliveries = async () => (await ops.call(AlertDeliveriesSchema, "GET", alerts("/deliveries"))).deliveries;
   const settled = (what: string, count: number) =>
@@ -74,11 +63,7 @@ describe.each(PROVIDERS)("%s: alerts", (provider) => {
     other = await startAlertReceivers({ routingKey: ROUTING_KEY });
     closing = await startAlertReceivers({ routingKey: ROUTING_KEY });
     server = await startServer(db.url, env());
-    client = new TestClient(server.baseUrl, project.apiKey);
-    admin = new AdminClient(server.baseUrl, projectId);
-    insights = new InsightsClient(server.baseUrl, projectId);
-    const root = await OperatorClient.signIn(server.baseUrl, ROOT.email, ROOT.password);
-    ops = await createOperator(root, projectId, "admin");
+    ({ client, admin, insights, ops } = await alertClients(server.baseUrl, project));
   });
 
   afterAll(async () => {

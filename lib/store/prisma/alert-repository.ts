@@ -303,16 +303,7 @@ export class PrismaAlertRepository implements AlertStore {
     return this.prisma.$transaction(async (tx) => {
       const { count } = await tx.alertDelivery.updateMany({
         where: { id, leaseOwner: owner, status: "pending" },
-        data: {
-          status: result.status,
-          attempts: result.attempts,
-          nextAttemptAt: BigInt(result.nextAttemptAt),
-          lastCode: result.lastCode,
-          lastError: result.lastError,
-          deliveredAt: result.deliveredAt === null ? null : BigInt(result.deliveredAt),
-          leaseOwner: null,
-          leaseUntil: null,
-        },
+        data: { ...attemptColumns(result), leaseOwner: null, leaseUntil: null },
       });
       // The attempt happened whoever holds the lease now: it is logged either way.
       await tx.alertDeliveryAttempt.create({ data: { ...result.log, at: BigInt(result.log.at) } });
@@ -322,15 +313,7 @@ export class PrismaAlertRepository implements AlertStore {
         const settled = result.status !== "pending";
         await tx.alertDelivery.updateMany({
           where: { leaseOwner: followerLease(id), status: "pending" },
-          data: {
-            status: result.status,
-            attempts: result.attempts,
-            nextAttemptAt: BigInt(result.nextAttemptAt),
-            lastCode: result.lastCode,
-            lastError: result.lastError,
-            deliveredAt: result.deliveredAt === null ? null : BigInt(result.deliveredAt),
-            ...(settled ? { leaseOwner: null, leaseUntil: null } : {}),
-          },
+          data: { ...attemptColumns(result), ...(settled ? { leaseOwner: null, leaseUntil: null } : {}) },
         });
         for (const log of result.followers) await tx.alertDeliveryAttempt.create({ data: { ...log, at: BigInt(log.at) } });
       }
@@ -392,5 +375,17 @@ function toSignal(row: { id: string; projectId: string; kind: string; sourceId: 
     callId: row.callId,
     detail: row.detail === null ? null : (JSON.parse(row.detail) as Record<string, unknown>),
     at: Number(row.at),
+  };
+}
+
+/** What an attempt writes on its delivery row, and on the rows of a group that settle with it. */
+function attemptColumns(result: AttemptResult) {
+  return {
+    status: result.status,
+    attempts: result.attempts,
+    nextAttemptAt: BigInt(result.nextAttemptAt),
+    lastCode: result.lastCode,
+    lastError: result.lastError,
+    deliveredAt: result.deliveredAt === null ? null : BigInt(result.deliveredAt),
   };
 }
