@@ -23,6 +23,21 @@ describe("SQLite group commit", () => {
   });
   afterEach(() => sql.db.close());
 
+  it("afterCommit runs once the batch is committed, before any write is answered, and only for writes that applied", async () => {
+    const seen: string[] = [];
+    const failing = () => {
+      throw new Error("constraint");
+    };
+    const writes = [
+      commits.write(insert(1), "durable", (value) => seen.push(`a:${value}:${ids().join(",")}`)).then(() => seen.push("answered a")),
+      commits.write(failing, "durable", () => seen.push("b")).catch(() => seen.push("answered b")),
+      commits.write(insert(2), "relaxed", (value) => seen.push(`c:${value}:${ids().join(",")}`)).then(() => seen.push("answered c")),
+    ];
+    await Promise.all(writes);
+    // Both hooks saw the whole batch committed; the failed write's hook never ran.
+    expect(seen).toEqual(["a:1:1,2", "c:1:1,2", "answered a", "answered b", "answered c"]);
+  });
+
   it("writes asked for in one turn share one transaction; awaited writes get one each", async () => {
     expect(await Promise.all(Array.from({ length: 10 }, (_, i) => commits.write(insert(i))))).toEqual(Array(10).fill(1));
     expect(commits.counts).toEqual({ commits: 1, writes: 10 });

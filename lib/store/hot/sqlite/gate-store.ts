@@ -17,9 +17,24 @@ import { type CheckpointerOptions, SqliteCheckpointer, locateDriver } from "./ch
 import { type Durability, SqliteGroupCommit } from "./group-commit";
 import { type ChargedOutcome, WRITE_SQL, type WriteOp, type WriteRunner, applyWriteOp } from "./write-ops";
 import { SqliteWriterThread } from "./writer-thread";
+import { type RunState, RunStateCache } from "./run-state-cache";
 import { LedgerWriteBehind, type WriteBehindOptions, mergeLoopSteps } from "../shared/ledger-write-behind";
 import { BUDGET_SQL, SQL } from "../shared/statements";
 import type { ApiKeyRow, ChargedWrite, ChargedWriteResult, GateEvent, GateStore, ProjectRow } from "../../ports/gate-store";
+
+/** Whether the op's events were inserted (its record change applied), by the value it answered. */
+function inserted(op: WriteOp, value: unknown): boolean {
+  switch (op.kind) {
+    case "record":
+      return value === true;
+    case "charged":
+      return (value as ChargedOutcome).written;
+    case "replay":
+      return value !== null;
+    default:
+      return true;
+  }
+}
 
 export type { SqliteSynchronous } from "../../connection/sqlite-connection";
 /** inline: writes commit on the request thread's connection. worker: on a writer thread's (writer-thread.ts). */
@@ -56,6 +71,12 @@ export class SqliteGateStore implements GateStore {
   private readonly runner: WriteRunner;
   private readonly checkpointer: SqliteCheckpointer | null;
   private readonly ledger: LedgerWriteBehind;
+  /**
+   * Runs' loop steps and aborts as last read, while no other connection has committed
+   * (run-state-cache.ts). Null in worker mode: every write is then another connection's commit.
+   */
+  private readonly runStates: RunStateCache | null;
+  private readonly dataVersion: Database.Statement;
   private writes = 0;
 
   constructor(file: string, options: SqliteStoreOptions = {}) {
@@ -69,18 +90,42 @@ export class SqliteGateStore implements GateStore {
       : null;
     // A batch of decision-only events is one relaxed write of the group commit: one transaction,
     // no fsync of its own (a durable commit after it syncs it along, as for every relaxed write).
+    this.runStates = this.writer ? null : new RunStateCache();
+    this.dataVersion = this.db.prepare("PRAGMA data_version").pluck();
     this.ledger = new LedgerWriteBehind(
-      (events) => this.write<void>({ kind: "events", sql: "insertEventOnce", events: events.map(eventValues) }, "relaxed"),
+      (events) => this.write<void>({ kind: "events", sql: "insertEventOnce", events: events.map(eventValues) }, "relaxed", events),
       options.ledger,
     );
     this.checkpointer = options.backgroundCheckpoints === false || file === ":memory:" ? null : SqliteCheckpointer.for(file, options.checkpoints);
   }
 
-  /** Every write goes through a group commit: it alone decides its connection's synchronous mode. */
-  private write<T>(op: WriteOp, durability: Durability = "durable"): Promise<T> {
+  /**
+   * Every write goes through a group commit: it alone decides its connection's synchronous mode.
+   * `events`: the events the op inserts when it applies; their loop steps join the run states once committed.
+   */
+  private write<T>(op: WriteOp, durability: Durability = "durable", events?: readonly GateEvent[]): Promise<T> {
     if (this.checkpointer && ++this.writes === CHECKPOINTER_AFTER_WRITES) this.startCheckpointer();
     if (this.writer) return this.writer.write<T>(op, durability);
-    return this.commits.write(() => applyWriteOp(this.runner, op, budgetExceeded) as T, durability);
+    const runStates = this.runStates;
+    const afterCommit = runStates && events ? (value: T) => inserted(op, value) && runStates.committed(events) : undefined;
+    return this.commits.write(() => applyWriteOp(this.runner, op, budgetExceeded) as T, durability, afterCommit);
+  }
+
+  /**
+   * The run's newest loop steps (newest first) and its abort: from the run states while no other
+   * connection has committed, else read (and kept).
+   */
+  private runState(projectId: string, runId: string, historyLimit: number): RunState {
+    const runStates = this.runStates;
+    if (runStates) {
+      runStates.observe(Number(this.dataVersion.get()));
+      const held = runStates.get(projectId, runId, historyLimit);
+      if (held) return held;
+    }
+    const steps = historyLimit > 0 ? this.sql.all(POLICY_SQL.loopHistory, [projectId, runId, historyLimit]).map(rowToSignature) : [];
+    const aborted = this.sql.get(SQL.runAborted, [projectId, runId]) !== undefined;
+    runStates?.set(projectId, runId, historyLimit, { steps, aborted });
+    return { steps, aborted };
   }
 
   private startCheckpointer(): void {
@@ -109,11 +154,10 @@ export class SqliteGateStore implements GateStore {
     return this.sql.guard(() => {
       // No record has an empty key: the caller has it already (a cached replay) or needs none.
       const row = key === "" ? undefined : this.sql.get(SQL.recordByKey, [projectId, key]);
-      const read = historyLimit > 0 ? this.sql.all(POLICY_SQL.loopHistory, [projectId, runId, historyLimit]).map(rowToSignature) : [];
+      const run = this.runState(projectId, runId, historyLimit);
       // As loopHistory: this process's queued loop steps count too.
-      const history = mergeLoopSteps(read, this.ledger.pendingLoopSteps(projectId, runId), historyLimit);
-      const runAborted = this.sql.get(SQL.runAborted, [projectId, runId]) !== undefined;
-      return { record: row ? rowToRecord(row) : null, history, runAborted };
+      const history = mergeLoopSteps(run.steps, this.ledger.pendingLoopSteps(projectId, runId), historyLimit);
+      return { record: row ? rowToRecord(row) : null, history, runAborted: run.aborted };
     });
   }
 
@@ -125,11 +169,11 @@ export class SqliteGateStore implements GateStore {
   }
 
   insertRecord(record: CallRecord, event: GateEvent): Promise<boolean> {
-    return this.write({ kind: "record", sql: "insertRecord", record: recordValues(record), event: eventValues(event) });
+    return this.write({ kind: "record", sql: "insertRecord", record: recordValues(record), event: eventValues(event) }, "durable", [event]);
   }
 
   updateRecord(record: CallRecord, expectedVersion: number, event: GateEvent): Promise<boolean> {
-    return this.write({ kind: "record", sql: "updateRecord", record: [...recordValues(record), expectedVersion], event: eventValues(event) });
+    return this.write({ kind: "record", sql: "updateRecord", record: [...recordValues(record), expectedVersion], event: eventValues(event) }, "durable", [event]);
   }
 
   /** Check, write and count in one immediate transaction: SQLite's write lock serialises every process. */
@@ -141,7 +185,7 @@ export class SqliteGateStore implements GateStore {
       event: eventValues(event),
       charge: chargeValues(record, charge, event.at),
       enforce: charge.enforce ? { spend: [record.projectId, record.runId], charge } : null,
-    });
+    }, "durable", [event]);
     if (outcome.written) return { written: true };
     if (outcome.lost) return { written: false, exceeded: null };
     return { written: false, exceeded: outcome.refused ? rowToSpend(outcome.refused) : noSpend(charge) };
@@ -161,11 +205,11 @@ export class SqliteGateStore implements GateStore {
    * in process) and no faster at 1, so on SQLite only decisions without a write of their own go behind.
    */
   async recordReplay(record: CallRecord, expectedVersion: number, event: GateEvent): Promise<number | null> {
-    return this.write({ kind: "replay", params: [record.projectId, record.key, expectedVersion, record.id], event: eventValues(event) }, "relaxed");
+    return this.write({ kind: "replay", params: [record.projectId, record.key, expectedVersion, record.id], event: eventValues(event) }, "relaxed", [event]);
   }
 
   appendEvent(event: GateEvent): Promise<void> {
-    return this.write({ kind: "events", sql: "insertEvent", events: [eventValues(event)] }, "relaxed");
+    return this.write({ kind: "events", sql: "insertEvent", events: [eventValues(event)] }, "relaxed", [event]);
   }
 
   appendDecision(event: GateEvent): Promise<void> {
@@ -223,9 +267,7 @@ export class SqliteGateStore implements GateStore {
 
   /** The run's steps on the ledger and those still queued here: a replay answered a moment ago counts. */
   loopHistory(projectId: string, runId: string, limit: number): Promise<CallSignature[]> {
-    return this.sql.guard(() =>
-      mergeLoopSteps(this.sql.all(POLICY_SQL.loopHistory, [projectId, runId, limit]).map(rowToSignature), this.ledger.pendingLoopSteps(projectId, runId), limit),
-    );
+    return this.sql.guard(() => mergeLoopSteps(this.runState(projectId, runId, limit).steps, this.ledger.pendingLoopSteps(projectId, runId), limit));
   }
 
   projectExists(projectId: string): Promise<boolean> {

@@ -11,6 +11,8 @@ export type Durability = "durable" | "relaxed";
 
 interface PendingWrite {
   work: () => unknown;
+  /** Called with the write's value once it is committed, before anyone hears of it. */
+  afterCommit?: (value: unknown) => void;
   durable: boolean;
   resolve: (value: unknown) => void;
   reject: (error: unknown) => void;
@@ -59,9 +61,14 @@ export class SqliteGroupCommit {
     });
   }
 
-  write<T>(work: () => T, durability: Durability = "durable"): Promise<T> {
+  /**
+   * `afterCommit`: runs with the write's value right after its batch commits, in the same turn
+   * (before any promise settles): what this connection caches of its own writes (run-state-cache.ts)
+   * is then never behind what it committed.
+   */
+  write<T>(work: () => T, durability: Durability = "durable", afterCommit?: (value: T) => void): Promise<T> {
     return new Promise<T>((resolve, reject) => {
-      this.queue.push({ work, durable: durability === "durable", resolve: resolve as (value: unknown) => void, reject });
+      this.queue.push({ work, afterCommit: afterCommit as ((value: unknown) => void) | undefined, durable: durability === "durable", resolve: resolve as (value: unknown) => void, reject });
       if (!this.scheduled) {
         this.scheduled = true;
         // After the current microtasks: every request ready in this turn joins the batch.
@@ -77,10 +84,13 @@ export class SqliteGroupCommit {
     if (batch.length === 0) return;
     this.queue = [];
     const outcomes: Outcome[] = [];
+    let done = false;
     const committed = this.sql.guard(() => {
       this.useMode(batch.some((write) => write.durable) ? this.durableMode : "normal");
       this.runBatch.immediate(batch, outcomes);
+      done = true;
     });
+    if (done) afterCommits(batch, outcomes);
     committed.then(
       () => {
         this.counts.commits++;
@@ -101,6 +111,19 @@ export class SqliteGroupCommit {
 }
 
 type Outcome = { ok: true; value: unknown } | { ok: false; error: unknown };
+
+function afterCommits(batch: PendingWrite[], outcomes: Outcome[]): void {
+  batch.forEach((write, i) => {
+    const outcome = outcomes[i]!;
+    if (!outcome.ok || !write.afterCommit) return;
+    try {
+      write.afterCommit(outcome.value);
+    } catch (error) {
+      // The write is committed whatever a cache made of it: it is answered as committed.
+      console.error("[idemgate] sqlite: after-commit hook failed", error);
+    }
+  });
+}
 
 function settle(write: PendingWrite, outcome: Outcome): void {
   if (outcome.ok) write.resolve(outcome.value);
