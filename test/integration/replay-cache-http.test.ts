@@ -23,7 +23,9 @@ function serverTimings(res: Response): Map<string, number> {
  * The replay cache across server processes (issue 42): two servers on one database. Server A
  * replays a completed call (so it holds the record in its cache); then an eviction, a resend
  * approved and run, or an expiry done through server B is seen by A's next begin: no stale replay.
- * Loops are off for these tools (each test begins the same call repeatedly).
+ * Loops are off for these tools (each test begins the same call repeatedly), except in the run
+ * state's cases (lib/store/hot/sqlite/run-state-cache.ts: A keeps its runs' loop history and abort
+ * between begins): a run aborted, or a loop line written, through B is seen by A's next begin.
  */
 describe.each(PROVIDERS)("%s: cached replays across two server processes", (provider) => {
   let db: TestDatabase;
@@ -100,5 +102,38 @@ describe.each(PROVIDERS)("%s: cached replays across two server processes", (prov
     await policies.put(request.tool, { loop: { enabled: false }, ttlSeconds: 3600 });
     await onB.complete(fresh.callId, { leaseToken: fresh.leaseToken, outcome: "succeeded", result: { v: "new" } });
     expect(await onA.begin(request)).toMatchObject({ decision: "replay", callId: fresh.callId, result: { v: "new" } });
+  });
+
+  /** A tool under the default loop detector (3 repeats of a cycle of up to 2 calls: blocked). */
+  async function loopTool(label: string) {
+    const tool = uniqueTool(label);
+    await policies.put(tool, { loop: { enabled: true, repeats: 3, maxCycleLength: 2, action: "block" } });
+    const runId = uniqueRun(label);
+    return (to: string) => ({ tool, runId, args: { to } });
+  }
+
+  it("a run aborted through B after A replayed in it: A's next replay of the completed call is refused, as is a new step", async () => {
+    const { request, first } = await replayedOnA("abort", { sent: true });
+    const aborted = await onB.raw("POST", `/api/v1/runs/${request.runId}/abort`, { reason: "the user cancelled" });
+    expect(aborted.status).toBe(200);
+    expect(await onA.begin(request)).toMatchObject({ decision: "refused", reason: "run_aborted", key: first.key });
+    expect(await onA.begin({ ...request, stepId: "another" })).toMatchObject({ decision: "refused", reason: "run_aborted" });
+  });
+
+  it("a loop line through B completes a cycle A began: A's next begin is blocked", async () => {
+    const call = await loopTool("loopthere");
+    await runOnce(onA, call("x@example.com"));
+    // B's replay is the run's second X; A alone has seen one.
+    expectDecision(await onB.begin(call("x@example.com")), "replay");
+    expect(await onA.begin(call("x@example.com"))).toMatchObject({ decision: "blocked", reason: "loop_detected", repeats: 3 });
+  });
+
+  it("a loop line through B breaks a cycle on A: A's next begin replays", async () => {
+    const call = await loopTool("loopbroken");
+    await runOnce(onA, call("x@example.com"));
+    expectDecision(await onA.begin(call("x@example.com")), "replay");
+    // A has seen X, X: a third X is blocked unless A sees B's Y in between.
+    await runOnce(onB, call("y@example.com"));
+    expectDecision(await onA.begin(call("x@example.com")), "replay");
   });
 });
