@@ -8,7 +8,7 @@ import { bearerToken } from "./bearer-token";
 import { publicOrigin } from "./public-origin";
 import { mayParseExactly, parseClientJson } from "../sdk/exact-json";
 import { clientInfo } from "./client-info";
-import { readBoundedBody, withBody } from "./bounded-body";
+import { type BodySource, readBoundedBody, withBody } from "./bounded-body";
 import { withIncomingTrace } from "../telemetry/spans";
 
 const SESSION_HEADER = "mcp-session-id";
@@ -84,10 +84,12 @@ function idempotencyKeys(body: unknown): Map<string, unknown> {
 /**
  * The MCP endpoint's one wrapper: the project API key as bearer token, the upstream by name, the
  * gateway's own sessions (issued on `initialize`, kept in the database, so no sticky routing),
- * then the SDK's handler for both protocol eras.
+ * then the SDK's handler for both protocol eras. Served by Next.js (app/mcp/[upstream]) and by the
+ * lean path (mcp-lean.ts), which hands over the Node request as `body`, read here as it arrives
+ * (no web stream in between); otherwise the body is the web request's own.
  */
 export function mcpRoute() {
-  return async (req: Request, context: { params: Promise<Record<string, string | string[]>> }): Promise<Response> => {
+  return async (req: Request, context: { params: Promise<Record<string, string | string[]>> }, body?: BodySource): Promise<Response> => {
     try {
       const origin = foreignOrigin(req);
       if (origin) return rpcError(403, -32001, `requests from web pages at ${origin.slice(0, 100)} are refused`);
@@ -138,7 +140,7 @@ export function mcpRoute() {
       let exactArguments: Map<string, unknown> | undefined;
       let request = req;
       if (req.method === "POST") {
-        const bytes = await readBoundedBody(req.headers, req.body).catch((error: unknown) => refusedBody(error));
+        const bytes = await readBoundedBody(req.headers, body ?? req.body).catch((error: unknown) => refusedBody(error));
         if (bytes instanceof Response) return bytes;
         try {
           const text = bytes.toString("utf8");
