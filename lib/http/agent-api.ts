@@ -14,6 +14,7 @@ import { nodeHeaders } from "./header-reader";
 import { type McpRouteMatch, matchMcpRoute, serveMcp } from "./mcp-lean";
 import { type AgentRouteSpec, runApiRoute } from "./with-api-route";
 import { processSlot } from "../process-wide";
+import { PLAIN_SEGMENT } from "./plain-segment";
 
 /**
  * The lean agent path: the agent API's routes served straight from Node's request, without
@@ -51,8 +52,6 @@ function matchLean(method: string | undefined, url: string | undefined): LeanMat
 const CALLS = "/api/v1/calls/";
 const RESEND_REQUESTS = "/api/v1/resend-requests/";
 const CALL_ACTIONS: Record<string, AgentRouteSpec> = { complete: completeRoute, heartbeat: heartbeatRoute, resend: resendRoute, check: checkRoute };
-/** A path segment Next.js would pass through unchanged: no escapes, not `.` or `..`. */
-const PLAIN_SEGMENT = /^[A-Za-z0-9_~-][A-Za-z0-9_.~-]*$/;
 
 /** The agent route a request names, exactly as Next.js's file routes resolve it; null when anything is unusual. */
 export function matchAgentRoute(method: string | undefined, url: string | undefined): AgentRouteMatch | null {

@@ -1,4 +1,5 @@
 import type { IncomingHttpHeaders, IncomingMessage, ServerResponse } from "node:http";
+import { PLAIN_SEGMENT } from "./plain-segment";
 import { mcpRoute } from "./with-mcp-route";
 
 /**
@@ -15,8 +16,6 @@ export interface McpRouteMatch {
 }
 
 const MCP = "/mcp/";
-/** A path segment Next.js would pass through unchanged: no escapes, not `.` or `..`. */
-const PLAIN_SEGMENT = /^[A-Za-z0-9_~-][A-Za-z0-9_.~-]*$/;
 
 export function matchMcpRoute(method: string | undefined, url: string | undefined): McpRouteMatch | null {
   if (!url || (method !== "POST" && method !== "GET" && method !== "DELETE") || !url.startsWith(MCP)) return null;
@@ -33,6 +32,7 @@ const route = mcpRoute();
  * sees the same URL on either path.
  */
 export async function serveMcp(match: McpRouteMatch, req: IncomingMessage, res: ServerResponse, headers: ReadonlyArray<readonly [string, string]>, origin: string): Promise<void> {
+  const receivedAt = performance.now();
   // As Next.js's request signal: aborted when the client goes away before the answer is written
   // (cancels the call's upstream request and ends a stream).
   const aborted = new AbortController();
@@ -41,7 +41,7 @@ export async function serveMcp(match: McpRouteMatch, req: IncomingMessage, res: 
   });
   const proto = String(req.headers["x-forwarded-proto"] ?? "").includes("https") ? "https" : "http";
   const request = new Request(`${proto}://${origin}${req.url}`, { method: req.method, headers: webHeaders(req.headers), signal: aborted.signal });
-  const response = await route(request, { params: Promise.resolve({ upstream: match.upstream }) }, req.method === "POST" ? req : undefined);
+  const response = await route(request, { params: Promise.resolve({ upstream: match.upstream }) }, { body: req.method === "POST" ? req : undefined, receivedAt });
   await writeResponse(response, res, headers);
 }
 
