@@ -89,7 +89,7 @@ const USAGE = `npm run bench -- [options]
   --sqlite-sync full|normal   the gate's SQLite setting (default: IDEMGATE_SQLITE_SYNCHRONOUS or the gate's default)
   --smoke             every cell with tiny counts (the harness check npm test runs)
   --out FILE          write the JSON here (default bench/results/<YYYY-MM-DD>.json)
-  --baseline DIR|REF  also run the in-process and HTTP cells of the checkout in DIR, or of git ref REF
+  --baseline DIR|REF  also run the in-process, HTTP and MCP gateway cells of the checkout in DIR, or of git ref REF
                       (checked out, linked and built in the temp directory), each beside ours,
                       interleaved: a before/after from one run, with each cell's run-to-run spread`;
 

@@ -52,7 +52,7 @@ export interface BenchResult {
     growthRecords: { small: number; large: number };
     statsOps: number;
     sqliteSynchronous: "full" | "normal";
-    /** `--baseline`: the checkout whose in-process and HTTP cells ran beside ours (group "before"). */
+    /** `--baseline`: the checkout whose in-process, HTTP and MCP gateway cells ran beside ours (group "before"). */
     baseline?: string;
   };
   machine: MachineInfo;
@@ -220,7 +220,7 @@ export async function runBench(options: BenchOptions): Promise<BenchResult> {
       baselineName = checkout.name;
       const pgUp = await databases.postgresAvailable();
       baseline = await openBaseline({ dir: checkout.dir, tmpRoot, pgUp, servers, replayPool: options.replayPool, sqliteSynchronous: options.sqliteSynchronous });
-      log(`baseline: the in-process and HTTP cells of ${checkout.name} run beside ours`);
+      log(`baseline: the in-process, HTTP and MCP gateway cells of ${checkout.name} run beside ours`);
     }
     const built = await buildSubjects({ options, databases, servers, now: started, runTag, log, baseline });
     subjects = built.subjects;

@@ -4,7 +4,7 @@ import type { BenchResult, CellResult } from "./run";
 const SECTION_TITLES: [Group, string][] = [
   ["floor", "Floors"],
   ["inprocess", "Idemgate in-process (SDK in-process mode)"],
-  ["before", "Before and after (--baseline): the baseline checkout's in-process and HTTP cells, each run beside ours"],
+  ["before", "Before and after (--baseline): the baseline checkout's in-process, HTTP and MCP gateway cells, each run beside ours"],
   ["peer", "The peer"],
   ["http", "Idemgate over HTTP (next start, production build)"],
   ["scaleout", "Scale-out (Postgres, instances behind round-robin clients)"],

@@ -1,6 +1,6 @@
 // The production server (`npm start`, the tests, the benchmarks): one process, one port. The agent
-// API (/api/v1/calls/…, /api/v1/resend-requests/…) is served by the lean agent path
-// (lib/http/agent-api.ts) without Next.js's router; everything else goes to Next.js's request
+// API (/api/v1/calls/…, /api/v1/resend-requests/…) and the MCP gateway (/mcp/{upstream}) are served
+// by the lean path (lib/http/agent-api.ts, lib/http/mcp-lean.ts) without Next.js's router; everything else goes to Next.js's request
 // handler, as `next start` would serve it. Options as `next start`: -p/--port (or PORT; 0 lets the
 // system pick a free port, which the "serving on" line names), -H/--hostname (or HOSTNAME),
 // --keepAliveTimeout <ms>.
@@ -59,14 +59,14 @@ const agentApi = () => globalThis.__idemgateAgentApi;
 // and the line below names it (the tests start servers so; a port found free and then bound by this
 // process could be taken by another in between). Next.js is told the port it really has. Requests
 // that arrive before it is prepared wait for it.
-/** @type {{ handle: (req: any, res: any) => unknown, upgrade: (req: any, socket: any, head: any) => unknown, commonHeaders: ReadonlyArray<readonly [string, string]>, hosts: ReturnType<typeof hostGuard> } | null} */
+/** @type {{ handle: (req: any, res: any) => unknown, upgrade: (req: any, socket: any, head: any) => unknown, commonHeaders: ReadonlyArray<readonly [string, string]>, hosts: ReturnType<typeof hostGuard>, origin: string } | null} */
 let app = null;
 let appReady;
 const prepared = new Promise((resolve) => (appReady = resolve));
 
 // Every request, every route (pages, sign-in, operator and agent APIs, gateways, upgrades), is first
 // checked for a Host this server answers for (lib/http/host-guard.mjs: DNS rebinding).
-function serveRequest({ handle, commonHeaders, hosts }, req, res) {
+function serveRequest({ handle, commonHeaders, hosts, origin }, req, res) {
   if (!hosts.allows(req.headers.host)) {
     req.resume();
     res.writeHead(403, { "content-type": "application/json", "cache-control": "no-store", connection: "close" });
@@ -76,7 +76,7 @@ function serveRequest({ handle, commonHeaders, hosts }, req, res) {
   const lean = agentApi();
   const match = lean?.match(req.method, req.url);
   if (match) {
-    lean.serve(match, req, res, commonHeaders).catch((error) => {
+    lean.serve(match, req, res, commonHeaders, origin).catch((error) => {
       console.error("[idemgate] agent API: unexpected failure", error);
       if (!res.headersSent) res.writeHead(500, { "content-type": "application/json" });
       res.end(JSON.stringify({ error: { code: "internal", message: "internal error", retryable: true } }));
@@ -141,7 +141,11 @@ const hosts = hostGuard({
   allowedHosts: process.env.IDEMGATE_ALLOWED_HOSTS,
   publicUrls: [process.env.BETTER_AUTH_URL, process.env.IDEMGATE_PUBLIC_URL],
 });
-app = { handle: nextApp.getRequestHandler(), upgrade: nextApp.getUpgradeHandler(), commonHeaders: nextResponseHeaders(), hosts };
+// What Next.js puts before the path in a route handler's request URL (next-server's initURL): its own
+// hostname and port, IPv6 in brackets; the lean path's requests get the same.
+const nextHost = hostname ?? "localhost";
+const origin = `${nextHost.includes(":") ? `[${nextHost}]` : nextHost}:${boundPort}`;
+app = { handle: nextApp.getRequestHandler(), upgrade: nextApp.getUpgradeHandler(), commonHeaders: nextResponseHeaders(), hosts, origin };
 appReady(app);
 console.log(`[idemgate] serving on http://${hostname ?? "localhost"}:${boundPort} (answering for hosts: ${hosts.describe().join(", ")})`);
 

@@ -21,24 +21,62 @@ async function connect(url: string, headers: Record<string, string> = {}): Promi
   return client;
 }
 
+const call = async (client: Client, orderId: string, runId: string | null, decision: string | null) => {
+  const answer = (await client.callTool({ name: "refund_order", arguments: { orderId, amount: 1 }, ...(runId ? { _meta: { "idemgate/runId": runId } } : {}) })) as Answer;
+  if (answer.isError || (decision !== null && answer._meta?.["idemgate/decision"] !== decision)) {
+    throw new Error(`refund_order ${orderId}: expected ${decision ?? "a result"}, got ${JSON.stringify(answer).slice(0, 300)}`);
+  }
+};
+
+export interface McpGatewayCell {
+  id: string;
+  group: Subject["group"];
+  label: string;
+  floorId: string;
+  /** The upstream through a gateway: `<server>/mcp/<name>`. */
+  gatewayUrl: string;
+  apiKey: string;
+  replayPool: number;
+}
+
+/**
+ * One gateway's cells: fresh = a new order each call (the gate executes: begin, forward, complete),
+ * replay = a completed call again (one begin, the stored result). Ours, and with `--baseline` the
+ * baseline's own server in front of the same upstream (bench/setup/baseline.ts).
+ */
+export async function mcpGatewaySubject(cell: McpGatewayCell): Promise<Subject> {
+  const gated = await connect(cell.gatewayUrl, { authorization: `Bearer ${cell.apiKey}` });
+  // Filled through the gateway itself (a call each), so a bounded pool: replays walk it in rotation.
+  const pool = Math.min(cell.replayPool, 64);
+  const replayRun = (i: number) => `mcp-replay-run-${Math.floor(i / REPLAY_RUN_SIZE)}`;
+  return {
+    id: cell.id,
+    group: cell.group,
+    label: cell.label,
+    floorId: cell.floorId,
+    workloads: [
+      { name: "fresh", unit: "calls", clients: [1], op: (seq, tag) => call(gated, `fresh-${tag}-${seq}`, `mcp-fresh-${tag}-${seq}`, "execute") },
+      {
+        name: "replay",
+        unit: "calls",
+        clients: [1],
+        prepare: async () => {
+          for (let i = 0; i < pool; i++) await call(gated, `replay-${i}`, replayRun(i), "execute");
+        },
+        op: (seq) => call(gated, `replay-${seq % pool}`, replayRun(seq % pool), "replay"),
+      },
+    ],
+    close: () => gated.close(),
+  };
+}
+
 /**
  * The MCP gateway's added latency (issue #18): one SDK client calls the same side-effecting tool on
  * the upstream directly (the floor: both workloads are a plain call) and through `/mcp/{upstream}`
- * — fresh = a new order each call (the gate executes: begin, forward, complete), replay = a completed
- * call again (one begin, the stored result). Every answer is checked.
+ * (mcpGatewaySubject). Every answer is checked.
  */
 export async function mcpSubjects(options: McpCellsOptions): Promise<Subject[]> {
   const direct = await connect(options.upstreamUrl);
-  const gated = await connect(options.gatewayUrl, { authorization: `Bearer ${options.apiKey}` });
-  const call = async (client: Client, orderId: string, runId: string | null, decision: string | null) => {
-    const answer = (await client.callTool({ name: "refund_order", arguments: { orderId, amount: 1 }, ...(runId ? { _meta: { "idemgate/runId": runId } } : {}) })) as Answer;
-    if (answer.isError || (decision !== null && answer._meta?.["idemgate/decision"] !== decision)) {
-      throw new Error(`refund_order ${orderId}: expected ${decision ?? "a result"}, got ${JSON.stringify(answer).slice(0, 300)}`);
-    }
-  };
-  // Filled through the gateway itself (a call each), so a bounded pool: replays walk it in rotation.
-  const pool = Math.min(options.replayPool, 64);
-  const replayRun = (i: number) => `mcp-replay-run-${Math.floor(i / REPLAY_RUN_SIZE)}`;
   const directOp = (seq: number, tag: string) => call(direct, `direct-${tag}-${seq}`, null, null);
   return [
     {
@@ -54,24 +92,14 @@ export async function mcpSubjects(options: McpCellsOptions): Promise<Subject[]> 
         await options.stopUpstream();
       },
     },
-    {
+    await mcpGatewaySubject({
       id: "mcp.sqlite",
       group: "mcp",
-      label: "Idemgate MCP gateway · SQLite (next start, /mcp/{upstream})",
+      label: "Idemgate MCP gateway · SQLite (npm start, /mcp/{upstream})",
       floorId: "mcp.direct",
-      workloads: [
-        { name: "fresh", unit: "calls", clients: [1], op: (seq, tag) => call(gated, `fresh-${tag}-${seq}`, `mcp-fresh-${tag}-${seq}`, "execute") },
-        {
-          name: "replay",
-          unit: "calls",
-          clients: [1],
-          prepare: async () => {
-            for (let i = 0; i < pool; i++) await call(gated, `replay-${i}`, replayRun(i), "execute");
-          },
-          op: (seq) => call(gated, `replay-${seq % pool}`, replayRun(seq % pool), "replay"),
-        },
-      ],
-      close: () => gated.close(),
-    },
+      gatewayUrl: options.gatewayUrl,
+      apiKey: options.apiKey,
+      replayPool: options.replayPool,
+    }),
   ];
 }

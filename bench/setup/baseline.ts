@@ -4,8 +4,9 @@ import { pathToFileURL } from "node:url";
 import type { Gate } from "../../lib/sdk";
 import type { GateStore } from "../../lib/store/ports/gate-store";
 import { httpGateSubject } from "../cells/http-gate";
+import { mcpGatewaySubject } from "../cells/mcp";
 import type { InProcessOptions } from "../cells/in-process";
-import { CLIENTS, NO_POSTGRES, type Subject, type SubjectOrSkip, pairWorkloads, skippedSubject } from "../cells/types";
+import { CLIENTS, NO_POSTGRES, type Subject, type SubjectOrSkip, type WorkloadShape, pairWorkloads, skippedSubject } from "../cells/types";
 import { BenchDatabases } from "./databases";
 import type { BenchServers } from "./servers";
 
@@ -21,13 +22,16 @@ import type { BenchServers } from "./servers";
  * cells existed can be the baseline.
  */
 export interface Baseline {
-  /** The baseline's subject beside the one of ours with this id (see BASELINED), or its skip. */
-  subjectFor(ours: string): Promise<SubjectOrSkip>;
+  /**
+   * The baseline's subject beside the one of ours with this id (see BASELINED), or its skip;
+   * `mcpUpstream` is the upstream the MCP cells call (the baseline's gateway fronts the same one).
+   */
+  subjectFor(ours: string, context?: { mcpUpstream?: string }): Promise<SubjectOrSkip>;
   dropAll(): Promise<void>;
 }
 
 /** Our subjects that get the baseline's beside them. */
-export const BASELINED = /^(inprocess\.(sqlite-(full|normal)|postgres)|http\.(sqlite|postgres))$/;
+export const BASELINED = /^(inprocess\.(sqlite-(full|normal)|postgres)|http\.(sqlite|postgres)|mcp\.sqlite)$/;
 
 interface Opened {
   store: GateStore;
@@ -140,8 +144,22 @@ export async function openBaseline(ctx: BaselineContext): Promise<Baseline> {
     return subject;
   }
 
+  async function mcpGateway(ours: string, upstreamUrl: string | undefined): Promise<SubjectOrSkip> {
+    const id = `before.${ours}`;
+    const label = `before (${rev}) MCP gateway · SQLite ${ctx.sqliteSynchronous.toUpperCase()} (${server === "serve" ? "npm start" : "next start"}, /mcp/{upstream})`;
+    const shape: WorkloadShape[] = [["fresh", "calls", [1]], ["replay", "calls", [1]]];
+    if (!built) return skippedSubject(id, "before", label, `no production build in ${ctx.dir} (run next build there)`, shape, ours);
+    if (!upstreamUrl) return skippedSubject(id, "before", label, "no MCP upstream", shape, ours);
+    // The baseline's own seeding (its project, bench policy, allowlist entry and the upstream row), then its server on it.
+    const { gateDatabase } = await load(checkout, "bench/setup/subjects.ts");
+    const db = (await gateDatabase(await databases.sqlite("before_mcp"), { tag: "mcp_pool", size: 1 }, ctx.sqliteSynchronous, undefined, upstreamUrl)) as { url: string; apiKey: string };
+    const running = await ctx.servers.launch(db.url, { dir: checkout, server });
+    return mcpGatewaySubject({ id, group: "before", label, floorId: ours, gatewayUrl: `${running.baseUrl}/mcp/bench-shop`, apiKey: db.apiKey, replayPool: ctx.replayPool });
+  }
+
   return {
-    subjectFor(ours) {
+    subjectFor(ours, context) {
+      if (ours === "mcp.sqlite") return mcpGateway(ours, context?.mcpUpstream);
       const [, kind, provider] = /^(inprocess|http)\.(sqlite|postgres)/.exec(ours) ?? [];
       if (kind === "http") return overHttp(ours, provider as "sqlite" | "postgres");
       return inProcess(ours, ours.endsWith("-normal") ? "normal" : ours.endsWith("-full") ? "full" : undefined);

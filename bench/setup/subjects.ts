@@ -189,12 +189,12 @@ async function inProcessSubjects(ctx: BuildContext, pgUp: boolean): Promise<Subj
 }
 
 /** `--baseline`: each of our subjects it has one of followed by the baseline's, so the two alternate in every repetition. */
-async function withBaseline(ctx: BuildContext, ours: SubjectOrSkip[]): Promise<SubjectOrSkip[]> {
+async function withBaseline(ctx: BuildContext, ours: SubjectOrSkip[], context?: { mcpUpstream?: string }): Promise<SubjectOrSkip[]> {
   if (!ctx.baseline) return ours;
   const both: SubjectOrSkip[] = [];
   for (const subject of ours) {
     both.push(subject);
-    if (BASELINED.test(subject.id)) both.push(await ctx.baseline.subjectFor(subject.id));
+    if (BASELINED.test(subject.id)) both.push(await ctx.baseline.subjectFor(subject.id, context));
   }
   return both;
 }
@@ -294,7 +294,8 @@ export async function buildSubjects(ctx: BuildContext): Promise<Built> {
       ? await mcpSubjects({ upstreamUrl: mcpUpstream.url, gatewayUrl: `${(await sqliteTarget.servers)[0]!.baseUrl}/mcp/${MCP_UPSTREAM}`, apiKey: sqliteTarget.db.apiKey, replayPool: options.replayPool, stopUpstream: () => mcpUpstream.stop() })
       : [];
   const http = await withBaseline(ctx, web.http);
-  return { subjects: [...floors, ...web.floors, ...inprocess, ...peer, ...http, ...web.scaleout, ...growth, ...stats, ...httptools, ...mcp], redisVersion };
+  const mcpWithBaseline = await withBaseline(ctx, mcp, { mcpUpstream: mcpUpstream?.url });
+  return { subjects: [...floors, ...web.floors, ...inprocess, ...peer, ...http, ...web.scaleout, ...growth, ...stats, ...httptools, ...mcpWithBaseline], redisVersion };
 }
 
 /** Issue #19's cells: Express tool servers (gate in process, gate over the SQLite server) and the server's /gw. */

@@ -11,8 +11,10 @@ import {
   resendRoute,
 } from "./agent-routes";
 import { nodeHeaders } from "./header-reader";
+import { type McpRouteMatch, matchMcpRoute, serveMcp } from "./mcp-lean";
 import { type AgentRouteSpec, runApiRoute } from "./with-api-route";
 import { processSlot } from "../process-wide";
+import { PLAIN_SEGMENT } from "./plain-segment";
 
 /**
  * The lean agent path: the agent API's routes served straight from Node's request, without
@@ -25,9 +27,12 @@ import { processSlot } from "../process-wide";
  * parsing, answers and errors are one implementation.
  */
 export interface AgentApi {
-  match(method: string | undefined, url: string | undefined): AgentRouteMatch | null;
-  /** Serves a matched request; `headers` are written on every answer (the app's security headers). */
-  serve(match: AgentRouteMatch, req: IncomingMessage, res: ServerResponse, headers: ReadonlyArray<readonly [string, string]>): Promise<void>;
+  match(method: string | undefined, url: string | undefined): LeanMatch | null;
+  /**
+   * Serves a matched request; `headers` are written on every answer (the app's security headers);
+   * `origin` is the `host:port` Next.js names itself by in a route's request URL.
+   */
+  serve(match: LeanMatch, req: IncomingMessage, res: ServerResponse, headers: ReadonlyArray<readonly [string, string]>, origin: string): Promise<void>;
   /** On shutdown, after the server stopped taking requests: flush and close the services. */
   close(): Promise<void>;
 }
@@ -37,11 +42,16 @@ export interface AgentRouteMatch {
   params: Record<string, string>;
 }
 
+/** A request the lean path serves: an agent API route, or the MCP gateway (mcp-lean.ts). */
+export type LeanMatch = AgentRouteMatch | (McpRouteMatch & { spec?: undefined });
+
+function matchLean(method: string | undefined, url: string | undefined): LeanMatch | null {
+  return matchAgentRoute(method, url) ?? matchMcpRoute(method, url);
+}
+
 const CALLS = "/api/v1/calls/";
 const RESEND_REQUESTS = "/api/v1/resend-requests/";
 const CALL_ACTIONS: Record<string, AgentRouteSpec> = { complete: completeRoute, heartbeat: heartbeatRoute, resend: resendRoute, check: checkRoute };
-/** A path segment Next.js would pass through unchanged: no escapes, not `.` or `..`. */
-const PLAIN_SEGMENT = /^[A-Za-z0-9_~-][A-Za-z0-9_.~-]*$/;
 
 /** The agent route a request names, exactly as Next.js's file routes resolve it; null when anything is unusual. */
 export function matchAgentRoute(method: string | undefined, url: string | undefined): AgentRouteMatch | null {
@@ -67,7 +77,8 @@ export function matchAgentRoute(method: string | undefined, url: string | undefi
   return null;
 }
 
-async function serve(match: AgentRouteMatch, req: IncomingMessage, res: ServerResponse, headers: ReadonlyArray<readonly [string, string]>): Promise<void> {
+async function serve(match: LeanMatch, req: IncomingMessage, res: ServerResponse, headers: ReadonlyArray<readonly [string, string]>, origin: string): Promise<void> {
+  if (!match.spec) return serveMcp(match, req, res, headers, origin);
   const result = await runApiRoute(match.spec, {
     headers: nodeHeaders(req.headers),
     params: async () => match.params,
@@ -87,5 +98,5 @@ const offered = processSlot<AgentApi>("agentApi");
 
 /** Called by the boot hook (instrumentation.ts): offers the lean path to scripts/serve.mjs, which looks for it after Next.js is prepared. */
 export function installAgentApi(): void {
-  offered.getOrCreate(() => ({ match: matchAgentRoute, serve, close: () => services().close() }));
+  offered.getOrCreate(() => ({ match: matchLean, serve, close: () => services().close() }));
 }

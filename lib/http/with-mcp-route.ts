@@ -8,7 +8,7 @@ import { bearerToken } from "./bearer-token";
 import { publicOrigin } from "./public-origin";
 import { mayParseExactly, parseClientJson } from "../sdk/exact-json";
 import { clientInfo } from "./client-info";
-import { readBoundedBody, withBody } from "./bounded-body";
+import { type BodySource, readBoundedBody, withBody } from "./bounded-body";
 import { withIncomingTrace } from "../telemetry/spans";
 
 const SESSION_HEADER = "mcp-session-id";
@@ -84,10 +84,14 @@ function idempotencyKeys(body: unknown): Map<string, unknown> {
 /**
  * The MCP endpoint's one wrapper: the project API key as bearer token, the upstream by name, the
  * gateway's own sessions (issued on `initialize`, kept in the database, so no sticky routing),
- * then the SDK's handler for both protocol eras.
+ * then the SDK's handler for both protocol eras. Served by Next.js (app/mcp/[upstream]) and by the
+ * lean path (mcp-lean.ts), which hands over the Node request as `body`, read here as it arrives
+ * (no web stream in between; otherwise the body is the web request's own), and the moment it took
+ * the request as `receivedAt`, where a result's `idemgate/timing` starts.
  */
 export function mcpRoute() {
-  return async (req: Request, context: { params: Promise<Record<string, string | string[]>> }): Promise<Response> => {
+  return async (req: Request, context: { params: Promise<Record<string, string | string[]>> }, lean: { body?: BodySource; receivedAt?: number } = {}): Promise<Response> => {
+    const receivedAt = lean.receivedAt ?? performance.now();
     try {
       const origin = foreignOrigin(req);
       if (origin) return rpcError(403, -32001, `requests from web pages at ${origin.slice(0, 100)} are refused`);
@@ -138,7 +142,7 @@ export function mcpRoute() {
       let exactArguments: Map<string, unknown> | undefined;
       let request = req;
       if (req.method === "POST") {
-        const bytes = await readBoundedBody(req.headers, req.body).catch((error: unknown) => refusedBody(error));
+        const bytes = await readBoundedBody(req.headers, lean.body ?? req.body).catch((error: unknown) => refusedBody(error));
         if (bytes instanceof Response) return bytes;
         try {
           const text = bytes.toString("utf8");
@@ -157,6 +161,7 @@ export function mcpRoute() {
         exactArguments,
         inflight: mcp.inflight,
         sessionLogLevel: session?.logLevel ?? null,
+        receivedAt,
       });
       // A 2025-era client cancels with a POST of its own, which a fresh SDK server would not tie to
       // the call it names: hand it to that call here (when this instance is serving it).

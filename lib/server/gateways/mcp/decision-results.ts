@@ -140,8 +140,9 @@ const round1 = (ms: number) => Math.round(ms * 10) / 10;
 
 /**
  * The gateway's share of a call, as a client can read it (`_meta["idemgate/timing"]`, the MCP side
- * of Server-Timing): the whole call as the gateway served it, the upstream's part (0 when nothing
- * was sent), and the rest, which is the gateway's own (auth, the gate's decision and its writes).
+ * of Server-Timing): the whole call as the gateway served it (from when the server took the
+ * request), the upstream's part (0 when nothing was sent), and the rest, which is the gateway's own
+ * (auth, body, session, the SDK's per-request server, the gate's decision and its writes).
  */
 export function withTiming(result: ToolResult, totalMs: number, upstreamMs: number): ToolResult {
   const timing = { totalMs: round1(totalMs), upstreamMs: round1(upstreamMs), gatewayMs: round1(Math.max(0, totalMs - upstreamMs)) };

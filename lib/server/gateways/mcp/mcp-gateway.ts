@@ -61,6 +61,11 @@ export interface CallIo {
   log?: LogRelay;
   /** Filled in by the call: how long the upstream took, so the result can say what the gateway's share was. */
   timing?: { upstreamMs: number };
+  /**
+   * When the server took the request (performance.now()), so the gateway's share counts its auth,
+   * body, session and SDK work too, not only the gate's; the start of callTool when not given.
+   */
+  receivedAt?: number;
 }
 
 /** A lease this gateway holds, and whether its call is in an anonymous run (its outcome then kept for the run window only). */
@@ -149,7 +154,7 @@ export class McpGateway {
     const gateTool = gateToolName(upstream.row.name, params.name);
     const call = { tool: params.name, gateTool, sessionId: caller.sessionId, upstream: upstream.row.name, meta: params._meta };
     return withMcpServerSpan(call, async (span) => {
-      const started = performance.now();
+      const started = io.receivedAt ?? performance.now();
       const timing = { upstreamMs: 0 };
       const answered = await this.gatedCall(caller, upstream, params, { ...io, timing });
       if (isOperatorWait(answered)) {

@@ -20,6 +20,8 @@ export interface McpRequestScope {
   inflight: InFlightCalls;
   /** The level the request's session set with logging/setLevel (session-era clients), if any. */
   sessionLogLevel: string | null;
+  /** When the server took the request (performance.now()): a result's `idemgate/timing` counts from here. */
+  receivedAt?: number;
 }
 
 const scopes = new WeakMap<Request, McpRequestScope>();
@@ -90,6 +92,7 @@ export function mcpServerFactory(gateway: McpGateway, sessions: McpSessions) {
       const result = await gateway.callTool(scope.caller, scope.upstream, params, {
         signal: context.mcpReq.signal,
         cancelled: tracked.signal,
+        receivedAt: scope.receivedAt,
         interactive: takesUrlElicitation(context.mcpReq.envelope) ? { round: roundOf(context.mcpReq.requestState()) } : undefined,
         log: logRelay(context.mcpReq.envelope, scope.sessionLogLevel, (params) => void context.mcpReq.notify({ method: "notifications/message", params: { ...params } }).catch(() => undefined)),
         onProgress:
