@@ -38,6 +38,12 @@ export interface BeginInput extends Omit<BeginCall, "projectId"> {
 
 const LATCH_POLL_MIN_MS = 10;
 const LATCH_POLL_MAX_MS = 100;
+/**
+ * Steps of one run decided on the same history are written one at a time (GateEvent.loopAfter):
+ * each lost write is decided again on the history as it is then. N begins of a run at once take up
+ * to N − 1 rounds for the last one, so this bound is wider than a record's write races.
+ */
+const MAX_LOOP_RACES = 64;
 
 export interface GateServiceOptions {
   clock?: () => number;
@@ -160,6 +166,13 @@ export class GateService {
       waitUntil: this.clock() + (input.waitMs ?? 0),
       newLeaseToken: this.newLeaseToken,
     };
+    let loopTail = reads.loopTail;
+    let loopRaces = 0;
+    // A step whose history another step of the run was written on first: decided again on the history now.
+    const loopRace = async () => {
+      if (++loopRaces > MAX_LOOP_RACES) throw new AppError("contention", "the run is taking steps too fast to decide; retry the same request", { retryAfterSeconds: 1 });
+      ({ loop: facts.loop, loopTail } = await this.reader.readLoop(call, policy.policy));
+    };
     let latched = false;
     let previewSpent = false;
     let budgetRefused: BudgetStatus | null = null;
@@ -191,14 +204,14 @@ export class GateService {
         await this.waiters.wait(waitKey(projectId, planned.key), Math.min(pollMs, step.untilMs - now));
         pollMs = Math.min(pollMs * 2, LATCH_POLL_MAX_MS);
       } else if (step.step === "answer") {
-        await this.recordDecision(policy, this.lineEvent(step.line, call, policy, startedAt));
-        return step.answer;
+        if (await this.recordDecision(policy, this.lineEvent(step.line, call, policy, startedAt, loopTail))) return step.answer;
+        await loopRace();
       } else {
         if (step.redeemPreview) {
           await this.previews!.redeem(projectId, previewToken!, planned);
           previewSpent = true;
         }
-        const written = await this.write(step, call, policy, startedAt);
+        const written = await this.write(step, call, policy, startedAt, loopTail);
         if (written !== null && "refused" in written) {
           // Decided again on the spend the counter found: no read needed.
           budgetRefused = written.refused;
@@ -208,7 +221,9 @@ export class GateService {
           if (route) this.router.claimed(route, written.answer);
           return written.answer;
         }
-        races++;
+        // A guarded step's write may have lost to another step of its run, not only to the record's writer.
+        if (this.guardsStep(policy, step.line)) await loopRace();
+        else races++;
       }
       route = route && (await this.router.refresh(route));
       existing = route ? route.record : null;
@@ -221,9 +236,19 @@ export class GateService {
 
   private readonly newLeaseToken = (id: string, attempt: number) => this.leases.issue(id, attempt);
 
-  /** The begin's ledger line, as decided, with what only the service knows. */
-  private lineEvent(line: BeginLine, call: PreparedCall, policy: EffectivePolicy, startedAt: number): GateEvent {
-    return lineEvent(line, call, policy.version, startedAt, this.clock());
+  /**
+   * The begin's ledger line, as decided, with what only the service knows. A step under a detector
+   * that blocks names the newest step of the run it was decided on (`loopTail`): the store writes it
+   * only if no other step of the run was decided on the same history first (GateEvent.loopAfter).
+   */
+  private lineEvent(line: BeginLine, call: PreparedCall, policy: EffectivePolicy, startedAt: number, loopTail: string): GateEvent {
+    const event = lineEvent(line, call, policy.version, startedAt, this.clock());
+    return this.guardsStep(policy, line) ? { ...event, loopAfter: loopTail } : event;
+  }
+
+  /** Whether a line is a step the run's later begins may be blocked on: then its history must be the one it was decided on. */
+  private guardsStep(policy: EffectivePolicy, line: BeginLine): boolean {
+    return blocksOnStep(line.loopStep, policy.policy.loop);
   }
 
   /**
@@ -235,9 +260,10 @@ export class GateService {
     call: PreparedCall,
     policy: EffectivePolicy,
     startedAt: number,
+    loopTail: string,
   ): Promise<{ answer: BeginDecision } | { refused: BudgetStatus } | null> {
     const { write, charge } = step;
-    const line = this.lineEvent(step.line, call, policy, startedAt);
+    const line = this.lineEvent(step.line, call, policy, startedAt, loopTail);
     const leased = () => {
       if (step.leased) this.begun.set(write.record.id, write.record);
       return { answer: step.answer };
@@ -282,10 +308,13 @@ export class GateService {
   /**
    * The line of a decision that changes no record (in_progress, refused, conflict, blocked, a
    * preview or approval asked for) goes to the write-behind ledger, unless a blocking loop
-   * detector must see it at once (blocksOnStep): then it is committed before the answer.
+   * detector must see it at once (blocksOnStep): then it is committed before the answer, and false
+   * when another step of the run was decided on the same history first (decide again).
    */
-  private recordDecision(policy: EffectivePolicy, line: GateEvent): Promise<void> {
-    return this.writesBehind(policy, line) ? this.store.appendDecision(line) : this.store.appendEvent(line);
+  private async recordDecision(policy: EffectivePolicy, line: GateEvent): Promise<boolean> {
+    if (!this.writesBehind(policy, line)) return this.store.appendEvent(line);
+    await this.store.appendDecision(line);
+    return true;
   }
 
   private writesBehind(policy: EffectivePolicy, line: GateEvent): boolean {
