@@ -1,11 +1,10 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { BeginRequest, BeginResponse } from "../../lib/contract/v1";
-import { AdminClient, TEST_ADMIN_TOKEN } from "../helpers/admin-client";
-import { TestClient } from "../helpers/client";
-import { PROVIDERS, type TestDatabase, createTestDatabase } from "../helpers/databases";
-import { createTestProject } from "../helpers/fixtures";
+import type { AdminClient } from "../helpers/admin-client";
+import type { TestClient } from "../helpers/client";
+import { PROVIDERS } from "../helpers/databases";
+import { type OwnServers, ownServerPair } from "../helpers/own-servers";
 import { expectDecision, runOnce, uniqueRun, uniqueTool } from "../helpers/policy-fixtures";
-import { type TestServer, startServer } from "../helpers/server";
 import { sql } from "../helpers/sql";
 
 /**
@@ -20,26 +19,17 @@ import { sql } from "../helpers/sql";
  * Own servers and database: the counts are exact, so no other file's write contention may 503 a begin.
  */
 describe.each(PROVIDERS)("%s: concurrent duplicates and the loop detector", (provider) => {
-  let db: TestDatabase;
-  let servers: TestServer[];
+  let own: OwnServers | undefined;
   let clients: TestClient[];
   let admin: AdminClient;
-  let projectId: string;
 
   beforeAll(async () => {
-    db = await createTestDatabase(provider);
-    const project = await createTestProject(db.url);
-    projectId = project.projectId;
-    const env = { IDEMGATE_ADMIN_TOKEN: TEST_ADMIN_TOKEN, IDEMGATE_PG_LOCK_TIMEOUT_MS: "60000", IDEMGATE_PG_STATEMENT_TIMEOUT_MS: "60000" };
-    servers = [await startServer(db.url, env)];
-    servers.push(await startServer(db.url, env));
-    clients = servers.map((s) => new TestClient(s.baseUrl, project.apiKey));
-    admin = new AdminClient(servers[0]!.baseUrl, projectId);
+    own = await ownServerPair(provider, { IDEMGATE_PG_LOCK_TIMEOUT_MS: "60000", IDEMGATE_PG_STATEMENT_TIMEOUT_MS: "60000" });
+    ({ clients, admin } = own);
   });
 
   afterAll(async () => {
-    await Promise.all(servers?.map((s) => s.stop()) ?? []);
-    await db?.drop();
+    await own?.stop();
   });
 
   /** N begins of the request at once, alternating between the two instances; each a new tool-call id (the model deciding again). */
@@ -72,7 +62,7 @@ describe.each(PROVIDERS)("%s: concurrent duplicates and the loop detector", (pro
     // In a row: the finished call (step 1), a replay (step 2), and the third of the cycle is blocked, and so is every later one.
     expect(tally(await burst(request, 12, "burst"))).toEqual({ replay: 1, blocked: 11 });
     // What the ledger holds: each step of the run names the step it was decided on, once.
-    const steps = await sql<{ loop_after: string | null }>(db.url, "SELECT loop_after FROM events WHERE project_id = $1 AND run_id = $2 AND loop_step = 1 ORDER BY id", [projectId, request.runId]);
+    const steps = await sql<{ loop_after: string | null }>(own!.db.url, "SELECT loop_after FROM events WHERE project_id = $1 AND run_id = $2 AND loop_step = 1 ORDER BY id", [own!.projectId, request.runId]);
     expect(steps).toHaveLength(13);
     expect(new Set(steps.map((s) => s.loop_after)).size).toBe(13);
   });
