@@ -135,7 +135,8 @@ test("overview: every tool's policy changes in the range are marked on both char
   for (const chart of ["decisions-chart", "dedup-rate-chart"]) {
     await expect(page.getByTestId(chart).locator(".recharts-reference-line")).toHaveCount(audit.entries.length, { timeout: 60_000 });
     // Saved within seconds, they share a bucket and one label that names each tool and version.
-    for (const tool of [TOOLS.preview, TOOLS.timed]) await expect(page.getByTestId(chart).locator(".recharts-reference-line").filter({ hasText: tool })).toHaveCount(1);
+    const versions = (tool: string) => audit.entries.filter((e) => e.detail.tool === tool).map((e) => `${tool} v${e.detail.version}`);
+    for (const label of [...versions(TOOLS.preview), ...versions(TOOLS.timed)]) await expect(page.getByTestId(chart)).toContainText(label);
   }
   const caption = page.getByTestId("overview-policy-changes");
   for (const { detail } of audit.entries) await expect(caption).toContainText(`${detail.tool} v${detail.version}`);

@@ -27,6 +27,7 @@ import type { BypassAsk, BypassGate } from "../resends/resend-bypass";
 import { type KeyRoute, KeyRouter } from "../resends/resend-routing";
 import { assertVisibleIds } from "./visible-ids";
 import { ReplayCache } from "./replay-cache";
+import { RunLocks } from "./run-locks";
 
 export interface BeginInput extends Omit<BeginCall, "projectId"> {
   waitMs?: number;
@@ -134,10 +135,18 @@ export class GateService {
     // HTTP bodies were checked whole when read; in-process callers hand their args over directly.
     assertWithinJsonBounds(input.args, "args", ["args"]);
     const fingerprint = this.fingerprints.current() ?? (await this.fingerprints.load());
-    return this.beginInRun(projectId, input, fingerprint, startedAt);
+    const queue = { release: null as (() => void) | null };
+    try {
+      return await this.beginInRun(projectId, input, fingerprint, startedAt, queue);
+    } finally {
+      queue.release?.();
+    }
   }
 
-  private async beginInRun(projectId: string, input: BeginInput, fingerprint: ArgsFingerprinter, startedAt: number): Promise<BeginDecision> {
+  /** Begins that lost a loop race queue per run in this process (run-locks.ts). */
+  private readonly runLocks = new RunLocks();
+
+  private async beginInRun(projectId: string, input: BeginInput, fingerprint: ArgsFingerprinter, startedAt: number, queue: { release: (() => void) | null }): Promise<BeginDecision> {
     const reads = await this.reader.read(projectId, input, fingerprint, startedAt);
     if ("claimed" in reads) return reads.claimed;
     const { policy, call, loop, firstRead, runAborted } = reads;
@@ -171,6 +180,8 @@ export class GateService {
     // A step whose history another step of the run was written on first: decided again on the history now.
     const loopRace = async () => {
       if (++loopRaces > MAX_LOOP_RACES) throw new AppError("contention", "the run is taking steps too fast to decide; retry the same request", { retryAfterSeconds: 1 });
+      // Behind this process's other losers of the run: decided again once the step ahead is written.
+      queue.release ??= await this.runLocks.acquire(`${projectId}\u0000${call.runId}`);
       ({ loop: facts.loop, loopTail } = await this.reader.readLoop(call, policy.policy));
     };
     let latched = false;
@@ -200,6 +211,9 @@ export class GateService {
         continue;
       }
       if (step.step === "wait") {
+        // A wait on a live attempt is no step: nobody queues behind it.
+        queue.release?.();
+        queue.release = null;
         latched = true;
         await this.waiters.wait(waitKey(projectId, planned.key), Math.min(pollMs, step.untilMs - now));
         pollMs = Math.min(pollMs * 2, LATCH_POLL_MAX_MS);
