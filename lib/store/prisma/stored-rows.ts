@@ -8,9 +8,7 @@ import type { CallRecord as StoredRecord } from "../generated/sqlite/client";
  * in the schema (Prisma takes numbers for them and answers bigint); flags are 0/1 integers.
  */
 export function toStoredEvent(event: GateEvent) {
-  // A loop step's guard is written by the hot path only (GateEvent.loopAfter); the events these write are no steps.
-  const { loopAfter: _guard, ...stored } = event;
-  return { ...stored, argsMismatch: event.argsMismatch ? 1 : 0, loopStep: event.loopStep ? 1 : 0 };
+  return { ...event, argsMismatch: event.argsMismatch ? 1 : 0, loopStep: event.loopStep ? 1 : 0 };
 }
 
 /** Every column but the identity (project, key, id), for a compare-and-set update of the record. */
