@@ -177,11 +177,13 @@ export class GateService {
     };
     let loopTail = reads.loopTail;
     let loopRaces = 0;
-    // A step whose history another step of the run was written on first: decided again on the history now.
-    const loopRace = async () => {
+    // A step whose history another step of the run was written on first: decided again on the history
+    // now, behind this process's other losers of the run (`queued`) once the step ahead is written.
+    // A step that lost to its record's writer (the key claimed meanwhile) does not queue: it is decided
+    // again at once, most often as a wait on that attempt, which is no step.
+    const loopRace = async (queued: boolean) => {
       if (++loopRaces > MAX_LOOP_RACES) throw new AppError("contention", "the run is taking steps too fast to decide; retry the same request", { retryAfterSeconds: 1 });
-      // Behind this process's other losers of the run: decided again once the step ahead is written.
-      queue.release ??= await this.runLocks.acquire(`${projectId}\u0000${call.runId}`);
+      if (queued) queue.release ??= await this.runLocks.acquire(`${projectId}\u0000${call.runId}`);
       ({ loop: facts.loop, loopTail } = await this.reader.readLoop(call, policy.policy));
     };
     let latched = false;
@@ -219,7 +221,7 @@ export class GateService {
         pollMs = Math.min(pollMs * 2, LATCH_POLL_MAX_MS);
       } else if (step.step === "answer") {
         if (await this.recordDecision(policy, this.lineEvent(step.line, call, policy, startedAt, loopTail))) return step.answer;
-        await loopRace();
+        await loopRace(true);
       } else {
         if (step.redeemPreview) {
           await this.previews!.redeem(projectId, previewToken!, planned);
@@ -235,9 +237,16 @@ export class GateService {
           if (route) this.router.claimed(route, written.answer);
           return written.answer;
         }
-        // A guarded step's write may have lost to another step of its run, not only to the record's writer.
-        if (this.guardsStep(policy, step.line)) await loopRace();
-        else races++;
+        if (this.guardsStep(policy, step.line)) {
+          // A guarded step's write lost to its record's writer or to another step of its run: the record tells which.
+          const planned = existing;
+          route = route && (await this.router.refresh(route));
+          existing = route ? route.record : null;
+          cached = false;
+          await loopRace(sameRecord(planned, existing));
+          continue;
+        }
+        races++;
       }
       route = route && (await this.router.refresh(route));
       existing = route ? route.record : null;
@@ -370,4 +379,9 @@ export class GateService {
   getRecordOrThrow(projectId: string, callId: string): Promise<CallRecord> {
     return this.updates.getRecordOrThrow(projectId, callId);
   }
+}
+
+/** The key's record as planned on and as read again: unchanged means a lost write was not its record's. */
+function sameRecord(a: CallRecord | null, b: CallRecord | null): boolean {
+  return (a?.id ?? null) === (b?.id ?? null) && (a?.version ?? -1) === (b?.version ?? -1);
 }
