@@ -1,6 +1,7 @@
 "use client";
 
-import { CartesianGrid, Line, LineChart, ResponsiveContainer, Tooltip, XAxis, YAxis } from "recharts";
+import { CartesianGrid, Line, LineChart, ReferenceLine, ResponsiveContainer, Tooltip, XAxis, YAxis } from "recharts";
+import type { ChartMark } from "@/lib/dashboard/prepare-policy-marks";
 import { type RatePoint, spansDays } from "@/lib/dashboard/prepare-timeseries";
 import type { Bucket } from "@/lib/dashboard/range";
 import { timeAxisProps, yAxisTitle } from "./chart-axes";
@@ -11,16 +12,18 @@ interface Props {
   label: string;
   /** A point was clicked: open the dedup hits behind it. */
   onSelect?: (point: RatePoint) => void;
+  /** Policy changes: the bucket each fell in and its label (prepare-policy-marks.ts). */
+  annotations?: ChartMark[];
 }
 
 /**
  * The share of calls answered with a dedup hit, per bucket, 0–100 %. Buckets without calls are
  * gaps in the line (no rate), never a drop to zero; each bucket is a dot, joined by straight lines.
  */
-export function DedupRateChart({ points, bucket, label, onSelect }: Props) {
+export function DedupRateChart({ points, bucket, label, onSelect, annotations = [] }: Props) {
   const withDate = spansDays(points);
   return (
-    <figure className="chart" style={{ margin: 0 }} aria-label={label} data-testid="dedup-rate-chart">
+    <figure className="chart" style={{ margin: 0 }} aria-label={label} data-testid="dedup-rate-chart" data-annotations={annotations.length}>
       <ResponsiveContainer width="100%" height="100%">
         <LineChart data={points} margin={{ top: 8, right: 12, bottom: 20, left: 8 }}>
           <CartesianGrid strokeDasharray="3 3" stroke="var(--border)" vertical={false} />
@@ -60,6 +63,9 @@ export function DedupRateChart({ points, bucket, label, onSelect }: Props) {
             connectNulls={false}
             isAnimationActive={false}
           />
+          {annotations.map((a, i) => (
+            <ReferenceLine key={`${a.at}-${i}`} x={a.at} stroke="var(--fg)" strokeDasharray="4 3" label={{ value: a.label, position: "top", fill: "var(--fg)", fontSize: 11 }} />
+          ))}
         </LineChart>
       </ResponsiveContainer>
     </figure>

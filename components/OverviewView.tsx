@@ -20,7 +20,9 @@ import { prepareKpis } from "@/lib/dashboard/prepare-kpis";
 import { type DecisionPoint, hasTraffic, prepareDecisionSeries, prepareRateSeries, toolsOf } from "@/lib/dashboard/prepare-timeseries";
 import { prepareToolSparklines } from "@/lib/dashboard/prepare-tool-sparklines";
 import { type RangeSpec, rangeFromSearch, rangeToSearch, resolveRange } from "@/lib/dashboard/range";
+import { changesIn, policyMarks } from "@/lib/dashboard/prepare-policy-marks";
 import { useDedupQuery } from "@/lib/dashboard/queries/use-dedup-query";
+import { usePolicyChangesQuery } from "@/lib/dashboard/queries/use-policy-changes-query";
 import { useResendRequestsQuery } from "@/lib/dashboard/queries/use-resend-requests-query";
 import { useStormsQuery } from "@/lib/dashboard/queries/use-storms-query";
 import { useTimeseriesQuery } from "@/lib/dashboard/queries/use-timeseries-query";
@@ -48,6 +50,11 @@ export function OverviewView() {
   const tools = useMemo(() => (series.data ? prepareToolSparklines(series.data) : []), [series.data]);
   const toolNames = useMemo(() => (series.data ? toolsOf(series.data) : []), [series.data]);
   const groups = useMemo(() => GROUP_IDS.filter((id) => points.some((p) => p[id] > 0)), [points]);
+  // Every tool's policy changes in the range, marked on both charts (the rate chart of one tool: its own and the project default's).
+  const policyChanges = usePolicyChangesQuery(projectId, from, to);
+  const changes = useMemo(() => changesIn(policyChanges.data?.changes ?? [], from, to), [policyChanges.data, from, to]);
+  const marks = useMemo(() => policyMarks(changes, points), [changes, points]);
+  const rateMarks = useMemo(() => policyMarks(rateTool ? changes.filter((c) => c.tool === rateTool || c.tool === "*") : changes, rate), [changes, rate, rateTool]);
   const base = `/projects/${encodeURIComponent(projectId)}`;
   const callsHref = (tool: string) => `${base}/calls?${new URLSearchParams({ tool, from, to })}`;
   const kpis = prepareKpis({ dedup: dedup.data, pendingApprovals: pending.data?.requests.length, openStorms: storms.data?.storms.length });
@@ -112,7 +119,7 @@ export function OverviewView() {
           <EmptyState title="No decisions in this range">Agents have not called the gate in this range ({label.toLowerCase()}).</EmptyState>
         ) : (
           <>
-            <DecisionsChart points={points} bucket={bucket} groups={groups} onSelect={(group, p) => open(barHref(group, p))} />
+            <DecisionsChart points={points} bucket={bucket} groups={groups} onSelect={(group, p) => open(barHref(group, p))} annotations={marks} />
             <DecisionsTable points={points} groups={groups} hrefOf={barHref} />
           </>
         )}
@@ -145,9 +152,17 @@ export function OverviewView() {
             bucket={bucket}
             label={`Dedup rate over time, ${rateTool || "every tool"}`}
             onSelect={(p) => open(callsBehind(base, { decisions: decisionsOf("dedupHits"), from: p.at, to: p.end, tool: rateTool || undefined }))}
+            annotations={rateMarks}
           />
         )}
       </section>
+      {changes.length > 0 ? (
+        <p className="muted" style={{ margin: 0 }} data-testid="overview-policy-changes">
+          Policy changes in this range (dashed lines on both charts):{" "}
+          {changes.map((c) => `${c.tool === "*" ? "project default" : c.tool} v${c.version} at ${formatInstant(new Date(c.at).toISOString(), "seconds")} by ${c.author}`).join("; ")}
+          {policyChanges.data?.truncated ? " (the latest 500 only)" : ""}
+        </p>
+      ) : null}
       <section aria-labelledby="tools-title" className="card">
         <h2 id="tools-title" style={{ marginTop: 0, fontSize: "1.1em" }}>
           Dedup rate by tool

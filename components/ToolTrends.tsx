@@ -13,6 +13,7 @@ import { useStormsQuery } from "@/lib/dashboard/queries/use-storms-query";
 import { useToolFiguresQuery } from "@/lib/dashboard/queries/use-tool-figures-query";
 import { type RangeSpec, rangeFromSearch, rangeToSearch, resolveRange } from "@/lib/dashboard/range";
 import { costSeries, formatCost, stormSeries } from "@/lib/dashboard/tool-series";
+import { policyMarks } from "@/lib/dashboard/prepare-policy-marks";
 import { DecisionsChart } from "./DecisionsChart";
 import { ToolSeriesChart } from "./ToolSeriesChart";
 import { RangePicker } from "./RangePicker";
@@ -46,7 +47,7 @@ export function ToolTrends({ projectId, tool }: { projectId: string; tool: strin
   const changes = (history.data?.revisions ?? []).filter((r) => Date.parse(r.at) >= Date.parse(from) && Date.parse(r.at) < Date.parse(to));
   const toolStorms = useMemo(() => (storms.data?.storms ?? []).filter((s) => s.tool === tool), [storms.data, tool]);
   const stormPoints = useMemo(() => stormSeries(points, toolStorms), [points, toolStorms]);
-  const annotations = labelOncePerBucket(changes.map((r) => ({ at: points.find((p) => Date.parse(r.at) >= p.at && Date.parse(r.at) < p.end)?.at ?? Date.parse(r.at), version: r.version })));
+  const annotations = policyMarks(changes.map((r) => ({ at: Date.parse(r.at), tool, version: r.version })), points, false);
 
   function setRange(next: RangeSpec) {
     setNow(Date.now());
@@ -147,17 +148,3 @@ export function ToolTrends({ projectId, tool }: { projectId: string; tool: strin
 
 const overlaps = (storm: { startedAt: string; endedAt: string | null }, from: string, to: string) =>
   Date.parse(storm.startedAt) < Date.parse(to) && (storm.endedAt === null || Date.parse(storm.endedAt) > Date.parse(from));
-
-/**
- * One mark per revision, but revisions in the same bucket share one label ("v2, v3") on the first
- * of them: labels drawn at one x would print over each other.
- */
-function labelOncePerBucket(marks: { at: number; version: number }[]): { at: number; label: string }[] {
-  const byAt = new Map<number, number[]>();
-  for (const m of marks) byAt.set(m.at, [...(byAt.get(m.at) ?? []), m.version]);
-  return marks.map((m, i) => {
-    const first = marks.findIndex((other) => other.at === m.at) === i;
-    const versions = byAt.get(m.at)!.sort((a, b) => a - b);
-    return { at: m.at, label: first ? versions.map((v) => `v${v}`).join(", ") : "" };
-  });
-}

@@ -125,6 +125,32 @@ test("overview: every tile equals the test's tally; preview_required has its own
   await page.setViewportSize({ width: 1440, height: 900 });
 });
 
+test("overview: every tool's policy changes in the range are marked on both charts, labelled with the tool", async () => {
+  // The test's own saves: the preview tool's policy once, the timed tool's TIMED_REVISIONS times (all in this hour).
+  const audit = (await (await page.request.get(`/api/v1/operator/projects/${PROJECT_ID}/audit?action=policy.&limit=500`)).json()) as {
+    entries: { detail: { tool: string; version: number } }[];
+  };
+  expect(audit.entries.map((e) => e.detail.tool).sort()).toEqual([TOOLS.preview, ...Array(TIMED_REVISIONS).fill(TOOLS.timed)].sort());
+  await page.goto(PROJECT);
+  for (const chart of ["decisions-chart", "dedup-rate-chart"]) {
+    await expect(page.getByTestId(chart).locator(".recharts-reference-line")).toHaveCount(audit.entries.length, { timeout: 60_000 });
+    // Saved within seconds, they share a bucket and one label that names each tool and version.
+    const versions = (tool: string) => audit.entries.filter((e) => e.detail.tool === tool).map((e) => `${tool} v${e.detail.version}`);
+    for (const label of [...versions(TOOLS.preview), ...versions(TOOLS.timed)]) await expect(page.getByTestId(chart)).toContainText(label);
+  }
+  const caption = page.getByTestId("overview-policy-changes");
+  for (const { detail } of audit.entries) await expect(caption).toContainText(`${detail.tool} v${detail.version}`);
+  // The rate chart of one tool marks that tool's changes only.
+  await page.locator("#rate-tool").selectOption(TOOLS.timed);
+  await expect(page.getByTestId("dedup-rate-chart").locator(".recharts-reference-line")).toHaveCount(TIMED_REVISIONS);
+  await expectNoSeriousA11yViolations(page);
+  for (const width of [1440, 390]) {
+    await page.setViewportSize({ width, height: 900 });
+    await page.screenshot({ path: `${SHOTS}/38-overview-policy-marks-${width}.png`, fullPage: true });
+  }
+  await page.setViewportSize({ width: 1440, height: 900 });
+});
+
 test("a tile's click-through reaches every decision it counted, loop blocks without a record included", async () => {
   await page.goto(PROJECT);
   await expect(value("blocked")).toHaveText(String(total("blocked")), { timeout: 60_000 });

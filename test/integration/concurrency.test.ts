@@ -51,7 +51,10 @@ describe.each(VARIANTS)("%s: N concurrent identical begins over HTTP, two server
   });
 
   it(`with waitMs: the latch turns ${N - 1} waiters into replays of the single outcome`, async () => {
-    const request = { tool: "send_email", runId: "run_latch", stepId: "confirm", args: { to: "a@example.com" }, waitMs: 8_000 };
+    // One tool-call id: the same call sent again, not the model deciding again. A begin that reaches
+    // the gate only after the outcome (a loaded machine) is then a transport retry's replay, not a
+    // loop step, which would be blocked from the third on now that a run's steps are decided in turn.
+    const request = { tool: "send_email", runId: "run_latch", stepId: "confirm", toolCallId: "tc_latch", args: { to: "a@example.com" }, waitMs: 8_000 };
     let executed: Promise<unknown> | undefined;
     const decisions = await Promise.all(
       Array.from({ length: N }, async (_, i) => {
