@@ -3,12 +3,13 @@ import path from "node:path";
 import { BaseSequencer, type TestSpecification } from "vitest/node";
 
 /**
- * Files start longest first, so the slowest one is never the last to begin. Vitest does this itself
- * from its results cache (node_modules/.vite), but a clean clone has no cache, and then vitest starts
- * the largest files first: alert-storm-burst (146 lines, 94 s) began among the last of 179 and ran
- * alone at the end of the integration group. test/file-seconds.json holds each slow file's wall time
- * from a quiet `npm test` (refresh it from that run's slowest-files table); a file with a time in
- * vitest's own cache uses that instead, and files in neither follow, largest first, as before.
+ * Files start longest first, so a slow file never begins late and runs on alone. Vitest does this
+ * itself from its results cache (node_modules/.vite), but a clean clone has no cache, and then vitest
+ * starts the largest files first, which are not the longest: the slowest integration file
+ * (alert-storm-burst, 146 lines) started 38th of 97, mcp-gateway-idle 47th, bench-smoke 69th.
+ * test/file-seconds.json holds the slow files' wall times from a quiet `npm test` (refresh it from
+ * that run's report: `node scripts/lib/slowest-files.mjs <vitest.json> 40 --json`); a file with a
+ * time in vitest's own cache uses that instead, and files in neither follow, largest first, as before.
  */
 const estimates: Record<string, number> = JSON.parse(readFileSync(path.join(import.meta.dirname, "file-seconds.json"), "utf8"));
 
