@@ -1,11 +1,11 @@
 import path from "node:path";
 import { mkdtempSync } from "node:fs";
 import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
-import { afterAll, beforeAll, expect, inject, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import { PolicyChangeResponseSchema } from "../../lib/contract/admin-policies";
+import { PROVIDERS } from "../helpers/databases";
 import { type Result, allowOutbound, decisionOf, gatewayClient, registerMcpUpstream } from "../helpers/mcp-clients";
 import { type RunningUpstream, startUpstream } from "../helpers/mcp-upstream";
-import { describeProvidersAtOnce } from "../helpers/providers-at-once";
 import { waitFor } from "../helpers/storm-scenario";
 import { type TwoProjects, twoProjectsOnSharedServer } from "../helpers/two-projects";
 
@@ -17,7 +17,7 @@ const BURST = 30;
  * most calls, which then stayed stuck until their lease lapsed. A request that was never sent is
  * sent again on a fresh connection, and one call's broken connection never fails another's.
  */
-describeProvidersAtOnce("MCP gateway after idle connections", (provider) => {
+describe.each(PROVIDERS)("%s: MCP gateway after idle connections", (provider) => {
   let world: TwoProjects;
   let upstream: RunningUpstream;
   let dropping: RunningUpstream;
