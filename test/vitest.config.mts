@@ -1,5 +1,6 @@
 import path from "node:path";
 import { defineConfig } from "vitest/config";
+import LongestFirst from "./longest-first.mts";
 
 const root = path.resolve(import.meta.dirname, "..");
 const alias = { "@": root };
@@ -8,6 +9,8 @@ export default defineConfig({
   root,
   resolve: { alias },
   test: {
+    // Within each project, the slowest files start first (test/longest-first.mts).
+    sequence: { sequencer: LongestFirst },
     projects: [
       {
         resolve: { alias },

@@ -1,6 +1,7 @@
 // The slowest vitest files of a run, from its JSON report: printed at the end of `npm test` so every
 // CI log says where the wall time went (vitest's own summary gives only totals).
-// Standalone: node scripts/lib/slowest-files.mjs <vitest.json> [count]
+// Standalone: node scripts/lib/slowest-files.mjs <vitest.json> [count] [--json]; --json prints them
+// as test/file-seconds.json wants them (the order files start in: test/longest-first.mts).
 import { readFileSync } from "node:fs";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
@@ -37,5 +38,11 @@ export function printSlowest(reportFile, count = 25) {
 }
 
 if (process.argv[1] && path.resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {
-  printSlowest(process.argv[2], Number(process.argv[3] ?? 25));
+  const [reportFile, count = "25", format] = process.argv.slice(2);
+  if (format === "--json") {
+    const rows = slowestFiles(JSON.parse(readFileSync(reportFile, "utf8")), Number(count));
+    console.log(JSON.stringify(Object.fromEntries(rows.map((row) => [row.file, Math.round(row.seconds)])), null, 2));
+  } else {
+    printSlowest(reportFile, Number(count));
+  }
 }

@@ -4,8 +4,8 @@ import { BeginResponseSchema } from "@/lib/contract/v1";
 import { ResendRequestSchema } from "@/lib/contract/resends";
 
 /** The agent side of the e2e: the seeded demo project's API key, plain fetches, responses parsed with the contract. */
-export function demoKey(): string {
-  return readFileSync(path.join(process.env.E2E_DATA_DIR!, "demo-key.txt"), "utf8").trim();
+export function demoKey(dataDir = process.env.E2E_DATA_DIR!): string {
+  return readFileSync(path.join(dataDir, "demo-key.txt"), "utf8").trim();
 }
 
 export function agentClient(baseURL: string, key: string) {

@@ -2,11 +2,13 @@ import { randomBytes } from "node:crypto";
 import { type Page, expect, test } from "@playwright/test";
 import { agentClient, demoKey, runOnce } from "./agent";
 import { ADMIN, signIn } from "./dashboard-helpers";
+import { e2eServers } from "./servers";
 
 /**
  * Screenshots for people, not assertions: the overview, a storm's detail and an approval card at a
  * laptop's and a phone's width (SCREENS_DIR, default test-results/screens). The journeys that assert
- * live in journeys.spec.ts.
+ * live in journeys.spec.ts. On a server of their own (playwright.config.ts starts it): the pictures
+ * show the demo project and this spec's traffic, whichever specs ran before on the worker's server.
  */
 const PROJECT_ID = "proj_demo";
 const PROJECT = `/projects/${PROJECT_ID}`;
@@ -19,13 +21,15 @@ const WIDTHS = [
 ];
 
 test.describe.configure({ mode: "serial" });
+const SERVER = e2eServers().screens;
+test.use({ baseURL: SERVER.baseURL });
 
 let page: Page;
 let stormId = "";
 let requestId = "";
 
 test.beforeAll(async ({ browser, baseURL }) => {
-  const agent = agentClient(baseURL!, demoKey());
+  const agent = agentClient(baseURL!, demoKey(SERVER.dataDir));
   page = await signIn(browser, ADMIN);
   const put = await page.request.put(`/api/v1/admin/projects/${PROJECT_ID}/policies/${STORM_TOOL}`, {
     data: { policy: { storm: { windowSeconds: 1, minHits: 10, factor: 5 }, loop: { enabled: false } }, reason: "screens: fast storms" },

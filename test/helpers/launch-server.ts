@@ -38,7 +38,8 @@ export const SHARED_KEYS_ENV = {
  * of Next.js) of the production build on its own port and database. Used by the tests (through
  * server.ts) and by the benchmarks, so it must not depend on vitest. `server: "next"` starts a bare
  * `next start` instead (the serving-path comparison in bench/serving-paths.ts). `checkout` is the
- * Idemgate tree to serve (its own build): this one, or the bench's `--baseline` worktree.
+ * Idemgate tree to serve (its own build): this one, or the bench's `--baseline` worktree. `port` is
+ * for a caller that must name the URL before the server starts (the e2e servers' BETTER_AUTH_URL).
  */
 export async function launchServer(
   databaseUrl: string,
@@ -46,13 +47,14 @@ export async function launchServer(
   extraEnv: Record<string, string> = {},
   server: "serve" | "next" = "serve",
   checkout = process.cwd(),
+  port?: number,
 ): Promise<TestServer> {
   // serve.mjs binds a port the system picks and names it: a port found free here could be taken by
   // another suite's server before this one binds it, and then this one's readiness probe would be
   // answered by that server. `next start` (and an older checkout's serve.mjs) cannot say which port
   // it got, so they get one found free.
   const ownPort = server === "serve" && path.resolve(checkout) === process.cwd();
-  const requestedPort = ownPort ? 0 : await freePort();
+  const requestedPort = port ?? (ownPort ? 0 : await freePort());
   const dataDir = mkdtempSync(path.join(tmpRoot, "data-"));
   const entry = server === "serve" ? ["scripts/serve.mjs"] : ["node_modules/next/dist/bin/next", "start"];
   const child = spawn(process.execPath, [...entry, "-p", String(requestedPort), "-H", "127.0.0.1"], {
@@ -81,18 +83,18 @@ export async function launchServer(
   // tens of seconds. Each readiness request has its own timeout: Next.js holds a request until boot
   // is done, so one request without a bound could outwait the deadline (undici's own is 300 s).
   const deadline = Date.now() + READY_BUDGET_MS;
-  let port = requestedPort;
+  let bound = requestedPort;
   for (;;) {
     if (child.exitCode !== null) throw new Error(`server exited early (${child.exitCode}):\n${log}`);
-    if (port === 0) port = Number(/serving on http:\/\/[^\s:]+:(\d+)/.exec(log)?.[1] ?? 0);
-    if (port !== 0 && (await answersLivez(port))) break;
+    if (bound === 0) bound = Number(/serving on http:\/\/[^\s:]+:(\d+)/.exec(log)?.[1] ?? 0);
+    if (bound !== 0 && (await answersLivez(bound))) break;
     if (Date.now() > deadline) {
       child.kill("SIGKILL");
       throw new Error(`server did not become ready within ${READY_BUDGET_MS / 1000} s:\n${log}`);
     }
     await new Promise((r) => setTimeout(r, 100));
   }
-  const baseUrl = `http://127.0.0.1:${port}`;
+  const baseUrl = `http://127.0.0.1:${bound}`;
 
   const signal = async (sig: NodeJS.Signals) => {
     if (child.exitCode === null && child.signalCode === null) child.kill(sig);

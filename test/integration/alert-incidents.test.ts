@@ -1,4 +1,4 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, expect, it } from "vitest";
 import { AlertDeliveriesSchema, AlertDeliverySchema, AlertRuleSchema, AlertsSchema, CreatedAlertChannelSchema } from "../../lib/contract/alerts";
 import type { BeginRequest } from "../../lib/contract/v1";
 import { OutboundAllowlistEntrySchema } from "../../lib/contract/outbound";
@@ -8,11 +8,12 @@ import type { AdminClient } from "../helpers/admin-client";
 import { startAlertReceivers } from "../helpers/alert-receivers";
 import { ROUTING_KEY, SECRETS_KEY, alertClients, alertServerEnv, alertWorkerOn } from "../helpers/alert-setup";
 import type { TestClient } from "../helpers/client";
-import { PROVIDERS, type TestDatabase, createTestDatabase } from "../helpers/databases";
+import { type TestDatabase, createTestDatabase } from "../helpers/databases";
 import { createTestProject } from "../helpers/fixtures";
 import type { InsightsClient } from "../helpers/insights-client";
 import { OperatorClient, ROOT, createOperator } from "../helpers/operator-client";
 import { expectDecision, runOnce, sleep, uniqueRun, uniqueTool } from "../helpers/policy-fixtures";
+import { describeProvidersAtOnce } from "../helpers/providers-at-once";
 import { type TestServer, startServer } from "../helpers/server";
 import { burstReplays, pacedReplays, prepareStormTool, waitFor } from "../helpers/storm-scenario";
 
@@ -25,7 +26,7 @@ const PUBLIC_URL = "https://idemgate.example.com";
  * to a channel is resolved there without a storm_closed rule; Slack is sent at its pace; a hanging
  * receiver holds up only itself; Retry-After is heard; agent text reaches Slack escaped.
  */
-describe.each(PROVIDERS)("%s: alerts about incidents", (provider) => {
+describeProvidersAtOnce("alerts about incidents", (provider) => {
   let db: TestDatabase;
   let server: TestServer;
   let client: TestClient;

@@ -1,15 +1,16 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, expect, it } from "vitest";
 import { AlertRuleSchema, CreatedAlertChannelSchema } from "../../lib/contract/alerts";
 import { OutboundAllowlistEntrySchema } from "../../lib/contract/outbound";
 import type { AdminClient } from "../helpers/admin-client";
 import { startAlertReceivers } from "../helpers/alert-receivers";
 import { ROUTING_KEY, alertClients, alertServerEnv } from "../helpers/alert-setup";
 import type { TestClient } from "../helpers/client";
-import { PROVIDERS, type TestDatabase, createTestDatabase } from "../helpers/databases";
+import { type TestDatabase, createTestDatabase } from "../helpers/databases";
 import { createTestProject } from "../helpers/fixtures";
 import type { InsightsClient } from "../helpers/insights-client";
 import type { OperatorClient } from "../helpers/operator-client";
 import { expectDecision, runOnce, uniqueRun, uniqueTool } from "../helpers/policy-fixtures";
+import { describeProvidersAtOnce } from "../helpers/providers-at-once";
 import { type TestServer, startServer } from "../helpers/server";
 import { waitFor } from "../helpers/storm-scenario";
 
@@ -28,9 +29,10 @@ const REPLAYS_PER_TOOL = 8;
  * calls, the detector opening each storm), told to Slack, a signed webhook and PagerDuty by one
  * storm_opened rule. Slack and the webhook each get the twenty openings as one grouped message,
  * and the Slack receiver, which answers 429 to a second post within a second as Slack does, never
- * has to; PagerDuty gets one incident per storm, each resolved when its storm closes.
+ * has to; PagerDuty gets one incident per storm, each resolved when its storm closes. The file is
+ * mostly waiting (windows, the group wait, three quiet windows to close): both providers at once.
  */
-describe.each(PROVIDERS)("%s: twenty storms at once", (provider) => {
+describeProvidersAtOnce("twenty storms at once", (provider) => {
   let db: TestDatabase;
   let server: TestServer;
   let client: TestClient;

@@ -1,4 +1,4 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, expect, it } from "vitest";
 import { AlertDeliveriesSchema, AlertDeliverySchema, AlertRuleSchema, AlertsSchema, CreatedAlertChannelSchema, type AlertDeliveryWire } from "../../lib/contract/alerts";
 import { OutboundAllowlistEntrySchema, OutboundAllowlistSchema } from "../../lib/contract/outbound";
 import type { AdminClient } from "../helpers/admin-client";
@@ -6,7 +6,7 @@ import { startAlertReceivers } from "../helpers/alert-receivers";
 import { ROUTING_KEY, SECRETS_KEY, alertClients, alertServerEnv, alertWorkerOn } from "../helpers/alert-setup";
 import { PrismaAlertRepository } from "../../lib/store/prisma/alert-repository";
 import type { TestClient } from "../helpers/client";
-import { PROVIDERS, type TestDatabase, createTestDatabase } from "../helpers/databases";
+import { type TestDatabase, createTestDatabase } from "../helpers/databases";
 import { createTestProject } from "../helpers/fixtures";
 import type { InsightsClient } from "../helpers/insights-client";
 import { OperatorClient, ROOT, createOperator } from "../helpers/operator-client";
@@ -17,6 +17,7 @@ import { ToolError, createGate } from "../../lib/sdk";
 import { testAlert } from "../../lib/core/alert-shape";
 import { pendingDelivery } from "../../lib/server/alerts/pending-delivery";
 import { openDb } from "../../lib/store/prisma/client";
+import { describeProvidersAtOnce } from "../helpers/providers-at-once";
 import { type TestServer, startServer } from "../helpers/server";
 import { burstReplays, pacedReplays, prepareStormTool, waitFor } from "../helpers/storm-scenario";
 
@@ -25,7 +26,7 @@ import { burstReplays, pacedReplays, prepareStormTool, waitFor } from "../helper
  * local Slack, PagerDuty and Standard Webhooks receivers exactly as the rules say; a 500, a slow
  * receiver, a URL leaving the allowlist and a kill -9 mid-delivery lose nothing and page nothing twice.
  */
-describe.each(PROVIDERS)("%s: alerts", (provider) => {
+describeProvidersAtOnce("alerts", (provider) => {
   let db: TestDatabase;
   let server: TestServer;
   let client: TestClient;
