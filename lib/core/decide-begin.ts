@@ -90,7 +90,7 @@ export type BeginStep =
  * 2. dedupe: the key's record decides (planBegin), a read always runs under a row of its own;
  * 3. loop: a begin that would be a step of the agent's reasoning and completes a cycle is blocked
  *    (`warn`: flagged) — a concurrent duplicate, a poll of an accepted operation, a transport retry
- *    are no steps, so they never are; a resend is only flagged;
+ *    are no steps, so they are neither blocked nor flagged; a resend is only flagged;
  * 4. a live attempt is waited on while the begin may wait;
  * 5. preview: a first execution spends a preview's token, or asks for one;
  * 6. budget: a new execution is charged, and refused once the run's counter says so.
@@ -137,7 +137,11 @@ function decideEnforced(facts: BeginFacts): BeginStep {
       const blocked: BeginDecision = { decision: "blocked", ...found };
       return answer(facts, blocked, record, true, { loop: found });
     }
-    warning = found;
+    // Flagged: a step of the agent's reasoning (under `warn`), or a resend a human asked for inside
+    // a loop. A duplicate that is no step (in progress, waited on, a transport retry, a poll) is not
+    // the agent deciding again, and a flag on it would depend on what arrived first, so the ledger
+    // replayed in order could not give it again.
+    if (step || kind === "resend") warning = found;
   }
 
   if (plan.decision.decision === "in_progress" && now < facts.waitUntil && p.mode !== "shadow") {

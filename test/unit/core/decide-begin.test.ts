@@ -83,6 +83,15 @@ describe("decideBegin: clauses", () => {
     expect(outcome(decideBegin(facts({ loop: LOOP })))).toBe("blocked:loop_detected");
   });
 
+  it("under warn, a step in a loop is flagged; a duplicate that is no step (a waiter's replay, a transport retry) is not", () => {
+    const warn = { loop: { enabled: true, repeats: 3, maxCycleLength: 2, action: "warn" as const } };
+    const step = decideBegin(facts({ loop: LOOP, record: succeededRecord({ toolCallId: "toolu_earlier" }) }, warn));
+    expect(step).toMatchObject({ answer: { decision: "replay", loopWarning: { reason: "loop_detected" } }, line: { loopStep: true } });
+    const waiter = decideBegin(facts({ loop: LOOP, record: succeededRecord({ toolCallId: "toolu_earlier" }), latched: true }, warn));
+    expect(waiter).toMatchObject({ answer: { decision: "replay" }, line: { loopStep: false } });
+    expect(waiter.step === "answer" || waiter.step === "write" ? waiter.answer : null).not.toHaveProperty("loopWarning");
+  });
+
   it("a concurrent duplicate, a poll of an accepted operation and a transport retry are no loop steps: never blocked", () => {
     const live = makeRecord({ leaseExpiresAt: NOW + 20 * SECOND });
     expect(outcome(decideBegin(facts({ loop: LOOP, record: live })))).toBe("in_progress");
