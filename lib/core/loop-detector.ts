@@ -7,16 +7,6 @@ export interface CallSignature {
   argsFingerprint: string;
 }
 
-/** A step as the ledger holds it: its event's id orders it within its run (and chains the next, issue #38 §1a). */
-export interface RecordedStep extends CallSignature {
-  id: string;
-}
-
-/** The id of the newest of a run's steps (oldest first), '' for none: what a step decided on them names. */
-export function newestStep(history: readonly RecordedStep[]): string {
-  return history.at(-1)?.id ?? "";
-}
-
 export interface LoopMatch {
   /** The repeating cycle, oldest call first. */
   pattern: CallSignature[];

@@ -1,6 +1,6 @@
 import type { ArgsFingerprinter } from "../../core/fingerprint";
 import { KeyDerivationError } from "../../core/keys";
-import { type CallSignature, type LoopMatch, type RecordedStep, blocksOnStep, detectLoop, loopHistorySize, newestStep } from "../../core/loop-detector";
+import { type CallSignature, type LoopMatch, detectLoop, loopHistorySize } from "../../core/loop-detector";
 import { alwaysExecutes } from "../../core/plan-begin";
 import { decideBegin } from "../../core/decide-begin";
 import { type BeginCall, type PreparedCall, prepareCall } from "../../core/prepare-call";
@@ -22,14 +22,14 @@ export interface ReadInput extends Omit<BeginCall, "projectId"> {
 
 /** Reads a begin already made under a guessed policy that still hold under the policy in force. */
 interface HeldReads {
-  history?: RecordedStep[];
+  history?: CallSignature[];
   record?: CallRecord | null;
   runAborted?: boolean;
 }
 
 /** What a begin plans on, as read: the loop history (null when loops are off), the record, the run's abort. */
 interface PlanReads {
-  history: RecordedStep[] | null;
+  history: CallSignature[] | null;
   record: CallRecord | null;
   /** Null when not read: the call is no forward work (a read, an undo), which an abort does not stop. */
   runAborted: boolean | null;
@@ -45,8 +45,6 @@ export interface BeginReads {
   policy: PolicyLookup;
   call: PreparedCall;
   loop: LoopMatch | null;
-  /** The newest of the run's steps the loop was read from ('' for none): a step decided on them names it (GateEvent.loopAfter). */
-  loopTail: string;
   firstRead: CallRecord | null;
   /** The run was aborted (sagas): it takes no new forward steps. */
   runAborted: boolean;
@@ -127,18 +125,11 @@ export class BeginReader {
       this.beginReads(call, policy.policy, held),
       policy.known === false ? this.deps.store.discoverTool(projectId, call.tool, this.deps.clock()) : null,
     ]);
-    const { loop, loopTail } = loopOf(call, policy.policy, history);
+    const current: CallSignature = { tool: call.tool, argsFingerprint: call.argsFingerprint };
+    const loop = history ? detectLoop([...history, current], policy.policy.loop) : null;
     const { call: keyed, record: firstRead } = unkeyed ? { call, record: null } : await this.underLegacyKey(call, keyedRead);
     const cached = firstRead !== null && this.deps.replays.holds(firstRead);
-    return { policy, call: keyed, loop, loopTail, firstRead, runAborted: runAborted ?? false, cached };
-  }
-
-  /**
-   * The run's loop read again: a step decided on the history this begin read lost its write to
-   * another step of the run (GateEvent.loopAfter), so it is decided again on the history as it is now.
-   */
-  async readLoop(call: PreparedCall, policy: ToolPolicy): Promise<{ loop: LoopMatch | null; loopTail: string }> {
-    return loopOf(call, policy, policy.loop.enabled ? await this.readLoopHistory(call, policy.loop) : null);
+    return { policy, call: keyed, loop, firstRead, runAborted: runAborted ?? false, cached };
   }
 
   /**
@@ -213,9 +204,7 @@ export class BeginReader {
       newLeaseToken: (id, attempt) => this.deps.leases.issue(id, attempt),
     });
     if (step.step !== "write" || step.write.op !== "insert" || step.answer.decision !== "execute" || step.charge !== null) return null;
-    // A step under a blocking detector names the newest step it was decided on: the statement fills it in.
-    const event = { ...lineEvent(step.line, call, policy.version, startedAt, this.deps.clock()), loopAfter: blocksOnStep(step.line.loopStep, p.loop) ? "" : null };
-    return { record: step.write.record, event, decision: step.answer };
+    return { record: step.write.record, event: lineEvent(step.line, call, policy.version, startedAt, this.deps.clock()), decision: step.answer };
   }
 
   /**
@@ -258,7 +247,7 @@ export class BeginReader {
   }
 
   /** The run's latest loop steps from the database (so every gate process sees them), oldest first. */
-  private async readLoopHistory(call: PreparedCall, loop: LoopPolicy): Promise<RecordedStep[]> {
+  private async readLoopHistory(call: PreparedCall, loop: LoopPolicy): Promise<CallSignature[]> {
     return (await this.deps.store.loopHistory(call.projectId, call.runId, loopHistorySize(loop))).reverse();
   }
 
@@ -284,11 +273,4 @@ export class BeginReader {
       throw error;
     }
   }
-}
-
-/** The loop a call would complete on the run's history (oldest first; null: loops off), and the history's newest step. */
-function loopOf(call: PreparedCall, policy: ToolPolicy, history: RecordedStep[] | null): { loop: LoopMatch | null; loopTail: string } {
-  if (!history) return { loop: null, loopTail: "" };
-  const current: CallSignature = { tool: call.tool, argsFingerprint: call.argsFingerprint };
-  return { loop: detectLoop([...history, current], policy.loop), loopTail: newestStep(history) };
 }

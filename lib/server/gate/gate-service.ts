@@ -27,7 +27,6 @@ import type { BypassAsk, BypassGate } from "../resends/resend-bypass";
 import { type KeyRoute, KeyRouter } from "../resends/resend-routing";
 import { assertVisibleIds } from "./visible-ids";
 import { ReplayCache } from "./replay-cache";
-import { RunLocks } from "./run-locks";
 
 export interface BeginInput extends Omit<BeginCall, "projectId"> {
   waitMs?: number;
@@ -39,12 +38,6 @@ export interface BeginInput extends Omit<BeginCall, "projectId"> {
 
 const LATCH_POLL_MIN_MS = 10;
 const LATCH_POLL_MAX_MS = 100;
-/**
- * Steps of one run decided on the same history are written one at a time (GateEvent.loopAfter):
- * each lost write is decided again on the history as it is then. N begins of a run at once take up
- * to N − 1 rounds for the last one, so this bound is wider than a record's write races.
- */
-const MAX_LOOP_RACES = 64;
 
 export interface GateServiceOptions {
   clock?: () => number;
@@ -135,18 +128,10 @@ export class GateService {
     // HTTP bodies were checked whole when read; in-process callers hand their args over directly.
     assertWithinJsonBounds(input.args, "args", ["args"]);
     const fingerprint = this.fingerprints.current() ?? (await this.fingerprints.load());
-    const queue = { release: null as (() => void) | null };
-    try {
-      return await this.beginInRun(projectId, input, fingerprint, startedAt, queue);
-    } finally {
-      queue.release?.();
-    }
+    return this.beginInRun(projectId, input, fingerprint, startedAt);
   }
 
-  /** Begins that lost a loop race queue per run in this process (run-locks.ts). */
-  private readonly runLocks = new RunLocks();
-
-  private async beginInRun(projectId: string, input: BeginInput, fingerprint: ArgsFingerprinter, startedAt: number, queue: { release: (() => void) | null }): Promise<BeginDecision> {
+  private async beginInRun(projectId: string, input: BeginInput, fingerprint: ArgsFingerprinter, startedAt: number): Promise<BeginDecision> {
     const reads = await this.reader.read(projectId, input, fingerprint, startedAt);
     if ("claimed" in reads) return reads.claimed;
     const { policy, call, loop, firstRead, runAborted } = reads;
@@ -175,17 +160,6 @@ export class GateService {
       waitUntil: this.clock() + (input.waitMs ?? 0),
       newLeaseToken: this.newLeaseToken,
     };
-    let loopTail = reads.loopTail;
-    let loopRaces = 0;
-    // A step whose history another step of the run was written on first: decided again on the history
-    // now, behind this process's other losers of the run (`queued`) once the step ahead is written.
-    // A step that lost to its record's writer (the key claimed meanwhile) does not queue: it is decided
-    // again at once, most often as a wait on that attempt, which is no step.
-    const loopRace = async (queued: boolean) => {
-      if (++loopRaces > MAX_LOOP_RACES) throw new AppError("contention", "the run is taking steps too fast to decide; retry the same request", { retryAfterSeconds: 1 });
-      if (queued) queue.release ??= await this.runLocks.acquire(`${projectId}\u0000${call.runId}`);
-      ({ loop: facts.loop, loopTail } = await this.reader.readLoop(call, policy.policy));
-    };
     let latched = false;
     let previewSpent = false;
     let budgetRefused: BudgetStatus | null = null;
@@ -213,21 +187,18 @@ export class GateService {
         continue;
       }
       if (step.step === "wait") {
-        // A wait on a live attempt is no step: nobody queues behind it.
-        queue.release?.();
-        queue.release = null;
         latched = true;
         await this.waiters.wait(waitKey(projectId, planned.key), Math.min(pollMs, step.untilMs - now));
         pollMs = Math.min(pollMs * 2, LATCH_POLL_MAX_MS);
       } else if (step.step === "answer") {
-        if (await this.recordDecision(policy, this.lineEvent(step.line, call, policy, startedAt, loopTail))) return step.answer;
-        await loopRace(true);
+        await this.recordDecision(policy, this.lineEvent(step.line, call, policy, startedAt));
+        return step.answer;
       } else {
         if (step.redeemPreview) {
           await this.previews!.redeem(projectId, previewToken!, planned);
           previewSpent = true;
         }
-        const written = await this.write(step, call, policy, startedAt, loopTail);
+        const written = await this.write(step, call, policy, startedAt);
         if (written !== null && "refused" in written) {
           // Decided again on the spend the counter found: no read needed.
           budgetRefused = written.refused;
@@ -236,15 +207,6 @@ export class GateService {
         if (written !== null) {
           if (route) this.router.claimed(route, written.answer);
           return written.answer;
-        }
-        if (this.guardsStep(policy, step.line)) {
-          // A guarded step's write lost to its record's writer or to another step of its run: the record tells which.
-          const planned = existing;
-          route = route && (await this.router.refresh(route));
-          existing = route ? route.record : null;
-          cached = false;
-          await loopRace(sameRecord(planned, existing));
-          continue;
         }
         races++;
       }
@@ -259,19 +221,9 @@ export class GateService {
 
   private readonly newLeaseToken = (id: string, attempt: number) => this.leases.issue(id, attempt);
 
-  /**
-   * The begin's ledger line, as decided, with what only the service knows. A step under a detector
-   * that blocks names the newest step of the run it was decided on (`loopTail`): the store writes it
-   * only if no other step of the run was decided on the same history first (GateEvent.loopAfter).
-   */
-  private lineEvent(line: BeginLine, call: PreparedCall, policy: EffectivePolicy, startedAt: number, loopTail: string): GateEvent {
-    const event = lineEvent(line, call, policy.version, startedAt, this.clock());
-    return this.guardsStep(policy, line) ? { ...event, loopAfter: loopTail } : event;
-  }
-
-  /** Whether a line is a step the run's later begins may be blocked on: then its history must be the one it was decided on. */
-  private guardsStep(policy: EffectivePolicy, line: BeginLine): boolean {
-    return blocksOnStep(line.loopStep, policy.policy.loop);
+  /** The begin's ledger line, as decided, with what only the service knows. */
+  private lineEvent(line: BeginLine, call: PreparedCall, policy: EffectivePolicy, startedAt: number): GateEvent {
+    return lineEvent(line, call, policy.version, startedAt, this.clock());
   }
 
   /**
@@ -283,10 +235,9 @@ export class GateService {
     call: PreparedCall,
     policy: EffectivePolicy,
     startedAt: number,
-    loopTail: string,
   ): Promise<{ answer: BeginDecision } | { refused: BudgetStatus } | null> {
     const { write, charge } = step;
-    const line = this.lineEvent(step.line, call, policy, startedAt, loopTail);
+    const line = this.lineEvent(step.line, call, policy, startedAt);
     const leased = () => {
       if (step.leased) this.begun.set(write.record.id, write.record);
       return { answer: step.answer };
@@ -331,13 +282,10 @@ export class GateService {
   /**
    * The line of a decision that changes no record (in_progress, refused, conflict, blocked, a
    * preview or approval asked for) goes to the write-behind ledger, unless a blocking loop
-   * detector must see it at once (blocksOnStep): then it is committed before the answer, and false
-   * when another step of the run was decided on the same history first (decide again).
+   * detector must see it at once (blocksOnStep): then it is committed before the answer.
    */
-  private async recordDecision(policy: EffectivePolicy, line: GateEvent): Promise<boolean> {
-    if (!this.writesBehind(policy, line)) return this.store.appendEvent(line);
-    await this.store.appendDecision(line);
-    return true;
+  private recordDecision(policy: EffectivePolicy, line: GateEvent): Promise<void> {
+    return this.writesBehind(policy, line) ? this.store.appendDecision(line) : this.store.appendEvent(line);
   }
 
   private writesBehind(policy: EffectivePolicy, line: GateEvent): boolean {
@@ -379,9 +327,4 @@ export class GateService {
   getRecordOrThrow(projectId: string, callId: string): Promise<CallRecord> {
     return this.updates.getRecordOrThrow(projectId, callId);
   }
-}
-
-/** The key's record as planned on and as read again: unchanged means a lost write was not its record's. */
-function sameRecord(a: CallRecord | null, b: CallRecord | null): boolean {
-  return (a?.id ?? null) === (b?.id ?? null) && (a?.version ?? -1) === (b?.version ?? -1);
 }

@@ -1,4 +1,4 @@
-import type { RecordedStep } from "../../core/loop-detector";
+import type { CallSignature } from "../../core/loop-detector";
 import type { BudgetCharge, RunSpend } from "../../core/budget";
 import type { CallRecord } from "../../core/record";
 import type { PolicyRow, PolicyStore } from "./policy-store";
@@ -32,13 +32,6 @@ export interface GateEvent {
   loopStep: boolean;
   /** Shadow mode: what the gate would have decided (`would_replay`, …) when it answered execute. */
   shadowDecision?: string | null;
-  /**
-   * A loop step of a tool that blocks loops: the id of the run's newest step it was decided on (''
-   * for none). At most one event per run names a given step (a unique index), so two steps decided
-   * on the same history cannot both be written: the second is read and decided again (issue #38 §1a).
-   * Null or absent: no such guard (loops only flagged or off, and every other event).
-   */
-  loopAfter?: string | null;
 }
 
 /** A record write that pays its run's budget: `insert`, or compare-and-set from `expectedVersion`. */
@@ -68,7 +61,7 @@ export interface BeginStatementResult {
   /** The record under `key` as of the statement (null also when a concurrent claim is not yet visible). */
   record: CallRecord | null;
   /** The run's latest loop steps, newest first, this process's queued ones merged in. */
-  history: RecordedStep[];
+  history: CallSignature[];
   layers: PolicyRow[];
   /** The run was aborted (run_aborts): the claim is never made then. */
   runAborted: boolean;
@@ -107,7 +100,7 @@ export interface GateStore extends PolicyStore {
    * (loopHistory's; none when `historyLimit` is 0), and whether the run was aborted. One statement,
    * one round trip on Postgres.
    */
-  findRecordWithHistory(projectId: string, key: string, runId: string, historyLimit: number): Promise<{ record: CallRecord | null; history: RecordedStep[]; runAborted: boolean }>;
+  findRecordWithHistory(projectId: string, key: string, runId: string, historyLimit: number): Promise<{ record: CallRecord | null; history: CallSignature[]; runAborted: boolean }>;
   findRecordById(projectId: string, id: string): Promise<CallRecord | null>;
   /** Postgres only: a begin's reads, and its claim when it is a first execution, in one round trip. */
   beginStatement?(statement: BeginStatement): Promise<BeginStatementResult>;
@@ -136,11 +129,8 @@ export interface GateStore extends PolicyStore {
   writeCharged(write: ChargedWrite, record: CallRecord, event: GateEvent, charge: BudgetCharge): Promise<ChargedWriteResult>;
   /** A run's spend, or null before its first budgeted execution. */
   runSpend(projectId: string, runId: string): Promise<RunSpend | null>;
-  /**
-   * Appends an event and resolves once it is committed: true, or false when its `loopAfter` is
-   * taken (another step of the run was decided on the same history first; nothing is written).
-   */
-  appendEvent(event: GateEvent): Promise<boolean>;
+  /** Appends an event and resolves once it is committed. */
+  appendEvent(event: GateEvent): Promise<void>;
   /**
    * A decision-only event (it changes no record: in_progress, refused, conflict, blocked, …) for
    * the write-behind ledger (hot/shared/ledger-write-behind.ts): resolves once it is queued, and is

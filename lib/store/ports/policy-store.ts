@@ -1,4 +1,4 @@
-import type { RecordedStep } from "../../core/loop-detector";
+import type { CallSignature } from "../../core/loop-detector";
 
 /** One row per (project, tool) seen or configured; tool `*` is the project's default layer. */
 export interface PolicyRow {
@@ -108,7 +108,7 @@ export interface PolicyStore {
   /** Marks the tool as seen (once): it is listed from then on, with or without a policy. */
   discoverTool(projectId: string, tool: string, at: number): Promise<void>;
   /** The run's latest loop steps, newest first. */
-  loopHistory(projectId: string, runId: string, limit: number): Promise<RecordedStep[]>;
+  loopHistory(projectId: string, runId: string, limit: number): Promise<CallSignature[]>;
   projectExists(projectId: string): Promise<boolean>;
   /** The new revision's version; null when the layer is no longer at `expectedVersion`. */
   writePolicy(write: PolicyWrite): Promise<number | null>;

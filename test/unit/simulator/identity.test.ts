@@ -66,19 +66,19 @@ async function concurrentStorm(h: EngineHistory, runs: number, duplicates: numbe
 }
 
 describe("policy simulator identity (issue #38)", () => {
-  // Duplicates sent at once used to each read the run's history before the others' steps were
-  // written, so the live detector blocked fewer of them than the in-order replay (issue #38 §1a).
-  // A run's steps are now written one after the other (GateEvent.loopAfter): the replay of the
-  // policy in force reproduces every live decision, with no drift to explain.
-  it("(a) concurrent duplicates: no change predicted, and the replay of the policy in force reproduces every live decision", async () => {
+  // Duplicates sent at once each read the run's history before the others' steps are written, so
+  // the live loop detector blocks fewer of them than the simulator's in-order replay does. Making
+  // the gate decide a run's begins one at a time closed that gap but held in-progress answers behind
+  // a stuck claim (sqlite-writer-thread.test.ts) and ended group commit: the gap stays, and the
+  // prediction says so (drift) instead of presenting it as the draft's effect.
+  it("(a) concurrent duplicates: no change predicted, and where the in-order replay differs from the live answers the prediction says so", async () => {
     const policy: ToolPolicy = { ...DEFAULT_POLICY, loop: LOOPS };
     history = await engineHistory(policy);
     await concurrentStorm(history, 4, 6);
     const prediction = await expectIdentity(history, policy, 1);
     expect(prediction.actual.deduped).toBeGreaterThan(40);
-    expect(prediction.actual.blocked).toBeGreaterThan(0);
-    expect(prediction.baseline).toEqual(prediction.actual);
-    expect(prediction.drift.replayedDifferently).toBe(0);
+    const differing = (["executed", "deduped", "blocked", "refused"] as const).some((k) => prediction.baseline[k] !== prediction.actual[k]);
+    expect(prediction.drift.replayedDifferently > 0).toBe(differing);
   });
 
   it("(b) calls decided under an older revision: no change predicted, and the sample says so", async () => {
@@ -109,9 +109,9 @@ describe("policy simulator identity (issue #38)", () => {
     await concurrentStorm(history, 4, 5);
     const prediction = await expectIdentity(history, policy, 1);
     expect(prediction.actual.deduped).toBeGreaterThan(10);
-    // As in (a): concurrent duplicates replayed in order are decided as they were live.
-    expect(prediction.baseline).toEqual(prediction.actual);
-    expect(prediction.drift.replayedDifferently).toBe(0);
+    // As in (a): concurrent duplicates are where the in-order replay may differ, and then it says so.
+    const differing = (["executed", "deduped", "blocked", "refused"] as const).some((k) => prediction.baseline[k] !== prediction.actual[k]);
+    expect(prediction.drift.replayedDifferently > 0).toBe(differing);
   });
 
   it("(d) preview: approve: preview_required keeps its own name, and no change is predicted", async () => {

@@ -50,6 +50,16 @@ const EVERY_KIND_BLOCKING: [ToolPolicy, Op[]] = [
   ],
 ];
 
+/** A step that completes a cycle under warn is flagged (a duplicate that is no step, such as a waiter's replay, never is). */
+const EVERY_KIND_WARNING: [ToolPolicy, Op[]] = [
+  { ...EVERY_KIND[0], effect: "write", onDuplicate: "replay", loop: { enabled: true, repeats: 2, maxCycleLength: 1, action: "warn" } },
+  [
+    { op: "begin", tool: "main", run: 0, step: 1, args: 0, scope: null, bypass: null },
+    { op: "complete", attempt: 0, outcome: "succeeded" },
+    { op: "begin", tool: "main", run: 0, step: 1, args: 0, scope: null, bypass: null },
+  ],
+];
+
 const pairs = (result: ReturnType<typeof simulatePolicy>) => result.verdicts.map((v) => [v.recorded, v.simulated, v.recordedLoopWarning, v.simulatedLoopWarning]);
 const RUNS = Number(process.env.SIM_PROPERTY_RUNS ?? 40);
 
@@ -80,7 +90,7 @@ describe("policy simulator over histories the real engine made", () => {
           }
           expect(result!.simulated).toEqual(result!.actual);
         }),
-        { numRuns: RUNS, examples: [EVERY_KIND, EVERY_KIND_BLOCKING] },
+        { numRuns: RUNS, examples: [EVERY_KIND, EVERY_KIND_BLOCKING, EVERY_KIND_WARNING] },
       );
       expect([...seen].sort()).toEqual(
         expect.arrayContaining(["approval_required", "blocked", "conflict", "execute", "in_progress", "latched", "loop warning", "refused", "replay", "verify"]),

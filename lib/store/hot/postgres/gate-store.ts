@@ -2,7 +2,7 @@ import type pg from "pg";
 import type { CallRecord } from "../../../core/record";
 import { type BudgetCharge, type RunSpend, budgetRefusal } from "../../../core/budget";
 import { EVENT_COLUMNS, RECORD_COLUMNS, chargeValues, eventValues, recordValues, rowToApiKey, rowToEvent, rowToRecord, rowToSpend } from "../shared/columns";
-import type { RecordedStep } from "../../../core/loop-detector";
+import type { CallSignature } from "../../../core/loop-detector";
 import {
   PG_POLICY_WRITE,
   POLICY_SQL,
@@ -30,12 +30,6 @@ import { isPgUnavailable } from "../../connection/pg-errors";
 import { LedgerWriteBehind, type WriteBehindOptions, mergeLoopSteps } from "../shared/ledger-write-behind";
 
 const UNIQUE_VIOLATION = "23505";
-
-/** A guarded loop step refused by events_loop_chain_key (GateEvent.loopAfter): another step of its run was decided on the same history first. */
-function lostLoopChain(error: unknown): boolean {
-  const { code, constraint } = error as { code?: unknown; constraint?: unknown };
-  return code === UNIQUE_VIOLATION && constraint === "events_loop_chain_key";
-}
 /** Concurrent policy writers in one project collide on the revision number; each retry re-numbers. */
 const MAX_REVISION_RACES = 10;
 
@@ -103,11 +97,6 @@ export class PostgresGateStore implements GateStore {
    * its event, count, and commit: several round trips, paid only by budgeted executions.
    */
   async writeCharged(write: ChargedWrite, record: CallRecord, event: GateEvent, charge: BudgetCharge): Promise<ChargedWriteResult> {
-    const result = await this.chained(() => this.chargedTransaction(write, record, event, charge));
-    return result ?? { written: false, exceeded: null };
-  }
-
-  private chargedTransaction(write: ChargedWrite, record: CallRecord, event: GateEvent, charge: BudgetCharge): Promise<ChargedWriteResult> {
     return this.withClient(async (client) => {
       const run = async (text: string, values: unknown[]) => (await client.query({ name: nameOf(text), text, values })).rows;
       await client.query("BEGIN");
@@ -133,7 +122,7 @@ export class PostgresGateStore implements GateStore {
     return row ? rowToRecord(row) : null;
   }
 
-  async findRecordWithHistory(projectId: string, key: string, runId: string, historyLimit: number): Promise<{ record: CallRecord | null; history: RecordedStep[]; runAborted: boolean }> {
+  async findRecordWithHistory(projectId: string, key: string, runId: string, historyLimit: number): Promise<{ record: CallRecord | null; history: CallSignature[]; runAborted: boolean }> {
     // As loopHistory: this process's queued loop steps, taken before the read, count too.
     const held = this.ledger.pendingLoopSteps(projectId, runId);
     const [row] = await this.rows(PG_SQL.recordWithHistory, [projectId, key, runId, historyLimit]);
@@ -142,24 +131,10 @@ export class PostgresGateStore implements GateStore {
   }
 
   async beginStatement(statement: BeginStatement): Promise<BeginStatementResult> {
-    try {
-      return await this.beginStatementOnce(statement);
-    } catch (error) {
-      // Another step of the run was decided on the history the claim read: read again, claim nothing.
-      if (lostLoopChain(error)) return this.beginStatementOnce({ ...statement, claim: null });
-      throw error;
-    }
-  }
-
-  private async beginStatementOnce(statement: BeginStatement): Promise<BeginStatementResult> {
-    const { projectId, tool, key, runId, historyLimit } = statement;
+    const { projectId, tool, key, runId, historyLimit, claim } = statement;
     // As loopHistory: queued loop steps taken before the read count too; a queued step with the
     // call's signature may make it a loop, so the claim is left to the full plan.
     const held = this.ledger.pendingLoopSteps(projectId, runId);
-    // The claim's loop guard names the newest step it was decided on: a queued one, or (in SQL) the read's.
-    const claim = statement.claim && statement.claim.event.loopAfter != null
-      ? { ...statement.claim, event: { ...statement.claim.event, loopAfter: held[0]?.id ?? "" } }
-      : statement.claim;
     const guarded = claim !== null && !(historyLimit > 0 && held.some((step) => step.tool === tool && step.argsFingerprint === claim.argsFingerprint));
     const nulls = (n: number) => new Array<null>(n).fill(null);
     const [row] = await this.rows(PG_SQL.beginStatement, [
@@ -190,24 +165,18 @@ export class PostgresGateStore implements GateStore {
     return row ? rowToRecord(row) : null;
   }
 
-  /** A write whose event is a guarded loop step: the unique index refusing it is a lost race (null), like a missed CAS. */
-  private async chained<T>(write: () => Promise<T>): Promise<T | null> {
-    try {
-      return await write();
-    } catch (error) {
-      if (lostLoopChain(error)) return null;
-      throw error;
-    }
-  }
-
   async insertRecord(record: CallRecord, event: GateEvent): Promise<boolean> {
-    const rows = await this.chained(() => this.rows(PG_SQL.insertRecordWithEvent, [...recordValues(record), ...eventValues(event)]));
-    return rows !== null && rows.length === 1;
+    const rows = await this.rows(PG_SQL.insertRecordWithEvent, [...recordValues(record), ...eventValues(event)]);
+    return rows.length === 1;
   }
 
   async updateRecord(record: CallRecord, expectedVersion: number, event: GateEvent): Promise<boolean> {
-    const rows = await this.chained(() => this.rows(PG_SQL.updateRecordWithEvent, [...recordValues(record), expectedVersion, ...eventValues(event)]));
-    return rows !== null && rows.length === 1;
+    const rows = await this.rows(PG_SQL.updateRecordWithEvent, [
+      ...recordValues(record),
+      expectedVersion,
+      ...eventValues(event),
+    ]);
+    return rows.length === 1;
   }
 
   async updateRecordUnderPolicy(record: CallRecord, expectedVersion: number, event: GateEvent, policyStamp: string): Promise<{ written: boolean; layers: PolicyRow[] }> {
@@ -221,8 +190,8 @@ export class PostgresGateStore implements GateStore {
    */
   async recordReplay(record: CallRecord, expectedVersion: number, event: GateEvent, writeBehind = false): Promise<number | null> {
     if (!writeBehind) {
-      const rows = await this.chained(() => this.rows(PG_SQL.recordReplayWithEvent, [record.projectId, record.key, expectedVersion, record.id, ...eventValues(event)], this.relaxed));
-      return rows?.[0] ? Number(rows[0].replays) : null;
+      const [row] = await this.rows(PG_SQL.recordReplayWithEvent, [record.projectId, record.key, expectedVersion, record.id, ...eventValues(event)], this.relaxed);
+      return row ? Number(row.replays) : null;
     }
     const [row] = await this.rows(SQL.recordReplay, [record.projectId, record.key, expectedVersion, record.id], this.relaxed);
     if (!row) return null;
@@ -230,8 +199,8 @@ export class PostgresGateStore implements GateStore {
     return Number(row.replays);
   }
 
-  async appendEvent(event: GateEvent): Promise<boolean> {
-    return (await this.chained(() => this.rows(SQL.insertEvent, eventValues(event)))) !== null;
+  async appendEvent(event: GateEvent): Promise<void> {
+    await this.rows(SQL.insertEvent, eventValues(event));
   }
 
   appendDecision(event: GateEvent): Promise<void> {
@@ -289,7 +258,7 @@ export class PostgresGateStore implements GateStore {
   }
 
   /** The run's steps on the ledger and those still queued here: a replay answered a moment ago counts. */
-  async loopHistory(projectId: string, runId: string, limit: number): Promise<RecordedStep[]> {
+  async loopHistory(projectId: string, runId: string, limit: number): Promise<CallSignature[]> {
     // Taken before the read: an event leaves the queue only once committed, so one committed
     // meanwhile is in the read, the snapshot or both (merged by id), never in neither.
     const held = this.ledger.pendingLoopSteps(projectId, runId);

@@ -56,7 +56,6 @@ export const EVENT_COLUMNS: readonly Column<GateEvent>[] = [
   ["args_fingerprint", "argsFingerprint", "text"],
   ["loop_step", "loopStep", "integer"],
   ["shadow_decision", "shadowDecision", "text"],
-  ["loop_after", "loopAfter", "text"],
 ];
 
 export const RECORD_COLUMN_LIST = RECORD_COLUMNS.map(([c]) => `"${c}"`).join(", ");

@@ -1,4 +1,4 @@
-import type { CallSignature, RecordedStep } from "../../../core/loop-detector";
+import type { CallSignature } from "../../../core/loop-detector";
 import type { GateEvent } from "../../ports/gate-store";
 
 export interface WriteBehindOptions {
@@ -197,13 +197,12 @@ function runKey(projectId: string, runId: string): string {
  * The loop detector's read: the newest `limit` steps from the database and from the events still
  * held in this process, without duplicates (a batch may be committed while it is read), newest first.
  */
-export function mergeLoopSteps(read: readonly RecordedStep[], held: readonly RecordedStep[], limit: number): RecordedStep[] {
-  // With their ids: a step decided on them names the newest (GateEvent.loopAfter).
-  if (held.length === 0) return read.map(({ id, tool, argsFingerprint }) => ({ id, tool, argsFingerprint }));
+export function mergeLoopSteps(read: readonly (CallSignature & { id: string })[], held: readonly (CallSignature & { id: string })[], limit: number): CallSignature[] {
+  if (held.length === 0) return read.map(({ tool, argsFingerprint }) => ({ tool, argsFingerprint }));
   const byId = new Map<string, CallSignature & { id: string }>();
   for (const step of [...read, ...held]) byId.set(step.id, step);
   return [...byId.values()]
     .sort((a, b) => (a.id < b.id ? 1 : a.id > b.id ? -1 : 0))
     .slice(0, limit)
-    .map(({ id, tool, argsFingerprint }) => ({ id, tool, argsFingerprint }));
+    .map(({ tool, argsFingerprint }) => ({ tool, argsFingerprint }));
 }

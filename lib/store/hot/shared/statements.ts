@@ -30,8 +30,6 @@ export const SQL = {
   insertEvent: `INSERT INTO events (${EVENT_COLUMN_LIST}) VALUES (${placeholders(EVENT_COLUMNS, 1, false)})`,
   /** The write-behind ledger's insert: a batch whose commit was in doubt is written again, harmlessly. */
   insertEventOnce: `INSERT INTO events (${EVENT_COLUMN_LIST}) VALUES (${placeholders(EVENT_COLUMNS, 1, false)}) ON CONFLICT (id) DO NOTHING`,
-  /** A step of the run already decided on the same history (GateEvent.loopAfter; events_loop_chain_key). */
-  loopChained: `SELECT 1 AS taken FROM events WHERE project_id = $1 AND run_id = $2 AND loop_after = $3 LIMIT 1`,
   eventsForCall: `SELECT ${EVENT_COLUMN_LIST} FROM events WHERE project_id = $1 AND call_id = $2 ORDER BY id`,
   insertProject: `INSERT INTO projects (id, name, created_at) VALUES ($1, $2, $3) ON CONFLICT (id) DO NOTHING`,
   insertApiKey: `INSERT INTO api_keys (id, project_id, name, prefix, hash, created_at) VALUES ($1, $2, $3, $4, $5, $6)`,
@@ -118,24 +116,12 @@ function beginStatement(): string {
         AND NOT EXISTS (SELECT 1 FROM call_records WHERE project_id = $1::text AND key = $9::text)
         AND NOT EXISTS (SELECT 1 FROM run_aborts WHERE project_id = $1::text AND run_id = $4::text)
       ON CONFLICT (project_id, key) DO NOTHING RETURNING 1),
-    logged AS (INSERT INTO events (${EVENT_COLUMN_LIST}) SELECT ${claimEventColumns(eventFrom)} FROM claimed RETURNING 1)
+    logged AS (INSERT INTO events (${EVENT_COLUMN_LIST}) SELECT ${placeholders(EVENT_COLUMNS, eventFrom, true)} FROM claimed RETURNING 1)
   SELECT (SELECT COUNT(*) FROM logged)::int AS claimed, ${RECORD_COLUMNS.map(([c]) => `r."${c}"`).join(", ")},
     (SELECT COALESCE(json_agg(json_build_array(h.id, h.tool, h.args_fingerprint) ORDER BY h.id DESC), '[]'::json) FROM hist h) AS loop_history,
     ${layersJson()} AS layers,
     EXISTS (SELECT 1 FROM run_aborts WHERE project_id = $1::text AND run_id = $4::text) AS run_aborted
   FROM (SELECT 1) AS one LEFT JOIN call_records r ON r.project_id = $1::text AND r.key = $3::text`;
-}
-
-/**
- * The claim's event as placeholders, but its loop guard (GateEvent.loopAfter): given, it names the
- * newest of the run's steps, the statement's own read of them included (its snapshot's, so a step
- * committed meanwhile that the read missed makes the unique index refuse the claim).
- */
-function claimEventColumns(from: number): string {
-  return EVENT_COLUMNS.map(([column, , type], i) => {
-    const param = `$${from + i}::${type}`;
-    return column === "loop_after" ? `CASE WHEN ${param} IS NULL THEN NULL ELSE GREATEST(${param}, COALESCE((SELECT MAX(h.id) FROM hist h), '')) END` : param;
-  }).join(", ");
 }
 
 /** better-sqlite3 numbers its parameters `?1`, `?2`, … */

@@ -2,7 +2,7 @@ import type Database from "better-sqlite3";
 import type { CallRecord } from "../../../core/record";
 import { type BudgetCharge, type RunSpend, budgetExceeded, noSpend } from "../../../core/budget";
 import { chargeValues, eventValues, recordValues, rowToApiKey, rowToEvent, rowToRecord, rowToSpend } from "../shared/columns";
-import type { RecordedStep } from "../../../core/loop-detector";
+import type { CallSignature } from "../../../core/loop-detector";
 import {
   POLICY_SQL,
   revisionValues,
@@ -31,9 +31,6 @@ function inserted(op: WriteOp, value: unknown): boolean {
       return (value as ChargedOutcome).written;
     case "replay":
       return value !== null;
-    case "events":
-      // false: a loop step's chain was taken, nothing was inserted.
-      return value !== false;
     default:
       return true;
   }
@@ -153,7 +150,7 @@ export class SqliteGateStore implements GateStore {
     });
   }
 
-  findRecordWithHistory(projectId: string, key: string, runId: string, historyLimit: number): Promise<{ record: CallRecord | null; history: RecordedStep[]; runAborted: boolean }> {
+  findRecordWithHistory(projectId: string, key: string, runId: string, historyLimit: number): Promise<{ record: CallRecord | null; history: CallSignature[]; runAborted: boolean }> {
     return this.sql.guard(() => {
       // No record has an empty key: the caller has it already (a cached replay) or needs none.
       const row = key === "" ? undefined : this.sql.get(SQL.recordByKey, [projectId, key]);
@@ -172,11 +169,11 @@ export class SqliteGateStore implements GateStore {
   }
 
   insertRecord(record: CallRecord, event: GateEvent): Promise<boolean> {
-    return this.write({ kind: "record", sql: "insertRecord", record: recordValues(record), event: eventValues(event), chain: chainOf(event) }, "durable", [event]);
+    return this.write({ kind: "record", sql: "insertRecord", record: recordValues(record), event: eventValues(event) }, "durable", [event]);
   }
 
   updateRecord(record: CallRecord, expectedVersion: number, event: GateEvent): Promise<boolean> {
-    return this.write({ kind: "record", sql: "updateRecord", record: [...recordValues(record), expectedVersion], event: eventValues(event), chain: chainOf(event) }, "durable", [event]);
+    return this.write({ kind: "record", sql: "updateRecord", record: [...recordValues(record), expectedVersion], event: eventValues(event) }, "durable", [event]);
   }
 
   /** Check, write and count in one immediate transaction: SQLite's write lock serialises every process. */
@@ -188,7 +185,6 @@ export class SqliteGateStore implements GateStore {
       event: eventValues(event),
       charge: chargeValues(record, charge, event.at),
       enforce: charge.enforce ? { spend: [record.projectId, record.runId], charge } : null,
-      chain: chainOf(event),
     }, "durable", [event]);
     if (outcome.written) return { written: true };
     if (outcome.lost) return { written: false, exceeded: null };
@@ -209,11 +205,11 @@ export class SqliteGateStore implements GateStore {
    * in process) and no faster at 1, so on SQLite only decisions without a write of their own go behind.
    */
   async recordReplay(record: CallRecord, expectedVersion: number, event: GateEvent): Promise<number | null> {
-    return this.write({ kind: "replay", params: [record.projectId, record.key, expectedVersion, record.id], event: eventValues(event), chain: chainOf(event) }, "relaxed", [event]);
+    return this.write({ kind: "replay", params: [record.projectId, record.key, expectedVersion, record.id], event: eventValues(event) }, "relaxed", [event]);
   }
 
-  appendEvent(event: GateEvent): Promise<boolean> {
-    return this.write({ kind: "events", sql: "insertEvent", events: [eventValues(event)], chain: chainOf(event) }, "relaxed", [event]);
+  appendEvent(event: GateEvent): Promise<void> {
+    return this.write({ kind: "events", sql: "insertEvent", events: [eventValues(event)] }, "relaxed", [event]);
   }
 
   appendDecision(event: GateEvent): Promise<void> {
@@ -270,7 +266,7 @@ export class SqliteGateStore implements GateStore {
   }
 
   /** The run's steps on the ledger and those still queued here: a replay answered a moment ago counts. */
-  loopHistory(projectId: string, runId: string, limit: number): Promise<RecordedStep[]> {
+  loopHistory(projectId: string, runId: string, limit: number): Promise<CallSignature[]> {
     return this.sql.guard(() => mergeLoopSteps(this.runState(projectId, runId, limit).steps, this.ledger.pendingLoopSteps(projectId, runId), limit));
   }
 
@@ -316,7 +312,3 @@ export class SqliteGateStore implements GateStore {
   }
 }
 
-/** A loop step's guard (GateEvent.loopAfter) as the write checks it: [project, run, the step it names]. */
-function chainOf(event: GateEvent): unknown[] | null {
-  return event.loopAfter == null ? null : [event.projectId, event.runId, event.loopAfter];
-}

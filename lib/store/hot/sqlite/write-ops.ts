@@ -12,7 +12,6 @@ export const WRITE_SQL = {
   recordReplay: SQL.recordReplay,
   insertEvent: SQL.insertEvent,
   insertEventOnce: SQL.insertEventOnce,
-  loopChained: SQL.loopChained,
   insertProject: SQL.insertProject,
   insertApiKey: SQL.insertApiKey,
   touchApiKey: SQL.touchApiKey,
@@ -35,18 +34,13 @@ type Row = Record<string, unknown>;
  * transaction, with every parameter already laid out as the statements take them.
  */
 export type WriteOp =
-  /**
-   * A record change and its event; false when the insert met the key or the CAS missed, or when
-   * `chain` (the event's [project, run, loopAfter], see GateEvent.loopAfter) is taken: another step
-   * of the run was decided on the same history and written first.
-   */
-  | { kind: "record"; sql: "insertRecord" | "updateRecord"; record: unknown[]; event: unknown[]; chain: unknown[] | null }
+  /** A record change and its event; false when the insert met the key or the CAS missed. */
+  | { kind: "record"; sql: "insertRecord" | "updateRecord"; record: unknown[]; event: unknown[] }
   /** The same, plus the budget charge (checked first when `enforce` is set). */
-  | { kind: "charged"; sql: "insertRecord" | "updateRecord"; record: unknown[]; event: unknown[]; charge: unknown[]; enforce: { spend: unknown[]; charge: BudgetCharge } | null; chain: unknown[] | null }
-  /** A replay's counter and its event; the new count, or null when the record changed (or the chain is taken). */
-  | { kind: "replay"; params: unknown[]; event: unknown[]; chain: unknown[] | null }
-  /** Events; false when `chain` (one event's) is taken, else true. */
-  | { kind: "events"; sql: "insertEvent" | "insertEventOnce"; events: unknown[][]; chain?: unknown[] | null }
+  | { kind: "charged"; sql: "insertRecord" | "updateRecord"; record: unknown[]; event: unknown[]; charge: unknown[]; enforce: { spend: unknown[]; charge: BudgetCharge } | null }
+  /** A replay's counter and its event; the new count, or null when the record changed. */
+  | { kind: "replay"; params: unknown[]; event: unknown[] }
+  | { kind: "events"; sql: "insertEvent" | "insertEventOnce"; events: unknown[][] }
   /** One statement; its count of changed rows. */
   | { kind: "run"; sql: WriteSqlName; params: unknown[] }
   /** Stores the candidate unless the name has a value; the stored value. */
@@ -67,17 +61,12 @@ export interface WriteRunner {
  * the writer thread runs its source (`applyWriteOp.toString()`), with budgetExceeded's beside it.
  */
 export function applyWriteOp(s: WriteRunner, op: WriteOp, budgetExceeded: (spent: RunSpend | null, charge: BudgetCharge) => string | null): unknown {
-  // Checked inside the write's transaction, under SQLite's write lock: no other step of the run can
-  // be written between this check and the event's insert (the unique index is the backstop).
-  const chainTaken = "chain" in op && op.chain != null && s.get("loopChained", op.chain) !== undefined;
   switch (op.kind) {
     case "record":
-      if (chainTaken) return false;
       if (s.run(op.sql, op.record).changes === 0) return false;
       s.run("insertEvent", op.event);
       return true;
     case "charged": {
-      if (chainTaken) return { written: false, refused: null, lost: true };
       if (op.enforce) {
         const row = s.get("spend", op.enforce.spend);
         const spent: RunSpend | null = row
@@ -97,16 +86,14 @@ export function applyWriteOp(s: WriteRunner, op: WriteOp, budgetExceeded: (spent
       return { written: true };
     }
     case "replay": {
-      if (chainTaken) return null;
       const row = s.get("recordReplay", op.params);
       if (!row) return null;
       s.run("insertEvent", op.event);
       return Number(row.replays);
     }
     case "events":
-      if (chainTaken) return false;
       for (const event of op.events) s.run(op.sql, event);
-      return true;
+      return null;
     case "run":
       return s.run(op.sql, op.params).changes;
     case "secret":
