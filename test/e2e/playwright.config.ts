@@ -7,7 +7,7 @@ import { e2eServers } from "./servers";
 import { buildIfNeeded } from "../../scripts/lib/build-if-needed.mjs";
 
 /**
- * Operator dashboard e2e: Debian's Chromium (never Playwright's download), two workers, each with a
+ * Operator dashboard e2e: Debian's Chromium (never Playwright's download), E2E_WORKERS workers, each with a
  * real `next start` of the shared production build on a fresh SQLite database and data dir of its
  * own, so each has its own demo project, API key (demo-key.txt) and demo admin, seeded on first
  * start. The specs check figures against their own traffic in the demo project: two specs side by
@@ -23,9 +23,10 @@ const root = path.resolve(__dirname, "../..");
 process.env.NEXT_TELEMETRY_DISABLED = "1";
 process.env.CHECKPOINT_DISABLE = "1";
 process.env.PLAYWRIGHT_SKIP_BROWSER_DOWNLOAD = "1";
-// Two: 53 tests took 5.4 min on one worker. More would only share the same 2 cores between more
-// Chromiums (software rendering) and servers.
-const workers = Math.max(1, Number(process.env.E2E_WORKERS ?? 2));
+// One by default: on a quiet 2-core machine the suite took 8.2 min on two workers (clean-clone CI,
+// 2026-11-28) against 5.4 min on one; two Chromiums (software rendering) and two servers share the
+// same 2 cores. E2E_WORKERS=2 gives each worker a server of its own.
+const workers = Math.max(1, Number(process.env.E2E_WORKERS ?? 1));
 if (!process.env.E2E_TMP) {
   // Runner process only (workers inherit E2E_TMP): build unless .next matches the sources.
   const cwd = process.cwd();
