@@ -31,7 +31,9 @@ gate
     gate.call({ tool: "export_report", step: "export" }, async (ctx) => {
       appendFileSync(job.effectsFile, "export\n");
       console.log(`started ${ctx.idempotencyKey}`);
-      if (job.busyMs === null) await new Promise(() => undefined);
+      // A tool that never ends, as a hung call would: a ref'd timer keeps this process alive until the
+      // test kills it (the SDK's heartbeat timer is unref'd, so an empty await would let it exit by itself).
+      if (job.busyMs === null) await new Promise(() => setInterval(() => undefined, 60_000));
       // Starved: the event loop is blocked, so the heartbeat timers fire only once this ends.
       const until = Date.now() + job.busyMs!;
       while (Date.now() < until) {

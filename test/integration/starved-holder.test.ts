@@ -105,8 +105,11 @@ describe.each(PROVIDERS)("%s: a starved holder keeps its lease; a dead one is ta
     const runId = `killed-${provider}`;
     const held = holder(runId, null);
     await waitFor(async () => held.output().includes("started"), 60_000, "the holder to start its tool");
+    const exited = new Promise((resolve) => held.child.once("exit", resolve));
+    expect(held.child.exitCode ?? held.child.signalCode, `the holder ended before it was killed:\n${held.output()}`).toBeNull();
     held.child.kill("SIGKILL");
-    await new Promise((resolve) => held.child.once("exit", resolve));
+    await exited;
+    expect(held.child.signalCode).toBe("SIGKILL");
     const waiting = expectDecision(await contend(runId), "in_progress");
     // The last lease the dead holder was granted (its last beat may land just after the kill).
     await sleep(300);
