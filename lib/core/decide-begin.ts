@@ -200,7 +200,10 @@ function answer(facts: BeginFacts, decision: BeginDecision, record: CallRecord |
 }
 
 function lineOf(facts: BeginFacts, decision: BeginDecision["decision"], record: CallRecord | null, loopStep: boolean, detail: Record<string, unknown> | null, argsMismatch: boolean): BeginLine {
-  return { record, decision, loopStep, argsMismatch, detail: facts.bypass === null ? detail : { ...detail, bypass: facts.bypass } };
+  // A begin blocked before it had a record keeps the step the agent named: the run page lists it as
+  // that step (its key is a digest, and there is no record to read it from).
+  const named = decision === "blocked" && record === null && facts.call.stepId !== null ? { ...detail, stepId: facts.call.stepId } : detail;
+  return { record, decision, loopStep, argsMismatch, detail: facts.bypass === null ? named : { ...named, bypass: facts.bypass } };
 }
 
 /**

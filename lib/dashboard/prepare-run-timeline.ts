@@ -108,7 +108,7 @@ export function prepareRunTimeline(run: RunDetail): RunTimeline {
     const from = Date.parse(sorted[0]!.at);
     const to = Date.parse(sorted[sorted.length - 1]!.at);
     const tool = call?.tool ?? sorted[0]!.tool;
-    const stepId = call?.stepId ?? null;
+    const stepId = call?.stepId ?? namedStep(sorted[0]!.detail);
     const marks = sorted.map((event) => ({
       id: event.id,
       pct: pct(Date.parse(event.at)),
@@ -199,4 +199,10 @@ export function foldDecisions(decisions: string[]): StepRow["decisions"] {
     else folded.push({ decision, tone: toneOfDecision(decision), count: 1 });
   }
   return folded;
+}
+
+/** The step a begin blocked before it had a record named (its event's detail keeps it). */
+function namedStep(detail: unknown): string | null {
+  const stepId = detail !== null && typeof detail === "object" ? (detail as { stepId?: unknown }).stepId : undefined;
+  return typeof stepId === "string" ? stepId : null;
 }
