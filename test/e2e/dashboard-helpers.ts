@@ -19,7 +19,8 @@ export async function signIn(browser: Browser, who: { email: string; password: s
   await page.getByLabel("Email").fill(who.email);
   await page.getByLabel("Password").fill(who.password);
   await page.getByRole("button", { name: "Sign in" }).click();
-  // Signed in, the operator lands on their project's overview (no interstitial).
-  await expect(page).toHaveURL(/\/projects\/[^/]+$/);
+  // Signed in, the operator lands on their project's overview (no interstitial). A generous budget:
+  // a loaded machine took over 15 s for the first sign-in's redirect.
+  await expect(page).toHaveURL(/\/projects\/[^/]+$/, { timeout: 90_000 });
   return page;
 }

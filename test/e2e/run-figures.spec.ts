@@ -2,7 +2,7 @@ import { randomBytes } from "node:crypto";
 import { type Page, expect, test } from "@playwright/test";
 import { createTestProject } from "../helpers/fixtures";
 import { type Agent, agentClient } from "./agent";
-import { ADMIN, expectNoSeriousA11yViolations } from "./dashboard-helpers";
+import { ADMIN, expectNoSeriousA11yViolations, signIn } from "./dashboard-helpers";
 
 test.describe.configure({ mode: "serial" });
 
@@ -61,12 +61,7 @@ test.beforeAll(async ({ browser, baseURL }) => {
   BASE = baseURL!;
   API_KEY = project.apiKey;
   agent = agentClient(baseURL!, project.apiKey);
-  page = await (await browser.newContext()).newPage();
-  await page.goto("/sign-in");
-  await page.getByLabel("Email").fill(ADMIN.email);
-  await page.getByLabel("Password").fill(ADMIN.password);
-  await page.getByRole("button", { name: "Sign in" }).click();
-  await expect(page).toHaveURL(/\/projects\/[^/]+$/, { timeout: 90_000 });
+  page = await signIn(browser, ADMIN);
   // The call left running keeps its lease for the whole test, however slow the machine.
   const put = await page.request.put(`/api/v1/admin/projects/${project.projectId}/policies/${TOOLS.notify}`, {
     data: { policy: { leaseSeconds: 3_600 }, reason: "run figures e2e: a call that stays running" },
