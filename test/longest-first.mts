@@ -7,9 +7,10 @@ import { BaseSequencer, type TestSpecification } from "vitest/node";
  * itself from its results cache (node_modules/.vite), but a clean clone has no cache, and then vitest
  * starts the largest files first, which are not the longest: the slowest integration file
  * (alert-storm-burst, 146 lines) started 38th of 97, mcp-gateway-idle 47th, bench-smoke 69th.
- * test/file-seconds.json holds the slow files' wall times from a quiet `npm test` (refresh it from
- * that run's report: `node scripts/lib/slowest-files.mjs <vitest.json> 40 --json`); a file with a
- * time in vitest's own cache uses that instead, and files in neither follow, largest first, as before.
+ * test/file-seconds.json holds the wall times of every file over 8 s from a clean-clone `npm test`
+ * (refresh it from that run's report: `node scripts/lib/slowest-files.mjs <vitest.json> 70 --json`;
+ * only the order matters, so a run on a busy machine serves, minus any file that hung in it); a file
+ * with a time in vitest's own cache uses that instead, and files in neither follow, largest first.
  */
 const estimates: Record<string, number> = JSON.parse(readFileSync(path.join(import.meta.dirname, "file-seconds.json"), "utf8"));
 
