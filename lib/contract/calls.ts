@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { decodeCursor } from "../core/cursor";
+import { decodeCursor, decodeSortCursor } from "../core/cursor";
 import { RUN_STATES as SAGA_RUN_STATES } from "./sagas";
 import { BEGIN_DECISIONS, BeginDecisionNameSchema } from "./v1";
 
@@ -37,11 +37,41 @@ const decisionFilter = z
 
 const cursor = z
   .string()
-  .max(500)
-  .refine((value) => decodeCursor(value) !== null, "not a cursor this API handed out (pass nextCursor back unchanged)")
+  .max(4_000)
+  .refine((value) => decodeCursor(value) !== null || decodeSortCursor(value) !== null, "not a cursor this API handed out (pass nextCursor back unchanged)")
   .describe("`nextCursor` of the previous page, unchanged");
 
 const limit = z.coerce.number().int().min(1).max(200).default(50).describe("Page size (default 50, at most 200)");
+
+/**
+ * The calls list's sortable columns (the dashboard table's headers), each `<column>:<asc|desc>`.
+ * Ties go by call id in the same direction, so every sort is a total order a cursor can resume.
+ * lastDecision is not among them: it is each call's latest begin, which no index holds.
+ */
+export const CALL_SORT_COLUMNS = ["firstSeen", "tool", "status", "run", "agent", "attempts", "key"] as const;
+export type CallSortColumn = (typeof CALL_SORT_COLUMNS)[number];
+/** Columns whose values are numbers (the rest are text; `agent` may be blank). */
+export const NUMERIC_CALL_SORTS: readonly CallSortColumn[] = ["firstSeen", "attempts"];
+export const DEFAULT_CALL_SORT = "firstSeen:desc";
+const CALL_SORTS = CALL_SORT_COLUMNS.flatMap((column) => [`${column}:asc`, `${column}:desc`] as const);
+export const CallSortSchema = z
+  .enum(CALL_SORTS as [`${CallSortColumn}:asc` | `${CallSortColumn}:desc`, ...(`${CallSortColumn}:asc` | `${CallSortColumn}:desc`)[]])
+  .default(DEFAULT_CALL_SORT)
+  .describe(
+    "Order of the whole list, `<column>:<asc|desc>` (default `firstSeen:desc`, newest first): firstSeen, tool, status, run, agent, attempts or key. Ties go by call id in the same direction; calls without an agent come last either way. Text compares by the database's collation (bytewise on SQLite and on a C-collated Postgres). A cursor resumes the sort it came from",
+  )
+  .meta({ id: "CallSort" });
+export type CallSort = z.infer<typeof CallSortSchema>;
+
+/** Whether a cursor was handed out for this sort (the newest-first list's cursors are (time, id)). */
+export function cursorFitsSort(text: string, sort: string): boolean {
+  if (sort === DEFAULT_CALL_SORT) return decodeCursor(text) !== null;
+  const cursor = decodeSortCursor(text);
+  if (!cursor || cursor.sort !== sort) return false;
+  const column = sort.split(":")[0] as CallSortColumn;
+  if (NUMERIC_CALL_SORTS.includes(column)) return typeof cursor.value === "number";
+  return typeof cursor.value === "string" || (column === "agent" && cursor.value === null);
+}
 
 export const CallListQuerySchema = z
   .object({
@@ -67,10 +97,15 @@ export const CallListQuerySchema = z
       .enum(["prevented"])
       .optional()
       .describe("prevented: only calls that ran in shadow mode though the gate would have prevented them (would_replay, would_wait, would_refuse, would_conflict)"),
+    sort: CallSortSchema,
     cursor: cursor.optional(),
     limit,
   })
   .strict()
+  .refine((q) => q.cursor === undefined || cursorFitsSort(q.cursor, q.sort), {
+    message: "this cursor belongs to another sort: pass nextCursor back with the same `sort`",
+    path: ["cursor"],
+  })
   .refine((q) => !q.from || !q.to || Date.parse(q.from) < Date.parse(q.to), { message: "`from` must be before `to`", path: ["from"] })
   .refine((q) => !q.decidedFrom || !q.decidedTo || Date.parse(q.decidedFrom) < Date.parse(q.decidedTo), {
     message: "`decidedFrom` must be before `decidedTo`",
@@ -106,7 +141,7 @@ export const CallSummarySchema = z
 export const CallListSchema = z
   .object({
     calls: z.array(CallSummarySchema),
-    nextCursor: z.string().nullable().describe("Pass as `cursor` for the next (older) page; null on the last page"),
+    nextCursor: z.string().nullable().describe("Pass as `cursor` (with the same `sort`) for the next page; null on the last page"),
   })
   .meta({ id: "CallList" });
 

@@ -1,9 +1,9 @@
-import type { CallListQuery, DecisionListQuery, RunListQuery } from "../../contract/calls";
-import { type Cursor, decodeCursor, encodeCursor } from "../../core/cursor";
+import { type CallListQuery, type CallSortColumn, DEFAULT_CALL_SORT, type DecisionListQuery, type RunListQuery } from "../../contract/calls";
+import { type Cursor, decodeCursor, decodeSortCursor, encodeCursor, encodeSortCursor } from "../../core/cursor";
 import { parseJsonText } from "../../core/record";
 import { redact } from "../../core/redact";
 import { computeToolFigures } from "../../core/tool-figures";
-import type { CallListRow, RunRow } from "../../store/ports/call-list";
+import type { CallListRow, RunRow, SortedCallPage } from "../../store/ports/call-list";
 import type { OperatorStore } from "../../store/ports/operator-store";
 import type { GateEvent, GateStore } from "../../store/ports/gate-store";
 import { AppError } from "../app-error";
@@ -66,7 +66,10 @@ export class CallExplorer {
     return { ...computeToolFigures(lines, bucketMs), truncated: lines.length >= TOOL_LEDGER_LIMIT };
   }
 
+  /** The project's calls in the query's sort, a page at a time; the cursor is the last row's place in that sort. */
   async listCalls(projectId: string, query: CallListQuery): Promise<Paged<CallListRow>> {
+    const [column, dir] = query.sort.split(":") as [CallSortColumn, "asc" | "desc"];
+    const sort = { column, dir };
     await this.ledger.settleLedger();
     const rows = await this.store.listCalls(
       projectId,
@@ -84,9 +87,15 @@ export class CallExplorer {
         from: query.from === undefined ? undefined : Date.parse(query.from),
         to: query.to === undefined ? undefined : Date.parse(query.to),
       },
-      { limit: query.limit + 1, after: cursorOf(query.cursor) },
+      { limit: query.limit + 1, sort, after: sortedPosition(query.cursor) },
     );
-    return page(rows, query.limit, (row) => ({ at: row.firstSeenAt, id: row.id }));
+    const items = rows.slice(0, query.limit);
+    const last = items[items.length - 1];
+    if (rows.length <= query.limit || !last) return { items, nextCursor: null };
+    // The newest-first list keeps its (time, id) cursors: links and exports made before sorting existed still resume.
+    const nextCursor =
+      query.sort === DEFAULT_CALL_SORT ? encodeCursor({ at: last.firstSeenAt, id: last.id }) : encodeSortCursor({ sort: query.sort, value: sortValue(last, sort.column), id: last.id });
+    return { items, nextCursor };
   }
 
   async listRuns(projectId: string, query: RunListQuery): Promise<Paged<RunRow>> {
@@ -133,6 +142,35 @@ export class CallExplorer {
 /** The query's cursor was validated by the contract; decoding cannot fail here. */
 function cursorOf(text: string | undefined): Cursor | undefined {
   return text === undefined ? undefined : (decodeCursor(text) ?? undefined);
+}
+
+/** The contract checked that the cursor fits the query's sort; either form becomes a (value, id) position. */
+function sortedPosition(text: string | undefined): SortedCallPage["after"] {
+  if (text === undefined) return undefined;
+  const time = decodeCursor(text);
+  if (time) return { value: time.at, id: time.id };
+  const sorted = decodeSortCursor(text);
+  return sorted ? { value: sorted.value, id: sorted.id } : undefined;
+}
+
+/** A row's value in a sort column, as the store compares it. */
+function sortValue(row: CallListRow, column: CallSortColumn): string | number | null {
+  switch (column) {
+    case "firstSeen":
+      return row.firstSeenAt;
+    case "tool":
+      return row.tool;
+    case "status":
+      return row.state;
+    case "run":
+      return row.runId;
+    case "agent":
+      return row.agentId;
+    case "attempts":
+      return row.attempt;
+    case "key":
+      return row.key;
+  }
 }
 
 /** One row more than the page was read: its presence says whether a next page exists. */

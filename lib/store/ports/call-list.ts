@@ -40,6 +40,17 @@ export interface CallListPage {
   after?: Cursor;
 }
 
+/** A column the calls list sorts by (the contract's `sort`), as the store orders it. */
+export type CallListSortColumn = "firstSeen" | "tool" | "status" | "run" | "agent" | "attempts" | "key";
+
+/** A page of the calls list in a chosen order; ties go by id in the same direction. */
+export interface SortedCallPage {
+  limit: number;
+  sort: { column: CallListSortColumn; dir: "asc" | "desc" };
+  /** Only rows strictly after this row's position: its value in the sort column (null: blank) and id. */
+  after?: { value: string | number | null; id: string };
+}
+
 /** A record as a list shows it (no args, result or lease token) with its latest begin decision. */
 export interface CallListRow
   extends Pick<

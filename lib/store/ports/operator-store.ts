@@ -1,6 +1,6 @@
 import type { CallRecord } from "../../core/record";
 import type { ToolLedgerLine } from "../../core/tool-figures";
-import type { CallListFilter, CallListPage, CallListRow, RunListFilter, RunRow } from "./call-list";
+import type { CallListFilter, CallListPage, CallListRow, RunListFilter, RunRow, SortedCallPage } from "./call-list";
 import type { ApiKeyRow, GateEvent } from "./gate-store";
 
 export type MemberRole = "viewer" | "operator" | "admin";
@@ -143,8 +143,8 @@ export interface OperatorStore {
   insertRecordByOperator(record: CallRecord, event: GateEvent, audit: AuditEntryRow): Promise<boolean>;
 
   // The calls and runs explorer (lib/store/call-list-statements.ts): reads only.
-  /** Newest first by (first seen, id). */
-  listCalls(projectId: string, filter: CallListFilter, page: CallListPage): Promise<CallListRow[]>;
+  /** In the page's sort (newest first by (first seen, id) by default), ties by id. */
+  listCalls(projectId: string, filter: CallListFilter, page: SortedCallPage): Promise<CallListRow[]>;
   /** A tool's begins and completes in [from, to), oldest first (the newest `limit`). */
   toolLedger(projectId: string, tool: string, from: number, to: number, limit: number): Promise<ToolLedgerLine[]>;
   /** Begins with these decisions in [from, to), newest first, records or not (loop blocks have none). */

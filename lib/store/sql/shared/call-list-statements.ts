@@ -2,14 +2,15 @@ import { DEDUP_HIT_DECISIONS } from "../../../core/rollup-tally";
 import { SHADOW_PREVENTED_SQL } from "../../../core/shadow";
 import type { RecordState } from "../../../core/record";
 import type { ToolLedgerLine } from "../../../core/tool-figures";
-import type { CallListFilter, CallListPage, CallListRow, RunListFilter, RunRow } from "../../ports/call-list";
+import type { CallListFilter, CallListPage, CallListRow, CallListSortColumn, RunListFilter, RunRow, SortedCallPage } from "../../ports/call-list";
 import { EVENT_COLUMN_LIST, num, numOrNull, rowToEvent, strOrNull } from "../../hot/shared/columns";
 import type { GateEvent } from "../../ports/gate-store";
 
 /**
  * The calls and runs explorer's reads, for both providers (numbered placeholders, as in
- * statements.ts). Each list walks an index newest first — (project_id, first_seen_at, id) for
- * calls, (project_id, run_id, first_seen_at, id) for a run — and stops at its LIMIT; the WHERE
+ * statements.ts). Each list walks an index in its order — (project_id, <sort column>, id) for the
+ * calls list (first_seen_at by default), (project_id, run_id, first_seen_at, id) for a run — and
+ * stops at its LIMIT; the WHERE
  * clause holds only the filters given, so the planner never meets an `$n IS NULL OR …` it cannot
  * use an index for. Every statement is scoped by project_id first.
  */
@@ -17,13 +18,51 @@ type Row = Record<string, unknown>;
 
 const CALL_COLUMNS = `r.id, r.project_id, r.key, r.tool, r.run_id, r.step_id, r.scope, r.agent_id, r.state, r.attempt, r.replays, r.first_seen_at, r.updated_at, r.completed_at`;
 
-/** Each listed record with its latest begin (one index seek per row, after the LIMIT). */
-function withLastDecision(page: string, order: "ASC" | "DESC"): string {
+/** Each listed record with its latest begin (one index seek per row, after the LIMIT), in the page's order. */
+function withLastDecision(page: string, orderBy: string): string {
   return `SELECT p.*, le.decision AS last_decision, le.at AS last_decision_at FROM (${page}) p
     LEFT JOIN events le ON le.id = (
       SELECT e.id FROM events e WHERE e.project_id = p.project_id AND e.call_id = p.id AND e.type = 'begin' ORDER BY e.id DESC LIMIT 1
     )
-    ORDER BY p.first_seen_at ${order}, p.id ${order}`;
+    ORDER BY ${orderBy}`;
+}
+
+/** The record column each sort orders by; agent_id alone may be NULL (a call made without an agent id). */
+const SORT_COLUMN: Record<CallListSortColumn, string> = {
+  firstSeen: "first_seen_at",
+  tool: "tool",
+  status: "state",
+  run: "run_id",
+  agent: "agent_id",
+  attempts: "attempt",
+  key: "key",
+};
+const NULLABLE_SORT: ReadonlySet<CallListSortColumn> = new Set(["agent"]);
+
+/**
+ * A sort's ORDER BY over table alias `t`: the column, then id, both in the sort's direction. A
+ * blank (NULL) goes last either way, spelled `IS NULL` first since SQLite and Postgres put NULLs
+ * at opposite ends by default.
+ */
+function sortOrder(sort: SortedCallPage["sort"], t: string): string {
+  const dir = sort.dir === "asc" ? "ASC" : "DESC";
+  const column = `${t}.${SORT_COLUMN[sort.column]}`;
+  const blanksLast = NULLABLE_SORT.has(sort.column) ? `${column} IS NULL, ` : "";
+  return `${blanksLast}${column} ${dir}, ${t}.id ${dir}`;
+}
+
+/**
+ * Rows strictly after a position in the sort (keyset): a bounded range on the column (`>=`/`<=`)
+ * the index can seek, then past the tie by id. Blanks come after every value.
+ */
+function afterPosition(sort: SortedCallPage["sort"], after: NonNullable<SortedCallPage["after"]>, p: Params): string {
+  const column = `r.${SORT_COLUMN[sort.column]}`;
+  const [gt, ge] = sort.dir === "asc" ? [">", ">="] : ["<", "<="];
+  const id = p.add(after.id);
+  if (after.value === null) return `${column} IS NULL AND r.id ${gt} ${id}`;
+  const value = p.add(after.value);
+  const past = `${column} ${ge} ${value} AND (${column} ${gt} ${value} OR r.id ${gt} ${id})`;
+  return NULLABLE_SORT.has(sort.column) ? `(${column} IS NULL OR (${past}))` : past;
 }
 
 /** The ledger entry a decision filter looks for. */
@@ -45,7 +84,7 @@ class Params {
   }
 }
 
-export function callListStatement(projectId: string, filter: CallListFilter, page: CallListPage): { sql: string; values: unknown[] } {
+export function callListStatement(projectId: string, filter: CallListFilter, page: SortedCallPage): { sql: string; values: unknown[] } {
   const p = new Params();
   const where = [`r.project_id = ${p.add(projectId)}`];
   if (filter.tool !== undefined) where.push(`r.tool = ${p.add(filter.tool)}`);
@@ -62,10 +101,7 @@ export function callListStatement(projectId: string, filter: CallListFilter, pag
     const pattern = p.add(`%${escapeLike(filter.search.toLowerCase())}%`);
     where.push(`(lower(r.args) LIKE ${pattern} ESCAPE '\\' OR lower(r.result) LIKE ${pattern} ESCAPE '\\')`);
   }
-  if (page.after) {
-    const at = p.add(page.after.at);
-    where.push(`r.first_seen_at <= ${at} AND (r.first_seen_at < ${at} OR r.id < ${p.add(page.after.id)})`);
-  }
+  if (page.after) where.push(afterPosition(page.sort, page.after, p));
   if (filter.decisions !== undefined || filter.decidedFrom !== undefined || filter.decidedTo !== undefined) {
     const matches = (filter.decisions ?? ["*"]).map((decision) => {
       if (decision === "*") return `e.type = 'begin'`;
@@ -81,13 +117,13 @@ export function callListStatement(projectId: string, filter: CallListFilter, pag
   if (filter.shadowPrevented) {
     where.push(`EXISTS (SELECT 1 FROM events e WHERE e.project_id = r.project_id AND e.call_id = r.id AND e.shadow_decision IN (${SHADOW_PREVENTED_SQL}))`);
   }
-  const inner = `SELECT ${CALL_COLUMNS} FROM call_records r WHERE ${where.join(" AND ")} ORDER BY r.first_seen_at DESC, r.id DESC LIMIT ${p.add(page.limit)}`;
-  return { sql: withLastDecision(inner, "DESC"), values: p.values };
+  const inner = `SELECT ${CALL_COLUMNS} FROM call_records r WHERE ${where.join(" AND ")} ORDER BY ${sortOrder(page.sort, "r")} LIMIT ${p.add(page.limit)}`;
+  return { sql: withLastDecision(inner, sortOrder(page.sort, "p")), values: p.values };
 }
 
 const RUN_CALLS = withLastDecision(
   `SELECT ${CALL_COLUMNS} FROM call_records r WHERE r.project_id = $1 AND r.run_id = $2 ORDER BY r.first_seen_at, r.id LIMIT $3`,
-  "ASC",
+  "p.first_seen_at ASC, p.id ASC",
 );
 
 /**
@@ -180,7 +216,7 @@ export interface DecisionFilter {
 export abstract class CallListReads {
   protected abstract rows(sql: string, values: unknown[]): Promise<Row[]>;
 
-  async listCalls(projectId: string, filter: CallListFilter, page: CallListPage): Promise<CallListRow[]> {
+  async listCalls(projectId: string, filter: CallListFilter, page: SortedCallPage): Promise<CallListRow[]> {
     const { sql, values } = callListStatement(projectId, filter, page);
     return (await this.rows(sql, values)).map(rowToCallListRow);
   }
