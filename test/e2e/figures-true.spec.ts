@@ -176,6 +176,41 @@ test("a tile's click-through reaches every decision it counted, loop blocks with
   await expect(page.getByTestId("decisions-behind")).toHaveAttribute("data-total", String(total("preview_required")));
 });
 
+test("every segment of the calls-by-decision chart clicks through to the decisions it counted, each group present", async () => {
+  // The groups this traffic produced (conflicts and approvals it never made); each one's bars, wherever the minutes fell.
+  const groups = [
+    { id: "executions", decisions: ["execute", "verify"] },
+    { id: "dedupHits", decisions: ["replay", "in_progress", "refused"] },
+    { id: "previewRequired", decisions: ["preview_required"] },
+    { id: "blocked", decisions: ["blocked"] },
+  ];
+  const segmentsOf = (id: string) => page.getByTestId("decisions-chart").locator(`.bar-${id} .recharts-bar-rectangle`);
+  for (const group of groups) {
+    const counted = group.decisions.reduce((sum, decision) => sum + total(decision), 0);
+    expect(counted, group.id).toBeGreaterThan(0);
+    let reached = 0;
+    for (let i = 0; ; i++) {
+      await page.goto(PROJECT);
+      await expect(value("calls")).toHaveText(String(total()), { timeout: 60_000 });
+      await expect(segmentsOf(group.id).first()).toBeVisible();
+      const segments = await segmentsOf(group.id).all();
+      if (i >= segments.length) break;
+      const box = await segments[i]!.boundingBox();
+      if (!box || box.height < 1) continue;
+      await segments[i]!.click();
+      await expect(page).toHaveURL(new RegExp(`/calls\\?decision=${encodeURIComponent(group.decisions.join(","))}&decidedFrom=`));
+      const behind = page.getByTestId("decisions-behind");
+      await expect(behind).toHaveAttribute("data-total", /^[1-9]\d*$/);
+      reached += Number(await behind.getAttribute("data-total"));
+      // Every decision counted is reachable: a call row, or a decision listed without one.
+      const withoutRecord = Number(await behind.getAttribute("data-without-record"));
+      await expect(page.getByTestId("orphan-decision")).toHaveCount(withoutRecord);
+      if (withoutRecord < Number(await behind.getAttribute("data-total"))) await expect(page.getByTestId("call-row").first()).toBeVisible();
+    }
+    expect(reached, `${group.id}: the segments' click-throughs together`).toBe(counted);
+  }
+});
+
 test("tools page: Dedup hits means what the overview means, per tool", async () => {
   await page.goto(`${PROJECT}/tools`);
   const row = page.getByTestId("tool-row").filter({ hasText: TOOLS.dedup });
