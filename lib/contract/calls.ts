@@ -63,15 +63,20 @@ export const CallSortSchema = z
   .meta({ id: "CallSort" });
 export type CallSort = z.infer<typeof CallSortSchema>;
 
-/** Whether a cursor was handed out for this sort (the newest-first list's cursors are (time, id)). */
-export function cursorFitsSort(text: string, sort: string): boolean {
-  if (sort === DEFAULT_CALL_SORT) return decodeCursor(text) !== null;
+/**
+ * Whether a cursor was handed out for this sort: the default (newest-first) order's cursors are
+ * (time, id); another sort's carry the sort and a value of its column's type.
+ */
+function cursorFits(text: string, sort: string, fallback: string, numeric: readonly string[], nullable: readonly string[] = []): boolean {
+  if (sort === fallback) return decodeCursor(text) !== null;
   const cursor = decodeSortCursor(text);
   if (!cursor || cursor.sort !== sort) return false;
-  const column = sort.split(":")[0] as CallSortColumn;
-  if (NUMERIC_CALL_SORTS.includes(column)) return typeof cursor.value === "number";
-  return typeof cursor.value === "string" || (column === "agent" && cursor.value === null);
+  const column = sort.split(":")[0]!;
+  if (cursor.value === null) return nullable.includes(column);
+  return numeric.includes(column) ? typeof cursor.value === "number" : typeof cursor.value === "string";
 }
+
+export const cursorFitsSort = (text: string, sort: string) => cursorFits(text, sort, DEFAULT_CALL_SORT, NUMERIC_CALL_SORTS, ["agent"]);
 
 export const CallListQuerySchema = z
   .object({
@@ -195,6 +200,23 @@ export const CallLedgerSchema = z
 export const RUN_STATES = ["in_progress", "failed", "blocked", "succeeded"] as const;
 export type RunState = (typeof RUN_STATES)[number];
 
+/**
+ * The runs list's sortable columns: its first call's time (`started`, the default newest first)
+ * or run id, or a count. Ties go by the run's first call id; counts grow while a run goes on, so
+ * a run still running can move between pages.
+ */
+export const RUN_SORT_COLUMNS = ["started", "run", "lastActivity", "calls", "agents", "failed", "dedupHits"] as const;
+export type RunSortColumn = (typeof RUN_SORT_COLUMNS)[number];
+export const DEFAULT_RUN_SORT = "started:desc";
+const RUN_SORTS = RUN_SORT_COLUMNS.flatMap((column) => [`${column}:asc`, `${column}:desc`] as const);
+export const RunSortSchema = z
+  .enum(RUN_SORTS as [`${RunSortColumn}:asc` | `${RunSortColumn}:desc`, ...(`${RunSortColumn}:asc` | `${RunSortColumn}:desc`)[]])
+  .default(DEFAULT_RUN_SORT)
+  .describe(
+    "Order of the whole list, `<column>:<asc|desc>` (default `started:desc`, newest first): started, run, lastActivity, calls, agents, failed or dedupHits. Ties go by the run's first call id in the same direction. Counts grow while a run goes on: a run that changes while the list is paged can move to another page. A cursor resumes the sort it came from",
+  )
+  .meta({ id: "RunSort" });
+
 export const RunListQuerySchema = z
   .object({
     runId: id.optional().describe("A run id, or the start of one"),
@@ -204,10 +226,15 @@ export const RunListQuerySchema = z
       .enum(RUN_STATES)
       .optional()
       .describe("in_progress / failed: a call of the run is in that state; blocked: the loop detector blocked one of its begins; succeeded: every call succeeded"),
+    sort: RunSortSchema,
     cursor: cursor.optional(),
     limit,
   })
-  .strict();
+  .strict()
+  .refine((q) => q.cursor === undefined || cursorFits(q.cursor, q.sort, DEFAULT_RUN_SORT, RUN_SORT_COLUMNS.filter((c) => c !== "run")), {
+    message: "this cursor belongs to another sort: pass nextCursor back with the same `sort`",
+    path: ["cursor"],
+  });
 export type RunListQuery = z.infer<typeof RunListQuerySchema>;
 
 export const RunSummarySchema = z
@@ -232,7 +259,7 @@ export const RunSummarySchema = z
 
 export const RunListSchema = z
   .object({ runs: z.array(RunSummarySchema), nextCursor: z.string().nullable() })
-  .meta({ id: "RunList", description: "Runs, newest first (by their first call)" });
+  .meta({ id: "RunList", description: "Runs, newest first (by their first call) unless sorted" });
 
 export const RunDetailSchema = z
   .object({

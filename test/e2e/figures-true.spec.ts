@@ -107,6 +107,33 @@ test.afterAll(async () => {
 
 const value = (id: string) => page.getByTestId(`kpi-${id}`).locator(".value");
 
+/**
+ * Each policy mark's label on these charts lies whole inside its chart (a label centred above its
+ * line was cut off at the chart's top and right edges), at a laptop's and a phone's width; a picture
+ * of each chart shows it.
+ */
+async function marksReadable(charts: string[], name: string) {
+  for (const width of [1440, 390]) {
+    await page.setViewportSize({ width, height: 900 });
+    for (const chart of charts) {
+      const figure = page.getByTestId(chart).first();
+      await figure.scrollIntoViewIfNeeded();
+      const labels = figure.getByTestId("chart-mark-label");
+      await expect(labels.first()).toBeVisible();
+      const frame = (await figure.boundingBox())!;
+      for (const label of await labels.all()) {
+        const box = (await label.boundingBox())!;
+        expect(box.width, `${chart} at ${width}: a label with text`).toBeGreaterThan(4);
+        expect(box.x, `${chart} at ${width}: left edge`).toBeGreaterThanOrEqual(frame.x);
+        expect(box.y, `${chart} at ${width}: top edge`).toBeGreaterThanOrEqual(frame.y);
+        expect(box.x + box.width, `${chart} at ${width}: right edge`).toBeLessThanOrEqual(frame.x + frame.width);
+      }
+      await figure.screenshot({ path: `${SHOTS}/38-${name}-${chart}-${width}.png` });
+    }
+  }
+  await page.setViewportSize({ width: 1440, height: 900 });
+}
+
 test("overview: every tile equals the test's tally; preview_required has its own tile, no Other", async () => {
   await page.goto(PROJECT);
   await expect(value("calls")).toHaveText(String(total()), { timeout: 60_000 });
@@ -143,6 +170,7 @@ test("overview: every tool's policy changes in the range are marked on both char
   // The rate chart of one tool marks that tool's changes only.
   await page.locator("#rate-tool").selectOption(TOOLS.timed);
   await expect(page.getByTestId("dedup-rate-chart").locator(".recharts-reference-line")).toHaveCount(TIMED_REVISIONS);
+  await marksReadable(["decisions-chart", "dedup-rate-chart"], "overview-marks");
   await expectNoSeriousA11yViolations(page);
   for (const width of [1440, 390]) {
     await page.setViewportSize({ width, height: 900 });
@@ -276,6 +304,7 @@ test("the tool's page: latency and failure rate equal what the test computes fro
     await expect(trends.getByTestId(chart).locator(".recharts-reference-line")).toHaveCount(inRange);
   }
   await expect(trends.getByTestId("tool-cost-chart").locator(".recharts-bar-rectangle").first()).toBeVisible();
+  await marksReadable(["decisions-chart", "tool-cost-chart", "tool-storms-chart"], "tool-marks");
   await expectNoSeriousA11yViolations(page);
   for (const width of [1440, 390]) {
     await page.setViewportSize({ width, height: 900 });

@@ -1,5 +1,5 @@
 import { beforeAll, describe, expect, it } from "vitest";
-import { CALL_SORT_COLUMNS, type CallSummary, CallListSchema } from "../../lib/contract/calls";
+import { CALL_SORT_COLUMNS, type CallSummary, CallListSchema, RUN_SORT_COLUMNS, type RunSummary, RunListSchema } from "../../lib/contract/calls";
 import { TestClient } from "../helpers/client";
 import { PROVIDERS } from "../helpers/databases";
 import { createTestProject } from "../helpers/fixtures";
@@ -135,6 +135,48 @@ describe.each(PROVIDERS)("%s: calls list sorted by the server", (provider) => {
     // A late call listed at all is in its sorted place.
     const tools = calls.map((c) => c.tool);
     expect(tools).toEqual([...tools].sort((a, b) => (a < b ? -1 : a > b ? 1 : 0)));
+  });
+
+  it("runs: walking every page of each sort gives every run once, in that order (ties by the run's first call)", async () => {
+    const query = (q: Record<string, string | number>) =>
+      viewer.call(RunListSchema, "GET", viewer.p(projectId, `/runs?${new URLSearchParams(Object.entries(q).map(([k, v]) => [k, String(v)]))}`));
+    const all = (await query({ limit: 200 })).runs;
+    expect(all.length).toBeGreaterThanOrEqual(4);
+    // The first call of each run (the tiebreak), from the calls list.
+    const calls = (await list({ limit: 200, sort: "firstSeen:asc" })).calls;
+    const firstCall = new Map<string, string>();
+    for (const c of calls) if (!firstCall.has(c.runId)) firstCall.set(c.runId, c.callId);
+    const valueOf: Record<(typeof RUN_SORT_COLUMNS)[number], (r: RunSummary) => string | number> = {
+      started: (r) => Date.parse(r.startedAt),
+      run: (r) => r.runId,
+      lastActivity: (r) => Date.parse(r.lastActivityAt),
+      calls: (r) => r.calls,
+      agents: (r) => r.agents,
+      failed: (r) => r.failed,
+      dedupHits: (r) => r.dedupHits,
+    };
+    const cmp = (a: string | number, b: string | number) => (a < b ? -1 : a > b ? 1 : 0);
+    for (const column of RUN_SORT_COLUMNS) {
+      for (const dir of ["asc", "desc"] as const) {
+        const sign = dir === "asc" ? 1 : -1;
+        const expected = [...all]
+          .sort((x, y) => sign * (cmp(valueOf[column](x), valueOf[column](y)) || cmp(firstCall.get(x.runId)!, firstCall.get(y.runId)!)))
+          .map((r) => r.runId);
+        const seen: string[] = [];
+        let cursor: string | null = null;
+        let pages = 0;
+        do {
+          const page = await query({ limit: 1, sort: `${column}:${dir}`, ...(cursor ? { cursor } : {}) });
+          seen.push(...page.runs.map((r) => r.runId));
+          cursor = page.nextCursor;
+          pages++;
+        } while (cursor && pages < 50);
+        expect(seen, `${column}:${dir}`).toEqual(expected);
+      }
+    }
+    const bad = await viewer.expectError("GET", viewer.p(projectId, "/runs?sort=saga:asc"));
+    expect(bad.status).toBe(400);
+    expect(bad.body.error.issues!.map((i) => i.path[0])).toContain("sort");
   });
 
   it.each([

@@ -169,8 +169,13 @@ describe.each(PROVIDERS)("%s: Prisma repositories", (provider) => {
     // A sort by a nullable text column with a positional value: every dialect takes the keyset.
     const byAgent = await operators.listCalls(projectId, { runId: "run_list_a" }, { limit: 5, sort: { column: "agent", dir: "asc" }, after: { value: null, id: "call_list_0" } });
     expect(byAgent.map((c) => c.id)).toEqual(["call_list_1"]);
-    const runs = await operators.listRuns(projectId, { limit: 5 }, { runIdPrefix: "run_list_" });
+    const runs = await operators.listRuns(projectId, { limit: 5, sort: { column: "started", dir: "desc" } }, { runIdPrefix: "run_list_" });
     expect(runs.map((r) => [r.runId, r.calls, r.begins, r.succeeded])).toEqual([["run_list_b", 1, 1, 1], ["run_list_a", 2, 2, 2]]);
+    // A sort on a count: computed per run in one statement, the same on both dialects.
+    const byCalls = await operators.listRuns(projectId, { limit: 5, sort: { column: "calls", dir: "asc" } }, { runIdPrefix: "run_list_" });
+    expect(byCalls.map((r) => [r.runId, r.sortValue])).toEqual([["run_list_b", 1], ["run_list_a", 2]]);
+    const past = await operators.listRuns(projectId, { limit: 5, sort: { column: "calls", dir: "asc" }, after: { value: 1, id: byCalls[0]!.firstCallId } }, { runIdPrefix: "run_list_" });
+    expect(past.map((r) => r.runId)).toEqual(["run_list_a"]);
   });
 
   it("audited transactions never stall the hot path's connection (SQLite: one event-loop turn each)", async () => {

@@ -1,5 +1,5 @@
-import { type CallListQuery, type CallSortColumn, DEFAULT_CALL_SORT, type DecisionListQuery, type RunListQuery } from "../../contract/calls";
-import { type Cursor, decodeCursor, decodeSortCursor, encodeCursor, encodeSortCursor } from "../../core/cursor";
+import { type CallListQuery, type CallSortColumn, DEFAULT_CALL_SORT, DEFAULT_RUN_SORT, type DecisionListQuery, type RunListQuery, type RunSortColumn } from "../../contract/calls";
+import { decodeCursor, decodeSortCursor, encodeCursor, encodeSortCursor } from "../../core/cursor";
 import { parseJsonText } from "../../core/record";
 import { redact } from "../../core/redact";
 import { computeToolFigures } from "../../core/tool-figures";
@@ -69,7 +69,6 @@ export class CallExplorer {
   /** The project's calls in the query's sort, a page at a time; the cursor is the last row's place in that sort. */
   async listCalls(projectId: string, query: CallListQuery): Promise<Paged<CallListRow>> {
     const [column, dir] = query.sort.split(":") as [CallSortColumn, "asc" | "desc"];
-    const sort = { column, dir };
     await this.ledger.settleLedger();
     const rows = await this.store.listCalls(
       projectId,
@@ -87,22 +86,23 @@ export class CallExplorer {
         from: query.from === undefined ? undefined : Date.parse(query.from),
         to: query.to === undefined ? undefined : Date.parse(query.to),
       },
-      { limit: query.limit + 1, sort, after: sortedPosition(query.cursor) },
+      { limit: query.limit + 1, sort: { column, dir }, after: sortedPosition(query.cursor) },
     );
-    const items = rows.slice(0, query.limit);
-    const last = items[items.length - 1];
-    if (rows.length <= query.limit || !last) return { items, nextCursor: null };
     // The newest-first list keeps its (time, id) cursors: links and exports made before sorting existed still resume.
-    const nextCursor =
-      query.sort === DEFAULT_CALL_SORT ? encodeCursor({ at: last.firstSeenAt, id: last.id }) : encodeSortCursor({ sort: query.sort, value: sortValue(last, sort.column), id: last.id });
-    return { items, nextCursor };
+    return page(rows, query.limit, (last) =>
+      query.sort === DEFAULT_CALL_SORT ? encodeCursor({ at: last.firstSeenAt, id: last.id }) : encodeSortCursor({ sort: query.sort, value: sortValue(last, column), id: last.id }),
+    );
   }
 
+  /** Runs in the query's sort, a page at a time; the cursor is the last run's place in that sort. */
   async listRuns(projectId: string, query: RunListQuery): Promise<Paged<RunRow>> {
     const filter = { runIdPrefix: query.runId, agentId: query.agentId, tool: query.tool, state: query.state };
+    const [column, dir] = query.sort.split(":") as [RunSortColumn, "asc" | "desc"];
     await this.ledger.settleLedger();
-    const rows = await this.store.listRuns(projectId, { limit: query.limit + 1, after: cursorOf(query.cursor) }, filter);
-    return page(rows, query.limit, (row) => ({ at: row.startedAt, id: row.firstCallId }));
+    const rows = await this.store.listRuns(projectId, { limit: query.limit + 1, sort: { column, dir }, after: sortedPosition(query.cursor) }, filter);
+    return page(rows, query.limit, (last) =>
+      query.sort === DEFAULT_RUN_SORT ? encodeCursor({ at: last.startedAt, id: last.firstCallId }) : encodeSortCursor({ sort: query.sort, value: last.sortValue, id: last.firstCallId }),
+    );
   }
 
   async callLedger(projectId: string, callId: string): Promise<CallLedgerView> {
@@ -139,11 +139,6 @@ export class CallExplorer {
   }
 }
 
-/** The query's cursor was validated by the contract; decoding cannot fail here. */
-function cursorOf(text: string | undefined): Cursor | undefined {
-  return text === undefined ? undefined : (decodeCursor(text) ?? undefined);
-}
-
 /** The contract checked that the cursor fits the query's sort; either form becomes a (value, id) position. */
 function sortedPosition(text: string | undefined): SortedCallPage["after"] {
   if (text === undefined) return undefined;
@@ -174,9 +169,9 @@ function sortValue(row: CallListRow, column: CallSortColumn): string | number | 
 }
 
 /** One row more than the page was read: its presence says whether a next page exists. */
-function page<T>(rows: T[], limit: number, position: (row: T) => Cursor): Paged<T> {
+function page<T>(rows: T[], limit: number, cursorAt: (last: T) => string): Paged<T> {
   const items = rows.slice(0, limit);
-  return { items, nextCursor: rows.length > limit ? encodeCursor(position(items[items.length - 1]!)) : null };
+  return { items, nextCursor: rows.length > limit ? cursorAt(items[items.length - 1]!) : null };
 }
 
 /** A mismatched begin keeps the args it sent in its detail: masked again under the current policy, like the record's. */

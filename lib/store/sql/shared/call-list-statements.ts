@@ -2,7 +2,7 @@ import { DEDUP_HIT_DECISIONS } from "../../../core/rollup-tally";
 import { SHADOW_PREVENTED_SQL } from "../../../core/shadow";
 import type { RecordState } from "../../../core/record";
 import type { ToolLedgerLine } from "../../../core/tool-figures";
-import type { CallListFilter, CallListPage, CallListRow, CallListSortColumn, RunListFilter, RunRow, SortedCallPage } from "../../ports/call-list";
+import type { CallListFilter, CallListRow, CallListSortColumn, RunListFilter, RunListSortColumn, RunRow, SortedCallPage, SortedPage, SortedRunPage } from "../../ports/call-list";
 import { EVENT_COLUMN_LIST, num, numOrNull, rowToEvent, strOrNull } from "../../hot/shared/columns";
 import type { GateEvent } from "../../ports/gate-store";
 
@@ -15,6 +15,9 @@ import type { GateEvent } from "../../ports/gate-store";
  * use an index for. Every statement is scoped by project_id first.
  */
 type Row = Record<string, unknown>;
+
+/** The dedup-hit decisions as SQL literals (constants of the code, never input). */
+const DEDUP_SQL = DEDUP_HIT_DECISIONS.map((decision) => `'${decision}'`).join(", ");
 
 const CALL_COLUMNS = `r.id, r.project_id, r.key, r.tool, r.run_id, r.step_id, r.scope, r.agent_id, r.state, r.attempt, r.replays, r.first_seen_at, r.updated_at, r.completed_at`;
 
@@ -39,30 +42,28 @@ const SORT_COLUMN: Record<CallListSortColumn, string> = {
 };
 const NULLABLE_SORT: ReadonlySet<CallListSortColumn> = new Set(["agent"]);
 
+type Dir = "asc" | "desc";
+
 /**
- * A sort's ORDER BY over table alias `t`: the column, then id, both in the sort's direction. A
- * blank (NULL) goes last either way, spelled `IS NULL` first since SQLite and Postgres put NULLs
- * at opposite ends by default.
+ * A sort's ORDER BY: the value, then the id, both in the sort's direction. A blank (NULL) goes
+ * last either way, spelled `IS NULL` first since SQLite and Postgres put NULLs at opposite ends.
  */
-function sortOrder(sort: SortedCallPage["sort"], t: string): string {
-  const dir = sort.dir === "asc" ? "ASC" : "DESC";
-  const column = `${t}.${SORT_COLUMN[sort.column]}`;
-  const blanksLast = NULLABLE_SORT.has(sort.column) ? `${column} IS NULL, ` : "";
-  return `${blanksLast}${column} ${dir}, ${t}.id ${dir}`;
+function sortOrder(value: string, id: string, dir: Dir, nullable: boolean): string {
+  const d = dir === "asc" ? "ASC" : "DESC";
+  return `${nullable ? `${value} IS NULL, ` : ""}${value} ${d}, ${id} ${d}`;
 }
 
 /**
- * Rows strictly after a position in the sort (keyset): a bounded range on the column (`>=`/`<=`)
- * the index can seek, then past the tie by id. Blanks come after every value.
+ * Rows strictly after a position in the sort (keyset): a bounded range on the value (`>=`/`<=`)
+ * an index can seek, then past the tie by id. Blanks come after every value.
  */
-function afterPosition(sort: SortedCallPage["sort"], after: NonNullable<SortedCallPage["after"]>, p: Params): string {
-  const column = `r.${SORT_COLUMN[sort.column]}`;
-  const [gt, ge] = sort.dir === "asc" ? [">", ">="] : ["<", "<="];
-  const id = p.add(after.id);
-  if (after.value === null) return `${column} IS NULL AND r.id ${gt} ${id}`;
-  const value = p.add(after.value);
-  const past = `${column} ${ge} ${value} AND (${column} ${gt} ${value} OR r.id ${gt} ${id})`;
-  return NULLABLE_SORT.has(sort.column) ? `(${column} IS NULL OR (${past}))` : past;
+function afterPosition(value: string, id: string, dir: Dir, nullable: boolean, after: NonNullable<SortedPage<string>["after"]>, p: Params): string {
+  const [gt, ge] = dir === "asc" ? [">", ">="] : ["<", "<="];
+  const afterId = p.add(after.id);
+  if (after.value === null) return `${value} IS NULL AND ${id} ${gt} ${afterId}`;
+  const at = p.add(after.value);
+  const past = `${value} ${ge} ${at} AND (${value} ${gt} ${at} OR ${id} ${gt} ${afterId})`;
+  return nullable ? `(${value} IS NULL OR (${past}))` : past;
 }
 
 /** The ledger entry a decision filter looks for. */
@@ -101,7 +102,9 @@ export function callListStatement(projectId: string, filter: CallListFilter, pag
     const pattern = p.add(`%${escapeLike(filter.search.toLowerCase())}%`);
     where.push(`(lower(r.args) LIKE ${pattern} ESCAPE '\\' OR lower(r.result) LIKE ${pattern} ESCAPE '\\')`);
   }
-  if (page.after) where.push(afterPosition(page.sort, page.after, p));
+  const column = (t: string) => `${t}.${SORT_COLUMN[page.sort.column]}`;
+  const nullable = NULLABLE_SORT.has(page.sort.column);
+  if (page.after) where.push(afterPosition(column("r"), "r.id", page.sort.dir, nullable, page.after, p));
   if (filter.decisions !== undefined || filter.decidedFrom !== undefined || filter.decidedTo !== undefined) {
     const matches = (filter.decisions ?? ["*"]).map((decision) => {
       if (decision === "*") return `e.type = 'begin'`;
@@ -117,8 +120,8 @@ export function callListStatement(projectId: string, filter: CallListFilter, pag
   if (filter.shadowPrevented) {
     where.push(`EXISTS (SELECT 1 FROM events e WHERE e.project_id = r.project_id AND e.call_id = r.id AND e.shadow_decision IN (${SHADOW_PREVENTED_SQL}))`);
   }
-  const inner = `SELECT ${CALL_COLUMNS} FROM call_records r WHERE ${where.join(" AND ")} ORDER BY ${sortOrder(page.sort, "r")} LIMIT ${p.add(page.limit)}`;
-  return { sql: withLastDecision(inner, sortOrder(page.sort, "p")), values: p.values };
+  const inner = `SELECT ${CALL_COLUMNS} FROM call_records r WHERE ${where.join(" AND ")} ORDER BY ${sortOrder(column("r"), "r.id", page.sort.dir, nullable)} LIMIT ${p.add(page.limit)}`;
+  return { sql: withLastDecision(inner, sortOrder(column("p"), "p.id", page.sort.dir, nullable)), values: p.values };
 }
 
 const RUN_CALLS = withLastDecision(
@@ -126,24 +129,48 @@ const RUN_CALLS = withLastDecision(
   "p.first_seen_at ASC, p.id ASC",
 );
 
+/** A run's counts, each a seek on the run's own rows (the (project_id, run_id, …) indexes of both tables). */
+const inRunCount = (table: "call_records" | "events", condition: string) =>
+  `(SELECT COUNT(*) FROM ${table} x WHERE x.project_id = r.project_id AND x.run_id = r.run_id AND ${condition})`;
+
 /**
- * A page of runs, newest first by their first call: the records with no older record in their run
- * (a seek on the run's index per candidate). A run's first call never changes, so neither does its
- * place in the list.
+ * What each runs sort orders by, on the run's first record `r`. The run id and start never change;
+ * the counts (and last activity) grow while the run goes on, so a run can move while it is paged.
  */
-function runPageStatement(projectId: string, page: CallListPage, filter: RunListFilter): { sql: string; values: unknown[] } {
+const RUN_SORT_VALUE: Record<RunListSortColumn, string> = {
+  started: "r.first_seen_at",
+  run: "r.run_id",
+  calls: inRunCount("call_records", "1 = 1"),
+  failed: inRunCount("call_records", "x.state = 'failed'"),
+  dedupHits: inRunCount("events", `x.type = 'begin' AND x.decision IN (${DEDUP_SQL})`),
+  agents: `(SELECT COUNT(DISTINCT COALESCE(x.agent_id, '')) FROM events x WHERE x.project_id = r.project_id AND x.run_id = r.run_id AND x.type = 'begin')`,
+  lastActivity: `(SELECT MAX(u.t) FROM (
+      SELECT MAX(x.updated_at) AS t FROM call_records x WHERE x.project_id = r.project_id AND x.run_id = r.run_id
+      UNION ALL SELECT MAX(x.at) AS t FROM events x WHERE x.project_id = r.project_id AND x.run_id = r.run_id AND x.type = 'begin'
+    ) u)`,
+};
+
+/**
+ * A page of runs in the page's sort: the records with no older record in their run (a seek on
+ * the run's index per candidate), each with its sort value. Newest first (the default) walks the
+ * (project_id, first_seen_at, id) index; a count's sort computes it for every run that matches
+ * and keeps the page's LIMIT.
+ */
+function runPageStatement(projectId: string, page: SortedRunPage, filter: RunListFilter): { sql: string; values: unknown[] } {
   const p = new Params();
   const where = [`r.project_id = ${p.add(projectId)}`, ...runFilterClauses(filter, p)];
-  if (page.after) {
-    const at = p.add(page.after.at);
-    where.push(`r.first_seen_at <= ${at} AND (r.first_seen_at < ${at} OR r.id < ${p.add(page.after.id)})`);
-  }
   where.push(`NOT EXISTS (SELECT 1 FROM call_records o WHERE o.project_id = r.project_id AND o.run_id = r.run_id
     AND o.first_seen_at <= r.first_seen_at AND (o.first_seen_at < r.first_seen_at OR o.id < r.id))`);
-  return {
-    sql: `SELECT r.run_id, r.first_seen_at, r.id FROM call_records r WHERE ${where.join(" AND ")} ORDER BY r.first_seen_at DESC, r.id DESC LIMIT ${p.add(page.limit)}`,
-    values: p.values,
-  };
+  const { column, dir } = page.sort;
+  const firsts = `SELECT r.run_id, r.first_seen_at, r.id, ${RUN_SORT_VALUE[column]} AS sort_value FROM call_records r WHERE ${where.join(" AND ")}`;
+  if (column === "started" || column === "run") {
+    // On the record's own columns: the keyset and the order go straight to its indexes.
+    const value = RUN_SORT_VALUE[column];
+    const after = page.after ? ` AND ${afterPosition(value, "r.id", dir, false, page.after, p)}` : "";
+    return { sql: `${firsts}${after} ORDER BY ${sortOrder(value, "r.id", dir, false)} LIMIT ${p.add(page.limit)}`, values: p.values };
+  }
+  const after = page.after ? ` WHERE ${afterPosition("s.sort_value", "s.id", dir, false, page.after, p)}` : "";
+  return { sql: `SELECT * FROM (${firsts}) s${after} ORDER BY ${sortOrder("s.sort_value", "s.id", dir, false)} LIMIT ${p.add(page.limit)}`, values: p.values };
 }
 
 /** A run's search, as conditions on its first record `r` (each a seek on the run's own rows). */
@@ -173,7 +200,7 @@ function runFilterClauses(filter: RunListFilter, p: Params): string[] {
 }
 
 const inList = (from: number, count: number) => Array.from({ length: count }, (_, i) => `$${from + i}`).join(", ");
-const DEDUP = DEDUP_HIT_DECISIONS.map((decision) => `'${decision}'`).join(", ");
+const DEDUP = DEDUP_SQL;
 const count = (condition: string) => `SUM(CASE WHEN ${condition} THEN 1 ELSE 0 END)`;
 
 const runCallStats = (runs: number) => `SELECT run_id, COUNT(*) AS calls, COUNT(DISTINCT tool) AS tools, MAX(updated_at) AS last_at,
@@ -221,7 +248,7 @@ export abstract class CallListReads {
     return (await this.rows(sql, values)).map(rowToCallListRow);
   }
 
-  async listRuns(projectId: string, page: CallListPage, filter: RunListFilter = {}): Promise<RunRow[]> {
+  async listRuns(projectId: string, page: SortedRunPage, filter: RunListFilter = {}): Promise<RunRow[]> {
     const { sql, values } = runPageStatement(projectId, page, filter);
     const firsts = await this.rows(sql, values);
     if (firsts.length === 0) return [];
@@ -238,6 +265,7 @@ export abstract class CallListReads {
       const b = beginsOf.get(runId) ?? {};
       const startedAt = num(first.first_seen_at);
       return {
+        sortValue: typeof first.sort_value === "string" && page.sort.column === "run" ? first.sort_value : num(first.sort_value),
         runId,
         firstCallId: String(first.id),
         startedAt,
