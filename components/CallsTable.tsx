@@ -26,7 +26,7 @@ export function CallsTable({ projectId, calls, sort, onSort }: Props) {
             {header("tool", "Tool")}
             {header("status", "Status")}
             <th scope="col" title="Each call's latest begin: not sortable (the server sorts the whole list, and no index holds it)">
-              Last decision
+              <span className="sort-header static">Last decision</span>
             </th>
             {header("run", "Run / step")}
             {header("agent", "Agent")}

@@ -84,7 +84,7 @@ export function RunsList() {
                   <SortableHeader column="agents" label="Agents" sort={sort} onSort={toggle} firstDir="desc" />
                   <SortableHeader column="failed" label="Outcomes" title="Sorts by failed calls" sort={sort} onSort={toggle} firstDir="desc" />
                   <th scope="col" title="Kept by the saga runner, not the ledger: not sortable">
-                    Saga
+                    <span className="sort-header static">Saga</span>
                   </th>
                   <SortableHeader column="dedupHits" label="Dedup hits" sort={sort} onSort={toggle} firstDir="desc" />
                 </tr>
