@@ -52,15 +52,20 @@ export const CALL_SORT_COLUMNS = ["firstSeen", "tool", "status", "run", "agent",
 export type CallSortColumn = (typeof CALL_SORT_COLUMNS)[number];
 /** Columns whose values are numbers (the rest are text; `agent` may be blank). */
 export const NUMERIC_CALL_SORTS: readonly CallSortColumn[] = ["firstSeen", "attempts"];
-export const DEFAULT_CALL_SORT = "firstSeen:desc";
-const CALL_SORTS = CALL_SORT_COLUMNS.flatMap((column) => [`${column}:asc`, `${column}:desc`] as const);
-export const CallSortSchema = z
-  .enum(CALL_SORTS as [`${CallSortColumn}:asc` | `${CallSortColumn}:desc`, ...(`${CallSortColumn}:asc` | `${CallSortColumn}:desc`)[]])
-  .default(DEFAULT_CALL_SORT)
-  .describe(
-    "Order of the whole list, `<column>:<asc|desc>` (default `firstSeen:desc`, newest first): firstSeen, tool, status, run, agent, attempts or key. Ties go by call id in the same direction; calls without an agent come last either way. Text compares by the database's collation (bytewise on SQLite and on a C-collated Postgres). A cursor resumes the sort it came from",
-  )
-  .meta({ id: "CallSort" });
+export const DEFAULT_CALL_SORT = "firstSeen:desc" as const;
+/** A list's `sort` parameter: `<column>:<asc|desc>` over its columns, `fallback` when absent. */
+function sortParam<C extends string>(columns: readonly C[], fallback: `${C}:asc` | `${C}:desc`, description: string, metaId: string) {
+  const values = columns.flatMap((column) => [`${column}:asc`, `${column}:desc`] as const) as [`${C}:asc` | `${C}:desc`, ...(`${C}:asc` | `${C}:desc`)[]];
+  // `fallback` is one of `values` by its type; zod cannot see that through the generic.
+  return z.enum(values).default(fallback as never).describe(description).meta({ id: metaId });
+}
+
+export const CallSortSchema = sortParam(
+  CALL_SORT_COLUMNS,
+  DEFAULT_CALL_SORT,
+  "Order of the whole list, `<column>:<asc|desc>` (default `firstSeen:desc`, newest first): firstSeen, tool, status, run, agent, attempts or key. Ties go by call id in the same direction; calls without an agent come last either way. Text compares by the database's collation (bytewise on SQLite and on a C-collated Postgres). A cursor resumes the sort it came from",
+  "CallSort",
+);
 export type CallSort = z.infer<typeof CallSortSchema>;
 
 /**
@@ -207,15 +212,13 @@ export type RunState = (typeof RUN_STATES)[number];
  */
 export const RUN_SORT_COLUMNS = ["started", "run", "lastActivity", "calls", "agents", "failed", "dedupHits"] as const;
 export type RunSortColumn = (typeof RUN_SORT_COLUMNS)[number];
-export const DEFAULT_RUN_SORT = "started:desc";
-const RUN_SORTS = RUN_SORT_COLUMNS.flatMap((column) => [`${column}:asc`, `${column}:desc`] as const);
-export const RunSortSchema = z
-  .enum(RUN_SORTS as [`${RunSortColumn}:asc` | `${RunSortColumn}:desc`, ...(`${RunSortColumn}:asc` | `${RunSortColumn}:desc`)[]])
-  .default(DEFAULT_RUN_SORT)
-  .describe(
-    "Order of the whole list, `<column>:<asc|desc>` (default `started:desc`, newest first): started, run, lastActivity, calls, agents, failed or dedupHits. Ties go by the run's first call id in the same direction. Counts grow while a run goes on: a run that changes while the list is paged can move to another page. A cursor resumes the sort it came from",
-  )
-  .meta({ id: "RunSort" });
+export const DEFAULT_RUN_SORT = "started:desc" as const;
+export const RunSortSchema = sortParam(
+  RUN_SORT_COLUMNS,
+  DEFAULT_RUN_SORT,
+  "Order of the whole list, `<column>:<asc|desc>` (default `started:desc`, newest first): started, run, lastActivity, calls, agents, failed or dedupHits. Ties go by the run's first call id in the same direction. Counts grow while a run goes on: a run that changes while the list is paged can move to another page. A cursor resumes the sort it came from",
+  "RunSort",
+);
 
 export const RunListQuerySchema = z
   .object({

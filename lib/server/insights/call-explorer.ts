@@ -90,7 +90,7 @@ export class CallExplorer {
     );
     // The newest-first list keeps its (time, id) cursors: links and exports made before sorting existed still resume.
     return page(rows, query.limit, (last) =>
-      query.sort === DEFAULT_CALL_SORT ? encodeCursor({ at: last.firstSeenAt, id: last.id }) : encodeSortCursor({ sort: query.sort, value: sortValue(last, column), id: last.id }),
+      query.sort === DEFAULT_CALL_SORT ? encodeCursor({ at: last.firstSeenAt, id: last.id }) : encodeSortCursor({ sort: query.sort, value: SORT_VALUE[column](last), id: last.id }),
     );
   }
 
@@ -148,25 +148,16 @@ function sortedPosition(text: string | undefined): SortedCallPage["after"] {
   return sorted ? { value: sorted.value, id: sorted.id } : undefined;
 }
 
-/** A row's value in a sort column, as the store compares it. */
-function sortValue(row: CallListRow, column: CallSortColumn): string | number | null {
-  switch (column) {
-    case "firstSeen":
-      return row.firstSeenAt;
-    case "tool":
-      return row.tool;
-    case "status":
-      return row.state;
-    case "run":
-      return row.runId;
-    case "agent":
-      return row.agentId;
-    case "attempts":
-      return row.attempt;
-    case "key":
-      return row.key;
-  }
-}
+/** A row's value in each sort column, as the store compares it. */
+const SORT_VALUE: Record<CallSortColumn, (row: CallListRow) => string | number | null> = {
+  firstSeen: (row) => row.firstSeenAt,
+  tool: (row) => row.tool,
+  status: (row) => row.state,
+  run: (row) => row.runId,
+  agent: (row) => row.agentId,
+  attempts: (row) => row.attempt,
+  key: (row) => row.key,
+};
 
 /** One row more than the page was read: its presence says whether a next page exists. */
 function page<T>(rows: T[], limit: number, cursorAt: (last: T) => string): Paged<T> {
