@@ -2,11 +2,11 @@
 
 import { usePathname, useRouter, useSearchParams } from "next/navigation";
 import { type FormEvent, useState } from "react";
-import type { CallSummary } from "@/lib/contract/calls";
+import { CALL_SORT_COLUMNS, type CallSortColumn } from "@/lib/contract/calls";
 import { type CallFilters as Filters, activeFilterCount, filtersFromSearch, filtersToSearch } from "@/lib/dashboard/call-filters";
 import { projectApi } from "@/lib/dashboard/fetch-json";
-import { useCallsQuery, useNewCallsCount } from "@/lib/dashboard/queries/use-calls-query";
-import { type SortAccessors, sortRows } from "@/lib/dashboard/table-sort";
+import { apiSort, useCallsQuery, useNewCallsCount } from "@/lib/dashboard/queries/use-calls-query";
+import type { SortState } from "@/lib/dashboard/table-sort";
 import { useUrlSort } from "@/lib/dashboard/use-url-sort";
 import { CallFilters } from "./CallFilters";
 import { CallsTable } from "./CallsTable";
@@ -17,21 +17,33 @@ import { useProject } from "./ProjectContext";
 import { EmptyState, ErrorState, Loading } from "./StateViews";
 import "./explorer.css";
 
-const CALL_SORT: SortAccessors<CallSummary> = {
-  firstSeen: (c) => Date.parse(c.createdAt),
-  tool: (c) => c.tool,
-  status: (c) => c.status,
-  lastDecision: (c) => c.lastDecision?.decision,
-  run: (c) => c.runId,
-  agent: (c) => c.agentId,
-  attempts: (c) => c.attempts,
-  key: (c) => c.key,
+const SORT_LABEL: Record<CallSortColumn, string> = {
+  firstSeen: "first seen",
+  tool: "tool",
+  status: "status",
+  run: "run",
+  agent: "agent (calls without one last)",
+  attempts: "attempts",
+  key: "key",
 };
 
+/** The list's own order: what Follow live follows. */
+const isNewestFirst = (sort: SortState | null) => !sort || (sort.column === "firstSeen" && sort.dir === "desc");
+
+/** The caption's account of the order: the server sorts every matching call, not only those loaded. */
+function orderCaption(sort: SortState | null): string {
+  if (isNewestFirst(sort)) return "newest first";
+  const label = SORT_LABEL[sort!.column as CallSortColumn];
+  return `all matching calls sorted by ${label}, ${sort!.dir === "asc" ? "ascending" : "descending"}`;
+}
+
 /**
- * The calls page: filters, search and sort kept in the URL (the view is a link), the newest calls
- * first, "load more" by cursor, open by id. Following, the list refetches and new calls appear at
- * the top; paused, it stays still and counts the calls that arrived meanwhile.
+ * The calls page: filters, search and sort kept in the URL (the view is a link), newest first
+ * unless sorted by a column, "load more" by cursor in the same order, open by id. The server sorts
+ * the whole list, so the first row under a sort is the extreme of every matching call. Following
+ * (newest first only: under another sort a new call's place is anywhere in the list), the list
+ * refetches and new calls appear at the top; paused or sorted, it stays still and counts the calls
+ * that arrived meanwhile.
  */
 export function CallsExplorer() {
   const { projectId } = useProject();
@@ -40,12 +52,14 @@ export function CallsExplorer() {
   const filters = filtersFromSearch(search);
   const searchKey = filtersToSearch(filters).toString();
   const [following, setFollowing] = useState(false);
-  const calls = useCallsQuery(projectId, filters, following);
-  const loaded = calls.data?.pages.flatMap((page) => page.calls) ?? [];
-  const { sort, toggle } = useUrlSort(Object.keys(CALL_SORT));
-  const rows = sortRows(loaded, sort, CALL_SORT);
-  const tools = [...new Set(loaded.map((c) => c.tool))].sort();
-  const fresh = useNewCallsCount(projectId, filters, { newestAt: loaded[0]?.createdAt ?? null, ids: new Set(loaded.map((c) => c.callId)) }, !following && !calls.isPending);
+  const { sort, toggle, clear } = useUrlSort(CALL_SORT_COLUMNS);
+  const newestFirst = isNewestFirst(sort);
+  const live = following && newestFirst;
+  const calls = useCallsQuery(projectId, filters, live, newestFirst ? undefined : apiSort(sort));
+  const rows = calls.data?.pages.flatMap((page) => page.calls) ?? [];
+  const tools = [...new Set(rows.map((c) => c.tool))].sort();
+  const newestAt = rows.reduce<string | null>((newest, c) => (newest === null || Date.parse(c.createdAt) > Date.parse(newest) ? c.createdAt : newest), null);
+  const fresh = useNewCallsCount(projectId, filters, { newestAt, ids: new Set(rows.map((c) => c.callId)) }, !live && !calls.isPending);
 
   function apply(next: Filters) {
     const params = filtersToSearch(next);
@@ -71,13 +85,29 @@ export function CallsExplorer() {
       <CallFilters key={searchKey} value={filters} onApply={apply} tools={tools} />
       <DecisionsBehind projectId={projectId} filters={filters} />
       <div className="row" data-testid="follow-bar">
-        <button type="button" aria-pressed={following} data-testid="follow-toggle" onClick={() => setFollowing((f) => !f)}>
-          {following ? "Pause" : "Follow live"}
+        <button
+          type="button"
+          aria-pressed={live}
+          disabled={!newestFirst}
+          data-testid="follow-toggle"
+          title={newestFirst ? undefined : "Follow live lists the newest calls first: back to newest first to follow"}
+          onClick={() => setFollowing((f) => !f)}
+        >
+          {live ? "Pause" : "Follow live"}
         </button>
         <span className="muted" data-testid="follow-state">
-          {following ? "Following: new calls appear at the top as they arrive." : "Paused: the list stays as it is."}
+          {!newestFirst
+            ? "Sorted: the list stays as it is (Follow live works newest first)."
+            : live
+              ? "Following: new calls appear at the top as they arrive."
+              : "Paused: the list stays as it is."}
         </span>
-        {!following && fresh > 0 ? (
+        {!newestFirst ? (
+          <button type="button" data-testid="newest-first" onClick={clear}>
+            Newest first
+          </button>
+        ) : null}
+        {!live && fresh > 0 ? (
           <button type="button" className="badge new-calls" data-testid="new-calls" onClick={() => calls.refetch()}>
             {fresh} new · show
           </button>
@@ -102,8 +132,8 @@ export function CallsExplorer() {
         <>
           <p className="muted" role="status" style={{ margin: 0 }} data-testid="calls-count">
             {rows.length} call{rows.length === 1 ? "" : "s"} shown{calls.hasNextPage ? ", more below" : ""} ·{" "}
-            {sort ? "sorted as chosen (the calls loaded; more load newest first)" : "newest first"}
-            {calls.isFetching && !calls.isFetchingNextPage && !following ? " · refreshing…" : ""}
+            {orderCaption(sort)}
+            {calls.isFetching && !calls.isFetchingNextPage && !live ? " · refreshing…" : ""}
           </p>
           <CallsTable projectId={projectId} calls={rows} sort={sort} onSort={toggle} />
           <LoadMoreRow query={calls} />

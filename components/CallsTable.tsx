@@ -25,7 +25,9 @@ export function CallsTable({ projectId, calls, sort, onSort }: Props) {
             {header("firstSeen", "First seen", "desc")}
             {header("tool", "Tool")}
             {header("status", "Status")}
-            {header("lastDecision", "Last decision")}
+            <th scope="col" title="Each call's latest begin: not sortable (the server sorts the whole list, and no index holds it)">
+              <span className="sort-header static">Last decision</span>
+            </th>
             {header("run", "Run / step")}
             {header("agent", "Agent")}
             {header("attempts", "Attempts", "desc")}

@@ -1,9 +1,10 @@
 "use client";
 
-import { Bar, BarChart, CartesianGrid, Legend, ReferenceLine, ResponsiveContainer, Tooltip, XAxis, YAxis } from "recharts";
+import { Bar, BarChart, CartesianGrid, Legend, ResponsiveContainer, Tooltip, XAxis, YAxis } from "recharts";
 import { DECISION_GROUPS, type DecisionGroupId } from "@/lib/dashboard/decision-groups";
 import { type DecisionPoint, perBucketLabel, spansDays } from "@/lib/dashboard/prepare-timeseries";
 import type { Bucket } from "@/lib/dashboard/range";
+import { policyMarkLines } from "./chart-marks";
 import { timeAxisProps, yAxisTitle } from "./chart-axes";
 
 interface Props {
@@ -52,9 +53,7 @@ export function DecisionsChart({ points, bucket, groups, onSelect, annotations =
               onClick={onSelect ? (entry: { payload?: DecisionPoint }) => entry.payload && onSelect(g.id, entry.payload) : undefined}
             />
           ))}
-          {annotations.map((a, i) => (
-            <ReferenceLine key={`${a.at}-${i}`} x={a.at} stroke="var(--fg)" strokeDasharray="4 3" label={{ value: a.label, position: "top", fill: "var(--fg)", fontSize: 11 }} />
-          ))}
+          {policyMarkLines(annotations)}
         </BarChart>
       </ResponsiveContainer>
     </figure>

@@ -1,9 +1,10 @@
 "use client";
 
-import { CartesianGrid, Line, LineChart, ReferenceLine, ResponsiveContainer, Tooltip, XAxis, YAxis } from "recharts";
+import { CartesianGrid, Line, LineChart, ResponsiveContainer, Tooltip, XAxis, YAxis } from "recharts";
 import type { ChartMark } from "@/lib/dashboard/prepare-policy-marks";
 import { type RatePoint, spansDays } from "@/lib/dashboard/prepare-timeseries";
 import type { Bucket } from "@/lib/dashboard/range";
+import { policyMarkLines } from "./chart-marks";
 import { timeAxisProps, yAxisTitle } from "./chart-axes";
 
 interface Props {
@@ -63,9 +64,7 @@ export function DedupRateChart({ points, bucket, label, onSelect, annotations = 
             connectNulls={false}
             isAnimationActive={false}
           />
-          {annotations.map((a, i) => (
-            <ReferenceLine key={`${a.at}-${i}`} x={a.at} stroke="var(--fg)" strokeDasharray="4 3" label={{ value: a.label, position: "top", fill: "var(--fg)", fontSize: 11 }} />
-          ))}
+          {policyMarkLines(annotations)}
         </LineChart>
       </ResponsiveContainer>
     </figure>

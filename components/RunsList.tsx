@@ -14,22 +14,23 @@ import { EmptyState, ErrorState, Loading } from "./StateViews";
 import "./explorer.css";
 import { SortableHeader } from "./SortableHeader";
 import { TableWrap } from "./TableWrap";
-import { type SortAccessors, sortRows } from "@/lib/dashboard/table-sort";
 import { useUrlSort } from "@/lib/dashboard/use-url-sort";
-import type { RunSummary } from "@/lib/contract/calls";
+import { RUN_SORT_COLUMNS, type RunSortColumn } from "@/lib/contract/calls";
 
-const RUN_SORT: SortAccessors<RunSummary> = {
-  run: (r) => r.runId,
-  started: (r) => Date.parse(r.startedAt),
-  lastActivity: (r) => Date.parse(r.lastActivityAt),
-  calls: (r) => r.calls,
-  agents: (r) => r.agents,
-  failed: (r) => r.failed,
-  saga: (r) => r.sagaState,
-  dedupHits: (r) => r.dedupHits,
+const SORT_LABEL: Record<RunSortColumn, string> = {
+  started: "start",
+  run: "run id",
+  lastActivity: "last activity",
+  calls: "calls",
+  agents: "agents",
+  failed: "failed calls",
+  dedupHits: "dedup hits",
 };
 
-/** Recent runs, newest first by their first call, with their counts; "load more" by cursor. */
+/**
+ * Recent runs with their counts, newest first by their first call unless sorted by a column: the
+ * server sorts every matching run, and "load more" continues in the same order.
+ */
 export function RunsList() {
   const { projectId } = useProject();
   const pathname = usePathname();
@@ -37,9 +38,10 @@ export function RunsList() {
   const limit = Number(search.get("limit")) || undefined;
   const filters = runFiltersFromSearch(search);
   const searchKey = runFiltersToSearch(filters).toString();
-  const runs = useRunsQuery(projectId, limit && limit <= 200 ? limit : undefined, filters);
-  const { sort, toggle } = useUrlSort(Object.keys(RUN_SORT));
-  const rows = sortRows(runs.data?.pages.flatMap((page) => page.runs) ?? [], sort, RUN_SORT);
+  const { sort, toggle } = useUrlSort(RUN_SORT_COLUMNS);
+  const newestFirst = !sort || (sort.column === "started" && sort.dir === "desc");
+  const runs = useRunsQuery(projectId, limit && limit <= 200 ? limit : undefined, filters, newestFirst ? undefined : `${sort!.column}:${sort!.dir}`);
+  const rows = runs.data?.pages.flatMap((page) => page.runs) ?? [];
   const base = `/projects/${encodeURIComponent(projectId)}`;
 
   function apply(next: Filters) {
@@ -67,6 +69,10 @@ export function RunsList() {
         )
       ) : (
         <>
+          <p className="muted" role="status" style={{ margin: 0 }} data-testid="runs-count">
+            {rows.length} run{rows.length === 1 ? "" : "s"} shown{runs.hasNextPage ? ", more below" : ""} ·{" "}
+            {newestFirst ? "newest first" : `all matching runs sorted by ${SORT_LABEL[sort!.column as RunSortColumn]}, ${sort!.dir === "asc" ? "ascending" : "descending"}`}
+          </p>
           <TableWrap label="Runs">
             <table className="data stacked" data-testid="runs-table">
               <thead>
@@ -77,7 +83,9 @@ export function RunsList() {
                   <SortableHeader column="calls" label="Calls" sort={sort} onSort={toggle} firstDir="desc" />
                   <SortableHeader column="agents" label="Agents" sort={sort} onSort={toggle} firstDir="desc" />
                   <SortableHeader column="failed" label="Outcomes" title="Sorts by failed calls" sort={sort} onSort={toggle} firstDir="desc" />
-                  <SortableHeader column="saga" label="Saga" sort={sort} onSort={toggle} />
+                  <th scope="col" title="Kept by the saga runner, not the ledger: not sortable">
+                    <span className="sort-header static">Saga</span>
+                  </th>
                   <SortableHeader column="dedupHits" label="Dedup hits" sort={sort} onSort={toggle} firstDir="desc" />
                 </tr>
               </thead>

@@ -1,9 +1,10 @@
 "use client";
 
-import { Bar, BarChart, CartesianGrid, ReferenceLine, ResponsiveContainer, Tooltip, XAxis, YAxis } from "recharts";
+import { Bar, BarChart, CartesianGrid, ResponsiveContainer, Tooltip, XAxis, YAxis } from "recharts";
 import { spansDays } from "@/lib/dashboard/prepare-timeseries";
 import type { Bucket } from "@/lib/dashboard/range";
 import type { SeriesPoint } from "@/lib/dashboard/tool-series";
+import { policyMarkLines } from "./chart-marks";
 import { timeAxisProps, yAxisTitle } from "./chart-axes";
 
 interface Props {
@@ -39,9 +40,7 @@ export function ToolSeriesChart({ testId, title, points, bucket, color, format, 
             contentStyle={{ background: "var(--card)", border: "1px solid var(--border)", color: "var(--fg)" }}
           />
           <Bar dataKey="value" name={title} fill={color} isAnimationActive={false} />
-          {annotations.map((a, i) => (
-            <ReferenceLine key={`${a.at}-${i}`} x={a.at} stroke="var(--fg)" strokeDasharray="4 3" label={{ value: a.label, position: "top", fill: "var(--fg)", fontSize: 11 }} />
-          ))}
+          {policyMarkLines(annotations)}
         </BarChart>
       </ResponsiveContainer>
     </figure>

@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { decodeCursor } from "../core/cursor";
+import { decodeCursor, decodeSortCursor } from "../core/cursor";
 import { RUN_STATES as SAGA_RUN_STATES } from "./sagas";
 import { BEGIN_DECISIONS, BeginDecisionNameSchema } from "./v1";
 
@@ -37,11 +37,51 @@ const decisionFilter = z
 
 const cursor = z
   .string()
-  .max(500)
-  .refine((value) => decodeCursor(value) !== null, "not a cursor this API handed out (pass nextCursor back unchanged)")
+  .max(4_000)
+  .refine((value) => decodeCursor(value) !== null || decodeSortCursor(value) !== null, "not a cursor this API handed out (pass nextCursor back unchanged)")
   .describe("`nextCursor` of the previous page, unchanged");
 
 const limit = z.coerce.number().int().min(1).max(200).default(50).describe("Page size (default 50, at most 200)");
+
+/**
+ * The calls list's sortable columns (the dashboard table's headers), each `<column>:<asc|desc>`.
+ * Ties go by call id in the same direction, so every sort is a total order a cursor can resume.
+ * lastDecision is not among them: it is each call's latest begin, which no index holds.
+ */
+export const CALL_SORT_COLUMNS = ["firstSeen", "tool", "status", "run", "agent", "attempts", "key"] as const;
+export type CallSortColumn = (typeof CALL_SORT_COLUMNS)[number];
+/** Columns whose values are numbers (the rest are text; `agent` may be blank). */
+export const NUMERIC_CALL_SORTS: readonly CallSortColumn[] = ["firstSeen", "attempts"];
+export const DEFAULT_CALL_SORT = "firstSeen:desc" as const;
+/** A list's `sort` parameter: `<column>:<asc|desc>` over its columns, `fallback` when absent. */
+function sortParam<C extends string>(columns: readonly C[], fallback: `${C}:asc` | `${C}:desc`, description: string, metaId: string) {
+  const values = columns.flatMap((column) => [`${column}:asc`, `${column}:desc`] as const) as [`${C}:asc` | `${C}:desc`, ...(`${C}:asc` | `${C}:desc`)[]];
+  // `fallback` is one of `values` by its type; zod cannot see that through the generic.
+  return z.enum(values).default(fallback as never).describe(description).meta({ id: metaId });
+}
+
+export const CallSortSchema = sortParam(
+  CALL_SORT_COLUMNS,
+  DEFAULT_CALL_SORT,
+  "Order of the whole list, `<column>:<asc|desc>` (default `firstSeen:desc`, newest first): firstSeen, tool, status, run, agent, attempts or key. Ties go by call id in the same direction; calls without an agent come last either way. Text compares by the database's collation (bytewise on SQLite and on a C-collated Postgres). A cursor resumes the sort it came from",
+  "CallSort",
+);
+export type CallSort = z.infer<typeof CallSortSchema>;
+
+/**
+ * Whether a cursor was handed out for this sort: the default (newest-first) order's cursors are
+ * (time, id); another sort's carry the sort and a value of its column's type.
+ */
+function cursorFits(text: string, sort: string, fallback: string, numeric: readonly string[], nullable: readonly string[] = []): boolean {
+  if (sort === fallback) return decodeCursor(text) !== null;
+  const cursor = decodeSortCursor(text);
+  if (!cursor || cursor.sort !== sort) return false;
+  const column = sort.split(":")[0]!;
+  if (cursor.value === null) return nullable.includes(column);
+  return numeric.includes(column) ? typeof cursor.value === "number" : typeof cursor.value === "string";
+}
+
+export const cursorFitsSort = (text: string, sort: string) => cursorFits(text, sort, DEFAULT_CALL_SORT, NUMERIC_CALL_SORTS, ["agent"]);
 
 export const CallListQuerySchema = z
   .object({
@@ -67,10 +107,15 @@ export const CallListQuerySchema = z
       .enum(["prevented"])
       .optional()
       .describe("prevented: only calls that ran in shadow mode though the gate would have prevented them (would_replay, would_wait, would_refuse, would_conflict)"),
+    sort: CallSortSchema,
     cursor: cursor.optional(),
     limit,
   })
   .strict()
+  .refine((q) => q.cursor === undefined || cursorFitsSort(q.cursor, q.sort), {
+    message: "this cursor belongs to another sort: pass nextCursor back with the same `sort`",
+    path: ["cursor"],
+  })
   .refine((q) => !q.from || !q.to || Date.parse(q.from) < Date.parse(q.to), { message: "`from` must be before `to`", path: ["from"] })
   .refine((q) => !q.decidedFrom || !q.decidedTo || Date.parse(q.decidedFrom) < Date.parse(q.decidedTo), {
     message: "`decidedFrom` must be before `decidedTo`",
@@ -106,7 +151,7 @@ export const CallSummarySchema = z
 export const CallListSchema = z
   .object({
     calls: z.array(CallSummarySchema),
-    nextCursor: z.string().nullable().describe("Pass as `cursor` for the next (older) page; null on the last page"),
+    nextCursor: z.string().nullable().describe("Pass as `cursor` (with the same `sort`) for the next page; null on the last page"),
   })
   .meta({ id: "CallList" });
 
@@ -160,6 +205,21 @@ export const CallLedgerSchema = z
 export const RUN_STATES = ["in_progress", "failed", "blocked", "succeeded"] as const;
 export type RunState = (typeof RUN_STATES)[number];
 
+/**
+ * The runs list's sortable columns: its first call's time (`started`, the default newest first)
+ * or run id, or a count. Ties go by the run's first call id; counts grow while a run goes on, so
+ * a run still running can move between pages.
+ */
+export const RUN_SORT_COLUMNS = ["started", "run", "lastActivity", "calls", "agents", "failed", "dedupHits"] as const;
+export type RunSortColumn = (typeof RUN_SORT_COLUMNS)[number];
+export const DEFAULT_RUN_SORT = "started:desc" as const;
+export const RunSortSchema = sortParam(
+  RUN_SORT_COLUMNS,
+  DEFAULT_RUN_SORT,
+  "Order of the whole list, `<column>:<asc|desc>` (default `started:desc`, newest first): started, run, lastActivity, calls, agents, failed or dedupHits. Ties go by the run's first call id in the same direction. Counts grow while a run goes on: a run that changes while the list is paged can move to another page. A cursor resumes the sort it came from",
+  "RunSort",
+);
+
 export const RunListQuerySchema = z
   .object({
     runId: id.optional().describe("A run id, or the start of one"),
@@ -169,10 +229,15 @@ export const RunListQuerySchema = z
       .enum(RUN_STATES)
       .optional()
       .describe("in_progress / failed: a call of the run is in that state; blocked: the loop detector blocked one of its begins; succeeded: every call succeeded"),
+    sort: RunSortSchema,
     cursor: cursor.optional(),
     limit,
   })
-  .strict();
+  .strict()
+  .refine((q) => q.cursor === undefined || cursorFits(q.cursor, q.sort, DEFAULT_RUN_SORT, RUN_SORT_COLUMNS.filter((c) => c !== "run")), {
+    message: "this cursor belongs to another sort: pass nextCursor back with the same `sort`",
+    path: ["cursor"],
+  });
 export type RunListQuery = z.infer<typeof RunListQuerySchema>;
 
 export const RunSummarySchema = z
@@ -197,7 +262,7 @@ export const RunSummarySchema = z
 
 export const RunListSchema = z
   .object({ runs: z.array(RunSummarySchema), nextCursor: z.string().nullable() })
-  .meta({ id: "RunList", description: "Runs, newest first (by their first call)" });
+  .meta({ id: "RunList", description: "Runs, newest first (by their first call) unless sorted" });
 
 export const RunDetailSchema = z
   .object({

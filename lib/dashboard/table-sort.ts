@@ -1,8 +1,9 @@
 /**
  * A table's sort as it lives in the URL: `?sort=tool` (ascending) or `?sort=-tool` (descending),
  * one column per table (each page has one sortable table). Parsed leniently: an unknown column is
- * no sort, not an error page. Rows sort on the client: the lists load newest first by cursor, and
- * a sort orders the rows loaded (the page says so).
+ * no sort, not an error page. The calls list asks the server for its sort (the API's
+ * `sort=<column>:<asc|desc>`, over every matching call); lists that load every row (tools, storms)
+ * and the runs list sort the rows they hold on the client (the runs page says so).
  */
 export type SortDir = "asc" | "desc";
 export interface SortState {

@@ -8,7 +8,7 @@ import { type SortDir, type SortState, nextSort, parseSort, sortParam } from "./
  * a sorted view is a link. Next.js folds history.pushState into its router, so the page follows
  * without a server round trip.
  */
-export function useUrlSort(columns: readonly string[]): { sort: SortState | null; toggle: (column: string, firstDir?: SortDir) => void } {
+export function useUrlSort(columns: readonly string[]): { sort: SortState | null; toggle: (column: string, firstDir?: SortDir) => void; clear: () => void } {
   const pathname = usePathname();
   const search = useSearchParams();
   const sort = parseSort(search.get("sort"), columns);
@@ -17,5 +17,12 @@ export function useUrlSort(columns: readonly string[]): { sort: SortState | null
     params.set("sort", sortParam(nextSort(sort, column, firstDir))!);
     window.history.pushState(null, "", `${pathname}?${params}`);
   }
-  return { sort, toggle };
+  /** Back to the list's own order (no `sort` in the URL). */
+  function clear() {
+    const params = new URLSearchParams(search.toString());
+    params.delete("sort");
+    const query = params.toString();
+    window.history.pushState(null, "", query ? `${pathname}?${query}` : pathname);
+  }
+  return { sort, toggle, clear };
 }

@@ -20,7 +20,7 @@ export function registerCallExplorerPaths(registry: OpenAPIRegistry): void {
   registry.registerPath({
     method: "get",
     path: `${p}/calls`,
-    summary: "The project's calls, newest first: filter by tool, status, decision, run, agent, key prefix and time; page with nextCursor (viewer)",
+    summary: "The project's calls, newest first or sorted by a column (`sort=tool:asc`): filter by tool, status, decision, run, agent, key prefix and time; page with nextCursor in the same sort (viewer)",
     tags,
     security,
     request: { params: ProjectParams, query: CallListQuerySchema },

@@ -107,6 +107,33 @@ test.afterAll(async () => {
 
 const value = (id: string) => page.getByTestId(`kpi-${id}`).locator(".value");
 
+/**
+ * Each policy mark's label on these charts lies whole inside its chart (a label centred above its
+ * line was cut off at the chart's top and right edges), at a laptop's and a phone's width; a picture
+ * of each chart shows it.
+ */
+async function marksReadable(charts: string[], name: string) {
+  for (const width of [1440, 390]) {
+    await page.setViewportSize({ width, height: 900 });
+    for (const chart of charts) {
+      const figure = page.getByTestId(chart).first();
+      await figure.scrollIntoViewIfNeeded();
+      const labels = figure.getByTestId("chart-mark-label");
+      await expect(labels.first()).toBeVisible();
+      const frame = (await figure.boundingBox())!;
+      for (const label of await labels.all()) {
+        const box = (await label.boundingBox())!;
+        expect(box.width, `${chart} at ${width}: a label with text`).toBeGreaterThan(4);
+        expect(box.x, `${chart} at ${width}: left edge`).toBeGreaterThanOrEqual(frame.x);
+        expect(box.y, `${chart} at ${width}: top edge`).toBeGreaterThanOrEqual(frame.y);
+        expect(box.x + box.width, `${chart} at ${width}: right edge`).toBeLessThanOrEqual(frame.x + frame.width);
+      }
+      await figure.screenshot({ path: `${SHOTS}/38-${name}-${chart}-${width}.png` });
+    }
+  }
+  await page.setViewportSize({ width: 1440, height: 900 });
+}
+
 test("overview: every tile equals the test's tally; preview_required has its own tile, no Other", async () => {
   await page.goto(PROJECT);
   await expect(value("calls")).toHaveText(String(total()), { timeout: 60_000 });
@@ -143,6 +170,7 @@ test("overview: every tool's policy changes in the range are marked on both char
   // The rate chart of one tool marks that tool's changes only.
   await page.locator("#rate-tool").selectOption(TOOLS.timed);
   await expect(page.getByTestId("dedup-rate-chart").locator(".recharts-reference-line")).toHaveCount(TIMED_REVISIONS);
+  await marksReadable(["decisions-chart", "dedup-rate-chart"], "overview-marks");
   await expectNoSeriousA11yViolations(page);
   for (const width of [1440, 390]) {
     await page.setViewportSize({ width, height: 900 });
@@ -174,6 +202,41 @@ test("a tile's click-through reaches every decision it counted, loop blocks with
   await page.goto(PROJECT);
   await page.getByTestId("kpi-preview-required").getByRole("link").click();
   await expect(page.getByTestId("decisions-behind")).toHaveAttribute("data-total", String(total("preview_required")));
+});
+
+test("every segment of the calls-by-decision chart clicks through to the decisions it counted, each group present", async () => {
+  // The groups this traffic produced (conflicts and approvals it never made); each one's bars, wherever the minutes fell.
+  const groups = [
+    { id: "executions", decisions: ["execute", "verify"] },
+    { id: "dedupHits", decisions: ["replay", "in_progress", "refused"] },
+    { id: "previewRequired", decisions: ["preview_required"] },
+    { id: "blocked", decisions: ["blocked"] },
+  ];
+  const segmentsOf = (id: string) => page.getByTestId("decisions-chart").locator(`.bar-${id} .recharts-bar-rectangle`);
+  for (const group of groups) {
+    const counted = group.decisions.reduce((sum, decision) => sum + total(decision), 0);
+    expect(counted, group.id).toBeGreaterThan(0);
+    let reached = 0;
+    for (let i = 0; ; i++) {
+      await page.goto(PROJECT);
+      await expect(value("calls")).toHaveText(String(total()), { timeout: 60_000 });
+      await expect(segmentsOf(group.id).first()).toBeVisible();
+      const segments = await segmentsOf(group.id).all();
+      if (i >= segments.length) break;
+      const box = await segments[i]!.boundingBox();
+      if (!box || box.height < 1) continue;
+      await segments[i]!.click();
+      await expect(page).toHaveURL(new RegExp(`/calls\\?decision=${encodeURIComponent(group.decisions.join(","))}&decidedFrom=`));
+      const behind = page.getByTestId("decisions-behind");
+      await expect(behind).toHaveAttribute("data-total", /^[1-9]\d*$/);
+      reached += Number(await behind.getAttribute("data-total"));
+      // Every decision counted is reachable: a call row, or a decision listed without one.
+      const withoutRecord = Number(await behind.getAttribute("data-without-record"));
+      await expect(page.getByTestId("orphan-decision")).toHaveCount(withoutRecord);
+      if (withoutRecord < Number(await behind.getAttribute("data-total"))) await expect(page.getByTestId("call-row").first()).toBeVisible();
+    }
+    expect(reached, `${group.id}: the segments' click-throughs together`).toBe(counted);
+  }
 });
 
 test("tools page: Dedup hits means what the overview means, per tool", async () => {
@@ -241,6 +304,7 @@ test("the tool's page: latency and failure rate equal what the test computes fro
     await expect(trends.getByTestId(chart).locator(".recharts-reference-line")).toHaveCount(inRange);
   }
   await expect(trends.getByTestId("tool-cost-chart").locator(".recharts-bar-rectangle").first()).toBeVisible();
+  await marksReadable(["decisions-chart", "tool-cost-chart", "tool-storms-chart"], "tool-marks");
   await expectNoSeriousA11yViolations(page);
   for (const width of [1440, 390]) {
     await page.setViewportSize({ width, height: 900 });

@@ -142,6 +142,74 @@ test("tables sort by a header click: the sort is in the URL, aria-sort says it, 
   await expectNoSeriousA11yViolations(page);
 });
 
+test("calls: a sort is the server's over every call: the extreme comes first though newest first it is on a later page; Load more keeps the order; Follow is newest first only", async () => {
+  // Seven calls of one run, three to a page. The tool first by name is the oldest call and the
+  // last by name the second oldest: newest first, both are on the last pages.
+  const run = `run_paged_${tag}`;
+  const names = ["a", "z", "m", "q", "m", "q", "m"].map((letter) => `${letter}_sort_${tag}`);
+  const made: string[] = [];
+  for (const tool of names) made.push((await call(tool, run)).callId);
+  const byName = [...names].sort();
+  const caption = page.getByTestId("calls-count");
+  const toggle = page.getByTestId("follow-toggle");
+
+  await page.setViewportSize({ width: 1440, height: 900 });
+  await page.goto(`${PROJECT}/calls?runId=${run}&limit=3`);
+  await expect(rows()).toHaveCount(3);
+  await expect(rows().first()).toHaveAttribute("data-call-id", made[6]!);
+  await expect(page.locator(`[data-call-id="${made[0]}"]`)).toHaveCount(0);
+  await expect(caption).toContainText("newest first");
+
+  await header(/^Tool/).getByRole("button").click();
+  await expect(page).toHaveURL(/[?&]sort=tool(&|$)/);
+  await expect(rows().first()).toHaveAttribute("data-call-id", made[0]!);
+  await expect(rows()).toHaveCount(3);
+  await expect(caption).toContainText("all matching calls sorted by tool, ascending");
+  await expect.poll(() => column("Tool")).toEqual(byName.slice(0, 3));
+  // Load more continues in the sort, to the end: every call once, in order.
+  await page.getByRole("button", { name: "Load more" }).click();
+  await expect(rows()).toHaveCount(6);
+  await page.getByRole("button", { name: "Load more" }).click();
+  await expect(rows()).toHaveCount(7);
+  await expect.poll(() => column("Tool")).toEqual(byName);
+
+  await header(/^Tool/).getByRole("button").click();
+  await expect(page).toHaveURL(/[?&]sort=-tool(&|$)/);
+  await expect(rows().first()).toHaveAttribute("data-call-id", made[1]!);
+  await expect(caption).toContainText("sorted by tool, descending");
+
+  // Sorted, the list does not follow: a new call is counted, not inserted; the toggle says why.
+  await expect(toggle).toBeDisabled();
+  await expect(page.getByTestId("follow-state")).toHaveText(/Sorted: the list stays as it is \(Follow live works newest first\)/);
+  const late = await call(`b_sort_${tag}`, run);
+  await expect(page.getByTestId("new-calls")).toHaveText(/^1 new/);
+  await expect(rows().first()).toHaveAttribute("data-call-id", made[1]!);
+  await expect(page.locator(`[data-call-id="${late.callId}"]`)).toHaveCount(0);
+  await page.screenshot({ path: `${SHOTS}/calls-sorted-1440.png`, fullPage: true });
+  await page.setViewportSize({ width: 390, height: 844 });
+  await page.screenshot({ path: `${SHOTS}/calls-sorted-390.png`, fullPage: true });
+  await page.setViewportSize({ width: 1440, height: 900 });
+  await expectNoSeriousA11yViolations(page);
+
+  // Back to newest first: Follow works again and the late call is on top.
+  await page.getByTestId("newest-first").click();
+  await expect(page).not.toHaveURL(/[?&]sort=/);
+  await expect(toggle).toBeEnabled();
+  await toggle.click();
+  await expect(toggle).toHaveAttribute("aria-pressed", "true");
+  await expect(rows().first()).toHaveAttribute("data-call-id", late.callId);
+  const later = await call(`c_sort_${tag}`, run);
+  await expect(rows().first()).toHaveAttribute("data-call-id", later.callId);
+  await expect(page.getByTestId("follow-state")).toHaveText(/^Following/);
+  for (const width of [1440, 390]) {
+    await page.setViewportSize({ width, height: width === 390 ? 844 : 900 });
+    await page.screenshot({ path: `${SHOTS}/calls-following-${width}.png`, fullPage: true });
+  }
+  await page.setViewportSize({ width: 1280, height: 900 });
+  await toggle.click();
+  await expect(toggle).toHaveAttribute("aria-pressed", "false");
+});
+
 test("search: a value in args or result finds its calls; a redacted value is not found; the view (filters + search + sort) is a link that restores it", async () => {
   const order = `ord-${tag}-77`;
   const secret = `Pin${randomBytes(4).toString("hex")}`;
@@ -189,6 +257,11 @@ test("search: a value in args or result finds its calls; a redacted value is not
   await expect(other.locator("th[aria-sort]").filter({ has: other.getByRole("button", { name: /^Key/ }) })).toHaveAttribute("aria-sort", "ascending");
   await other.close();
   await page.screenshot({ path: `${SHOTS}/calls-search.png`, fullPage: true });
+  for (const width of [1440, 390]) {
+    await page.setViewportSize({ width, height: width === 390 ? 844 : 900 });
+    await page.screenshot({ path: `${SHOTS}/calls-search-${width}.png`, fullPage: true });
+  }
+  await page.setViewportSize({ width: 1280, height: 900 });
   await expectNoSeriousA11yViolations(page);
 });
 

@@ -161,12 +161,21 @@ describe.each(PROVIDERS)("%s: Prisma repositories", (provider) => {
       const r = record(`call_list_${i}`, run, T0 + 1000 + i);
       await gate.insertRecord(r, { ...beginEvent({ projectId, tool: "charge", at: T0 + 1000 + i, decision: "execute", key: r.key, runId: run }), callId: r.id });
     }
-    const first = await operators.listCalls(projectId, { runId: "run_list_a" }, { limit: 1 });
+    const newest = { column: "firstSeen", dir: "desc" } as const;
+    const first = await operators.listCalls(projectId, { runId: "run_list_a" }, { limit: 1, sort: newest });
     expect(first.map((c) => [c.id, c.lastDecision, c.firstSeenAt])).toEqual([["call_list_1", "execute", T0 + 1001]]);
-    const next = await operators.listCalls(projectId, { runId: "run_list_a" }, { limit: 5, after: { at: T0 + 1001, id: "call_list_1" } });
+    const next = await operators.listCalls(projectId, { runId: "run_list_a" }, { limit: 5, sort: newest, after: { value: T0 + 1001, id: "call_list_1" } });
     expect(next.map((c) => c.id)).toEqual(["call_list_0"]);
-    const runs = await operators.listRuns(projectId, { limit: 5 }, { runIdPrefix: "run_list_" });
+    // A sort by a nullable text column with a positional value: every dialect takes the keyset.
+    const byAgent = await operators.listCalls(projectId, { runId: "run_list_a" }, { limit: 5, sort: { column: "agent", dir: "asc" }, after: { value: null, id: "call_list_0" } });
+    expect(byAgent.map((c) => c.id)).toEqual(["call_list_1"]);
+    const runs = await operators.listRuns(projectId, { limit: 5, sort: { column: "started", dir: "desc" } }, { runIdPrefix: "run_list_" });
     expect(runs.map((r) => [r.runId, r.calls, r.begins, r.succeeded])).toEqual([["run_list_b", 1, 1, 1], ["run_list_a", 2, 2, 2]]);
+    // A sort on a count: computed per run in one statement, the same on both dialects.
+    const byCalls = await operators.listRuns(projectId, { limit: 5, sort: { column: "calls", dir: "asc" } }, { runIdPrefix: "run_list_" });
+    expect(byCalls.map((r) => [r.runId, r.sortValue])).toEqual([["run_list_b", 1], ["run_list_a", 2]]);
+    const past = await operators.listRuns(projectId, { limit: 5, sort: { column: "calls", dir: "asc" }, after: { value: 1, id: byCalls[0]!.firstCallId } }, { runIdPrefix: "run_list_" });
+    expect(past.map((r) => r.runId)).toEqual(["run_list_a"]);
   });
 
   it("audited transactions never stall the hot path's connection (SQLite: one event-loop turn each)", async () => {

@@ -1,24 +1,35 @@
 import { useInfiniteQuery, useQuery } from "@tanstack/react-query";
 import { CallListSchema } from "@/lib/contract/calls";
 import { type CallFilters, filtersToSearch } from "../call-filters";
+import type { SortState } from "../table-sort";
 import { fetchJson, projectApi } from "../fetch-json";
 import { queryKeys } from "./keys";
 
 /** How often a followed list, and a paused list's "N new" count, ask for new calls. */
 export const FOLLOW_INTERVAL_MS = 2_000;
 
-export function callsUrl(projectId: string, filters: CallFilters, cursor: string | null): string {
+/** The API's sort (`tool:desc`) for the page's URL sort (`-tool`); absent is the API's default, newest first. */
+export function apiSort(sort: SortState | null): string | undefined {
+  return sort ? `${sort.column}:${sort.dir}` : undefined;
+}
+
+export function callsUrl(projectId: string, filters: CallFilters, cursor: string | null, sort?: string): string {
   const search = filtersToSearch(filters);
+  if (sort) search.set("sort", sort);
   if (cursor) search.set("cursor", cursor);
   const query = search.toString();
   return `${projectApi(projectId).operator}/calls${query ? `?${query}` : ""}`;
 }
 
-/** The project's calls (any role), newest first; "load more" fetches the next cursor page. Following, it refetches on an interval. */
-export function useCallsQuery(projectId: string, filters: CallFilters, following = false) {
+/**
+ * The project's calls (any role) in the chosen sort, sorted by the server over the whole list
+ * (newest first by default); "load more" fetches the next cursor page in the same order.
+ * Following, it refetches on an interval.
+ */
+export function useCallsQuery(projectId: string, filters: CallFilters, following = false, sort?: string) {
   return useInfiniteQuery({
-    queryKey: queryKeys.calls(projectId, filters),
-    queryFn: ({ pageParam }) => fetchJson(callsUrl(projectId, filters, pageParam), CallListSchema),
+    queryKey: queryKeys.calls(projectId, { ...filters, sort: sort ?? null }),
+    queryFn: ({ pageParam }) => fetchJson(callsUrl(projectId, filters, pageParam, sort), CallListSchema),
     initialPageParam: null as string | null,
     getNextPageParam: (last) => last.nextCursor,
     refetchInterval: following ? FOLLOW_INTERVAL_MS : false,

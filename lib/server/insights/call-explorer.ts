@@ -1,9 +1,9 @@
-import type { CallListQuery, DecisionListQuery, RunListQuery } from "../../contract/calls";
-import { type Cursor, decodeCursor, encodeCursor } from "../../core/cursor";
+import { type CallListQuery, type CallSortColumn, DEFAULT_CALL_SORT, DEFAULT_RUN_SORT, type DecisionListQuery, type RunListQuery, type RunSortColumn } from "../../contract/calls";
+import { decodeCursor, decodeSortCursor, encodeCursor, encodeSortCursor } from "../../core/cursor";
 import { parseJsonText } from "../../core/record";
 import { redact } from "../../core/redact";
 import { computeToolFigures } from "../../core/tool-figures";
-import type { CallListRow, RunRow } from "../../store/ports/call-list";
+import type { CallListRow, RunRow, SortedCallPage } from "../../store/ports/call-list";
 import type { OperatorStore } from "../../store/ports/operator-store";
 import type { GateEvent, GateStore } from "../../store/ports/gate-store";
 import { AppError } from "../app-error";
@@ -66,7 +66,9 @@ export class CallExplorer {
     return { ...computeToolFigures(lines, bucketMs), truncated: lines.length >= TOOL_LEDGER_LIMIT };
   }
 
+  /** The project's calls in the query's sort, a page at a time; the cursor is the last row's place in that sort. */
   async listCalls(projectId: string, query: CallListQuery): Promise<Paged<CallListRow>> {
+    const [column, dir] = query.sort.split(":") as [CallSortColumn, "asc" | "desc"];
     await this.ledger.settleLedger();
     const rows = await this.store.listCalls(
       projectId,
@@ -84,16 +86,23 @@ export class CallExplorer {
         from: query.from === undefined ? undefined : Date.parse(query.from),
         to: query.to === undefined ? undefined : Date.parse(query.to),
       },
-      { limit: query.limit + 1, after: cursorOf(query.cursor) },
+      { limit: query.limit + 1, sort: { column, dir }, after: sortedPosition(query.cursor) },
     );
-    return page(rows, query.limit, (row) => ({ at: row.firstSeenAt, id: row.id }));
+    // The newest-first list keeps its (time, id) cursors: links and exports made before sorting existed still resume.
+    return page(rows, query.limit, (last) =>
+      query.sort === DEFAULT_CALL_SORT ? encodeCursor({ at: last.firstSeenAt, id: last.id }) : encodeSortCursor({ sort: query.sort, value: SORT_VALUE[column](last), id: last.id }),
+    );
   }
 
+  /** Runs in the query's sort, a page at a time; the cursor is the last run's place in that sort. */
   async listRuns(projectId: string, query: RunListQuery): Promise<Paged<RunRow>> {
     const filter = { runIdPrefix: query.runId, agentId: query.agentId, tool: query.tool, state: query.state };
+    const [column, dir] = query.sort.split(":") as [RunSortColumn, "asc" | "desc"];
     await this.ledger.settleLedger();
-    const rows = await this.store.listRuns(projectId, { limit: query.limit + 1, after: cursorOf(query.cursor) }, filter);
-    return page(rows, query.limit, (row) => ({ at: row.startedAt, id: row.firstCallId }));
+    const rows = await this.store.listRuns(projectId, { limit: query.limit + 1, sort: { column, dir }, after: sortedPosition(query.cursor) }, filter);
+    return page(rows, query.limit, (last) =>
+      query.sort === DEFAULT_RUN_SORT ? encodeCursor({ at: last.startedAt, id: last.firstCallId }) : encodeSortCursor({ sort: query.sort, value: last.sortValue, id: last.firstCallId }),
+    );
   }
 
   async callLedger(projectId: string, callId: string): Promise<CallLedgerView> {
@@ -130,15 +139,30 @@ export class CallExplorer {
   }
 }
 
-/** The query's cursor was validated by the contract; decoding cannot fail here. */
-function cursorOf(text: string | undefined): Cursor | undefined {
-  return text === undefined ? undefined : (decodeCursor(text) ?? undefined);
+/** The contract checked that the cursor fits the query's sort; either form becomes a (value, id) position. */
+function sortedPosition(text: string | undefined): SortedCallPage["after"] {
+  if (text === undefined) return undefined;
+  const time = decodeCursor(text);
+  if (time) return { value: time.at, id: time.id };
+  const sorted = decodeSortCursor(text);
+  return sorted ? { value: sorted.value, id: sorted.id } : undefined;
 }
 
+/** A row's value in each sort column, as the store compares it. */
+const SORT_VALUE: Record<CallSortColumn, (row: CallListRow) => string | number | null> = {
+  firstSeen: (row) => row.firstSeenAt,
+  tool: (row) => row.tool,
+  status: (row) => row.state,
+  run: (row) => row.runId,
+  agent: (row) => row.agentId,
+  attempts: (row) => row.attempt,
+  key: (row) => row.key,
+};
+
 /** One row more than the page was read: its presence says whether a next page exists. */
-function page<T>(rows: T[], limit: number, position: (row: T) => Cursor): Paged<T> {
+function page<T>(rows: T[], limit: number, cursorAt: (last: T) => string): Paged<T> {
   const items = rows.slice(0, limit);
-  return { items, nextCursor: rows.length > limit ? encodeCursor(position(items[items.length - 1]!)) : null };
+  return { items, nextCursor: rows.length > limit ? cursorAt(items[items.length - 1]!) : null };
 }
 
 /** A mismatched begin keeps the args it sent in its detail: masked again under the current policy, like the record's. */

@@ -40,6 +40,21 @@ export interface CallListPage {
   after?: Cursor;
 }
 
+/** A column the calls list sorts by (the contract's `sort`), as the store orders it. */
+export type CallListSortColumn = "firstSeen" | "tool" | "status" | "run" | "agent" | "attempts" | "key";
+/** A column the runs list sorts by: its first call's run id or time, or one of its counts. */
+export type RunListSortColumn = "started" | "run" | "lastActivity" | "calls" | "agents" | "failed" | "dedupHits";
+
+/** A page of a list in a chosen order; ties go by id (a run's: its first call's) in the same direction. */
+export interface SortedPage<C extends string> {
+  limit: number;
+  sort: { column: C; dir: "asc" | "desc" };
+  /** Only rows strictly after this row's position: its value in the sort column (null: blank) and id. */
+  after?: { value: string | number | null; id: string };
+}
+export type SortedCallPage = SortedPage<CallListSortColumn>;
+export type SortedRunPage = SortedPage<RunListSortColumn>;
+
 /** A record as a list shows it (no args, result or lease token) with its latest begin decision. */
 export interface CallListRow
   extends Pick<
@@ -65,4 +80,6 @@ export interface RunRow {
   begins: number;
   dedupHits: number;
   blocked: number;
+  /** The value the page was sorted on, as the store compared it: the next page's cursor. */
+  sortValue: string | number;
 }

@@ -1,6 +1,6 @@
 import type { CallRecord } from "../../core/record";
 import type { ToolLedgerLine } from "../../core/tool-figures";
-import type { CallListFilter, CallListPage, CallListRow, RunListFilter, RunRow } from "./call-list";
+import type { CallListFilter, CallListRow, RunListFilter, RunRow, SortedCallPage, SortedRunPage } from "./call-list";
 import type { ApiKeyRow, GateEvent } from "./gate-store";
 
 export type MemberRole = "viewer" | "operator" | "admin";
@@ -143,14 +143,14 @@ export interface OperatorStore {
   insertRecordByOperator(record: CallRecord, event: GateEvent, audit: AuditEntryRow): Promise<boolean>;
 
   // The calls and runs explorer (lib/store/call-list-statements.ts): reads only.
-  /** Newest first by (first seen, id). */
-  listCalls(projectId: string, filter: CallListFilter, page: CallListPage): Promise<CallListRow[]>;
+  /** In the page's sort (newest first by (first seen, id) by default), ties by id. */
+  listCalls(projectId: string, filter: CallListFilter, page: SortedCallPage): Promise<CallListRow[]>;
   /** A tool's begins and completes in [from, to), oldest first (the newest `limit`). */
   toolLedger(projectId: string, tool: string, from: number, to: number, limit: number): Promise<ToolLedgerLine[]>;
   /** Begins with these decisions in [from, to), newest first, records or not (loop blocks have none). */
   listDecisions(projectId: string, filter: { decisions: readonly string[]; from: number; to: number; tool?: string }, limit: number): Promise<{ total: number; withoutRecord: number; events: GateEvent[] }>;
-  /** Newest first by their first call, with counts. */
-  listRuns(projectId: string, page: CallListPage, filter?: RunListFilter): Promise<RunRow[]>;
+  /** In the page's sort (newest first by their first call by default), with counts. */
+  listRuns(projectId: string, page: SortedRunPage, filter?: RunListFilter): Promise<RunRow[]>;
   listRunCalls(projectId: string, runId: string, limit: number): Promise<CallListRow[]>;
   listRunEvents(projectId: string, runId: string, limit: number): Promise<GateEvent[]>;
   listCallEvents(projectId: string, callId: string, limit: number): Promise<GateEvent[]>;

@@ -2,28 +2,68 @@ import { DEDUP_HIT_DECISIONS } from "../../../core/rollup-tally";
 import { SHADOW_PREVENTED_SQL } from "../../../core/shadow";
 import type { RecordState } from "../../../core/record";
 import type { ToolLedgerLine } from "../../../core/tool-figures";
-import type { CallListFilter, CallListPage, CallListRow, RunListFilter, RunRow } from "../../ports/call-list";
+import type { CallListFilter, CallListRow, CallListSortColumn, RunListFilter, RunListSortColumn, RunRow, SortedCallPage, SortedPage, SortedRunPage } from "../../ports/call-list";
 import { EVENT_COLUMN_LIST, num, numOrNull, rowToEvent, strOrNull } from "../../hot/shared/columns";
 import type { GateEvent } from "../../ports/gate-store";
 
 /**
  * The calls and runs explorer's reads, for both providers (numbered placeholders, as in
- * statements.ts). Each list walks an index newest first — (project_id, first_seen_at, id) for
- * calls, (project_id, run_id, first_seen_at, id) for a run — and stops at its LIMIT; the WHERE
+ * statements.ts). Each list walks an index in its order — (project_id, <sort column>, id) for the
+ * calls list (first_seen_at by default), (project_id, run_id, first_seen_at, id) for a run — and
+ * stops at its LIMIT; the WHERE
  * clause holds only the filters given, so the planner never meets an `$n IS NULL OR …` it cannot
  * use an index for. Every statement is scoped by project_id first.
  */
 type Row = Record<string, unknown>;
 
+/** The dedup-hit decisions as SQL literals (constants of the code, never input). */
+const DEDUP_SQL = DEDUP_HIT_DECISIONS.map((decision) => `'${decision}'`).join(", ");
+
 const CALL_COLUMNS = `r.id, r.project_id, r.key, r.tool, r.run_id, r.step_id, r.scope, r.agent_id, r.state, r.attempt, r.replays, r.first_seen_at, r.updated_at, r.completed_at`;
 
-/** Each listed record with its latest begin (one index seek per row, after the LIMIT). */
-function withLastDecision(page: string, order: "ASC" | "DESC"): string {
+/** Each listed record with its latest begin (one index seek per row, after the LIMIT), in the page's order. */
+function withLastDecision(page: string, orderBy: string): string {
   return `SELECT p.*, le.decision AS last_decision, le.at AS last_decision_at FROM (${page}) p
     LEFT JOIN events le ON le.id = (
       SELECT e.id FROM events e WHERE e.project_id = p.project_id AND e.call_id = p.id AND e.type = 'begin' ORDER BY e.id DESC LIMIT 1
     )
-    ORDER BY p.first_seen_at ${order}, p.id ${order}`;
+    ORDER BY ${orderBy}`;
+}
+
+/** The record column each sort orders by; agent_id alone may be NULL (a call made without an agent id). */
+const SORT_COLUMN: Record<CallListSortColumn, string> = {
+  firstSeen: "first_seen_at",
+  tool: "tool",
+  status: "state",
+  run: "run_id",
+  agent: "agent_id",
+  attempts: "attempt",
+  key: "key",
+};
+const NULLABLE_SORT: ReadonlySet<CallListSortColumn> = new Set(["agent"]);
+
+type Dir = "asc" | "desc";
+
+/**
+ * A sort's ORDER BY: the value, then the id, both in the sort's direction. A blank (NULL) goes
+ * last either way, spelled `IS NULL` first since SQLite and Postgres put NULLs at opposite ends.
+ */
+function sortOrder(value: string, id: string, dir: Dir, nullable: boolean): string {
+  const d = dir === "asc" ? "ASC" : "DESC";
+  return `${nullable ? `${value} IS NULL, ` : ""}${value} ${d}, ${id} ${d}`;
+}
+
+/**
+ * Rows strictly after a position in the sort (keyset): a bounded range on the value (`>=`/`<=`)
+ * an index can seek, then past the tie by id. Blanks come after every value.
+ */
+function afterPosition(value: string, id: string, dir: Dir, nullable: boolean, after: NonNullable<SortedPage<string>["after"]>, p: Params): string {
+  const [gt, ge] = dir === "asc" ? [">", ">="] : ["<", "<="];
+  const afterId = p.add(after.id);
+  if (after.value === null) return `${value} IS NULL AND ${id} ${gt} ${afterId}`;
+  const at = p.add(after.value);
+  const past = `${value} ${ge} ${at} AND (${value} ${gt} ${at} OR ${id} ${gt} ${afterId})`;
+  return nullable ? `(${value} IS NULL OR (${past}))` : past;
 }
 
 /** The ledger entry a decision filter looks for. */
@@ -45,7 +85,7 @@ class Params {
   }
 }
 
-export function callListStatement(projectId: string, filter: CallListFilter, page: CallListPage): { sql: string; values: unknown[] } {
+export function callListStatement(projectId: string, filter: CallListFilter, page: SortedCallPage): { sql: string; values: unknown[] } {
   const p = new Params();
   const where = [`r.project_id = ${p.add(projectId)}`];
   if (filter.tool !== undefined) where.push(`r.tool = ${p.add(filter.tool)}`);
@@ -62,10 +102,9 @@ export function callListStatement(projectId: string, filter: CallListFilter, pag
     const pattern = p.add(`%${escapeLike(filter.search.toLowerCase())}%`);
     where.push(`(lower(r.args) LIKE ${pattern} ESCAPE '\\' OR lower(r.result) LIKE ${pattern} ESCAPE '\\')`);
   }
-  if (page.after) {
-    const at = p.add(page.after.at);
-    where.push(`r.first_seen_at <= ${at} AND (r.first_seen_at < ${at} OR r.id < ${p.add(page.after.id)})`);
-  }
+  const column = (t: string) => `${t}.${SORT_COLUMN[page.sort.column]}`;
+  const nullable = NULLABLE_SORT.has(page.sort.column);
+  if (page.after) where.push(afterPosition(column("r"), "r.id", page.sort.dir, nullable, page.after, p));
   if (filter.decisions !== undefined || filter.decidedFrom !== undefined || filter.decidedTo !== undefined) {
     const matches = (filter.decisions ?? ["*"]).map((decision) => {
       if (decision === "*") return `e.type = 'begin'`;
@@ -81,33 +120,66 @@ export function callListStatement(projectId: string, filter: CallListFilter, pag
   if (filter.shadowPrevented) {
     where.push(`EXISTS (SELECT 1 FROM events e WHERE e.project_id = r.project_id AND e.call_id = r.id AND e.shadow_decision IN (${SHADOW_PREVENTED_SQL}))`);
   }
-  const inner = `SELECT ${CALL_COLUMNS} FROM call_records r WHERE ${where.join(" AND ")} ORDER BY r.first_seen_at DESC, r.id DESC LIMIT ${p.add(page.limit)}`;
-  return { sql: withLastDecision(inner, "DESC"), values: p.values };
+  const inner = `SELECT ${CALL_COLUMNS} FROM call_records r WHERE ${where.join(" AND ")} ORDER BY ${sortOrder(column("r"), "r.id", page.sort.dir, nullable)} LIMIT ${p.add(page.limit)}`;
+  return { sql: withLastDecision(inner, sortOrder(column("p"), "p.id", page.sort.dir, nullable)), values: p.values };
 }
 
 const RUN_CALLS = withLastDecision(
   `SELECT ${CALL_COLUMNS} FROM call_records r WHERE r.project_id = $1 AND r.run_id = $2 ORDER BY r.first_seen_at, r.id LIMIT $3`,
-  "ASC",
+  "p.first_seen_at ASC, p.id ASC",
 );
 
+/** A run's counts, each a seek on the run's own rows (the (project_id, run_id, …) indexes of both tables). */
+const inRunCount = (table: "call_records" | "events", condition: string) =>
+  `(SELECT COUNT(*) FROM ${table} x WHERE x.project_id = r.project_id AND x.run_id = r.run_id AND ${condition})`;
+
 /**
- * A page of runs, newest first by their first call: the records with no older record in their run
- * (a seek on the run's index per candidate). A run's first call never changes, so neither does its
- * place in the list.
+ * What each runs sort orders by, on the run's first record `r`. The run id and start never change;
+ * the counts (and last activity) grow while the run goes on, so a run can move while it is paged.
  */
-function runPageStatement(projectId: string, page: CallListPage, filter: RunListFilter): { sql: string; values: unknown[] } {
+const RUN_SORT_VALUE: Record<RunListSortColumn, string> = {
+  started: "r.first_seen_at",
+  run: "r.run_id",
+  calls: inRunCount("call_records", "1 = 1"),
+  failed: inRunCount("call_records", "x.state = 'failed'"),
+  dedupHits: inRunCount("events", `x.type = 'begin' AND x.decision IN (${DEDUP_SQL})`),
+  agents: `(SELECT COUNT(DISTINCT COALESCE(x.agent_id, '')) FROM events x WHERE x.project_id = r.project_id AND x.run_id = r.run_id AND x.type = 'begin')`,
+  lastActivity: `(SELECT MAX(u.t) FROM (
+      SELECT MAX(x.updated_at) AS t FROM call_records x WHERE x.project_id = r.project_id AND x.run_id = r.run_id
+      UNION ALL SELECT MAX(x.at) AS t FROM events x WHERE x.project_id = r.project_id AND x.run_id = r.run_id AND x.type = 'begin'
+    ) u)`,
+};
+
+/**
+ * A page of runs in the page's sort: each run's first record `r` (by first seen, then id), with its
+ * sort value. By start or run id the page walks an index and stops at its LIMIT, asking per
+ * candidate whether an older record of its run exists (a seek on the run's index). A count's sort
+ * must see every matching run: it numbers each run's records in one pass of the project's rows
+ * (ROW_NUMBER, on SQLite and Postgres alike) instead, then counts per run. Measured on Postgres with
+ * 90,000 calls in 1,800 runs of one project: 136 ms for a page by calls against 974 ms with the
+ * per-record probe.
+ */
+function runPageStatement(projectId: string, page: SortedRunPage, filter: RunListFilter): { sql: string; values: unknown[] } {
   const p = new Params();
-  const where = [`r.project_id = ${p.add(projectId)}`, ...runFilterClauses(filter, p)];
-  if (page.after) {
-    const at = p.add(page.after.at);
-    where.push(`r.first_seen_at <= ${at} AND (r.first_seen_at < ${at} OR r.id < ${p.add(page.after.id)})`);
-  }
-  where.push(`NOT EXISTS (SELECT 1 FROM call_records o WHERE o.project_id = r.project_id AND o.run_id = r.run_id
+  const project = p.add(projectId);
+  const { column, dir } = page.sort;
+  if (column === "started" || column === "run") {
+    const where = [`r.project_id = ${project}`, ...runFilterClauses(filter, p)];
+    where.push(`NOT EXISTS (SELECT 1 FROM call_records o WHERE o.project_id = r.project_id AND o.run_id = r.run_id
     AND o.first_seen_at <= r.first_seen_at AND (o.first_seen_at < r.first_seen_at OR o.id < r.id))`);
-  return {
-    sql: `SELECT r.run_id, r.first_seen_at, r.id FROM call_records r WHERE ${where.join(" AND ")} ORDER BY r.first_seen_at DESC, r.id DESC LIMIT ${p.add(page.limit)}`,
-    values: p.values,
-  };
+    const value = RUN_SORT_VALUE[column];
+    if (page.after) where.push(afterPosition(value, "r.id", dir, false, page.after, p));
+    return {
+      sql: `SELECT r.run_id, r.first_seen_at, r.id, ${value} AS sort_value FROM call_records r WHERE ${where.join(" AND ")} ORDER BY ${sortOrder(value, "r.id", dir, false)} LIMIT ${p.add(page.limit)}`,
+      values: p.values,
+    };
+  }
+  const numbered = `SELECT f.id, f.project_id, f.run_id, f.first_seen_at, ROW_NUMBER() OVER (PARTITION BY f.run_id ORDER BY f.first_seen_at, f.id) AS nth
+    FROM call_records f WHERE f.project_id = ${project}`;
+  const where = ["r.nth = 1", ...runFilterClauses(filter, p)];
+  const firsts = `SELECT r.run_id, r.first_seen_at, r.id, ${RUN_SORT_VALUE[column]} AS sort_value FROM (${numbered}) r WHERE ${where.join(" AND ")}`;
+  const after = page.after ? ` WHERE ${afterPosition("s.sort_value", "s.id", dir, false, page.after, p)}` : "";
+  return { sql: `SELECT * FROM (${firsts}) s${after} ORDER BY ${sortOrder("s.sort_value", "s.id", dir, false)} LIMIT ${p.add(page.limit)}`, values: p.values };
 }
 
 /** A run's search, as conditions on its first record `r` (each a seek on the run's own rows). */
@@ -137,7 +209,7 @@ function runFilterClauses(filter: RunListFilter, p: Params): string[] {
 }
 
 const inList = (from: number, count: number) => Array.from({ length: count }, (_, i) => `$${from + i}`).join(", ");
-const DEDUP = DEDUP_HIT_DECISIONS.map((decision) => `'${decision}'`).join(", ");
+const DEDUP = DEDUP_SQL;
 const count = (condition: string) => `SUM(CASE WHEN ${condition} THEN 1 ELSE 0 END)`;
 
 const runCallStats = (runs: number) => `SELECT run_id, COUNT(*) AS calls, COUNT(DISTINCT tool) AS tools, MAX(updated_at) AS last_at,
@@ -180,12 +252,12 @@ export interface DecisionFilter {
 export abstract class CallListReads {
   protected abstract rows(sql: string, values: unknown[]): Promise<Row[]>;
 
-  async listCalls(projectId: string, filter: CallListFilter, page: CallListPage): Promise<CallListRow[]> {
+  async listCalls(projectId: string, filter: CallListFilter, page: SortedCallPage): Promise<CallListRow[]> {
     const { sql, values } = callListStatement(projectId, filter, page);
     return (await this.rows(sql, values)).map(rowToCallListRow);
   }
 
-  async listRuns(projectId: string, page: CallListPage, filter: RunListFilter = {}): Promise<RunRow[]> {
+  async listRuns(projectId: string, page: SortedRunPage, filter: RunListFilter = {}): Promise<RunRow[]> {
     const { sql, values } = runPageStatement(projectId, page, filter);
     const firsts = await this.rows(sql, values);
     if (firsts.length === 0) return [];
@@ -202,6 +274,7 @@ export abstract class CallListReads {
       const b = beginsOf.get(runId) ?? {};
       const startedAt = num(first.first_seen_at);
       return {
+        sortValue: typeof first.sort_value === "string" && page.sort.column === "run" ? first.sort_value : num(first.sort_value),
         runId,
         firstCallId: String(first.id),
         startedAt,
