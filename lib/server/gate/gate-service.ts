@@ -145,7 +145,8 @@ export class GateService {
    * statement. Any other step waits for the turn once decided (beginInTurn).
    */
   private async beginInRun(projectId: string, input: BeginInput, fingerprint: ArgsFingerprinter, startedAt: number): Promise<BeginDecision> {
-    const turn: Turn = { run: `${projectId}\u0000${input.runId}`, release: this.mayBeStep(projectId, input) ? this.turns.tryTake(`${projectId}\u0000${input.runId}`) : null, bypassed: false };
+    const run = `${projectId}\u0000${input.runId}`;
+    const turn: Turn = { run, release: this.mayBeStep(projectId, input) ? this.turns.tryTake(run) : null, bypassed: false };
     try {
       return await this.beginInTurn(projectId, input, fingerprint, startedAt, turn);
     } finally {
