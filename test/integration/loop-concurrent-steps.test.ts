@@ -86,7 +86,7 @@ describe.each(PROVIDERS)("%s: concurrent steps of one run and the loop detector"
     const request = { tool, runId: uniqueRun("storm"), stepId: "create", args: { title: "storm" } };
     const first = await world.agentA.begin({ ...request, toolCallId: "tc_storm_first" });
     if (first.decision !== "execute") throw new Error(JSON.stringify(first));
-    const latched = Promise.all(Array.from({ length: 4 }, (_, i) => world.agentA.begin({ ...request, toolCallId: `tc_latched_${i}`, waitMs: 20_000 })));
+    const latched = Promise.all(Array.from({ length: 4 }, (_, i) => world.agentA.begin({ ...request, toolCallId: `tc_latched_${i}`, waitMs: 10_000 })));
     const during = tally(await duplicates(request, 10, "during", true));
     await world.agentA.complete(first.callId, { leaseToken: first.leaseToken, outcome: "succeeded", result: { ticket: 1 } });
     const after = tally(await duplicates(request, 10, "after", true));
