@@ -4,6 +4,7 @@ import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import type { BeginRequest, BeginResponse } from "../../lib/contract/v1";
 import { AdminClient, TEST_ADMIN_TOKEN } from "../helpers/admin-client";
 import { PROVIDERS } from "../helpers/databases";
+import { type OwnServers, ownServerPair } from "../helpers/own-servers";
 import { type Result, allowOutbound, gatewayClient, registerMcpUpstream } from "../helpers/mcp-clients";
 import { type RunningUpstream, startUpstream } from "../helpers/mcp-upstream";
 import { runOnce, uniqueRun, uniqueTool } from "../helpers/policy-fixtures";
@@ -130,5 +131,42 @@ describe.each(PROVIDERS)("%s: concurrent steps of one run and the loop detector"
     expect(tally(ownRuns.answers)).toEqual({ execute: 64 });
     // A figure for the report, not an assertion (the machine is shared).
     console.log(`[loop-concurrent-steps] ${provider}: 64 first begins of one run at once ${oneRun.ms.toFixed(0)} ms, of 64 runs ${ownRuns.ms.toFixed(0)} ms`);
+  });
+});
+
+/**
+ * What remains of §1a: two gate instances on one database take no turns with each other, so steps
+ * of one run sent to both at the same moment may each be decided on a history without the other's.
+ * Nothing in such a burst is an error, and the simulator still predicts no change for a no-op
+ * draft: the calls decided otherwise than the ledger replayed in order are its drift.
+ */
+describe.each(PROVIDERS)("%s: concurrent steps of one run through two instances", (provider) => {
+  let own: OwnServers | undefined;
+
+  beforeAll(async () => {
+    own = await ownServerPair(provider, { IDEMGATE_PG_LOCK_TIMEOUT_MS: "60000", IDEMGATE_PG_STATEMENT_TIMEOUT_MS: "60000" });
+  });
+
+  afterAll(async () => {
+    await own?.stop();
+  });
+
+  it("12 duplicates of a finished call, alternating between the instances: each answered replay or blocked, and the drift counts what differs from a row", async () => {
+    const { clients, admin } = own!;
+    const tool = uniqueTool("create_ticket");
+    const request = { tool, runId: uniqueRun("pair"), stepId: "create", args: { title: "pair" } };
+    await runOnce(clients[0]!, request);
+    const answers = await Promise.all(Array.from({ length: 12 }, (_, i) => clients[i % 2]!.begin({ ...request, toolCallId: `tc_pair_${i}` })));
+    const replays = answers.filter((answer) => answer.decision === "replay").length;
+    const blocked = answers.filter((answer) => answer.decision === "blocked").length;
+    expect(replays + blocked).toBe(12);
+    // Each instance decides its own steps in turn: at most one replay per instance.
+    expect(replays).toBeGreaterThanOrEqual(1);
+    expect(replays).toBeLessThanOrEqual(2);
+    const sim = await admin.simulate(tool, {});
+    expect(sim.simulated).toEqual(sim.baseline);
+    expect(sim.baseline).toMatchObject({ executed: 1, deduped: 1, blocked: 11 });
+    expect(sim.drift.replayedDifferently).toBeGreaterThanOrEqual(replays - 1);
+    console.log(`[loop-concurrent-steps] ${provider}: 12 at once through two instances: ${replays} replays, ${blocked} blocked, drift ${sim.drift.replayedDifferently}`);
   });
 });
