@@ -83,7 +83,7 @@ export class BeginReader {
    * tool; what the guess got wrong is read again. The decision always uses the policy read now.
    * On Postgres that is one round trip instead of two before the write.
    */
-  async read(projectId: string, input: ReadInput, fingerprint: ArgsFingerprinter, startedAt: number): Promise<BeginReads | { claimed: BeginDecision }> {
+  async read(projectId: string, input: ReadInput, fingerprint: ArgsFingerprinter, startedAt: number, mayClaim: boolean): Promise<BeginReads | { claimed: BeginDecision }> {
     const toolKey = `${projectId}\u0000${input.tool}`;
     const combined = this.deps.store.beginStatement !== undefined;
     // A source that is not the store's layers answers before the statement: a claim made there is
@@ -94,7 +94,7 @@ export class BeginReader {
     let policy: PolicyLookup;
     let guessedReads: PlanReads | null;
     if (combined && guessed !== null) {
-      const read = await this.readOrClaim(guessed, guess!, input, startedAt, asked);
+      const read = await this.readOrClaim(guessed, guess!, input, startedAt, asked, mayClaim);
       if ("claimed" in read) return read;
       ({ policy, reads: guessedReads } = read);
     } else {
@@ -155,10 +155,12 @@ export class BeginReader {
     input: ReadInput,
     startedAt: number,
     asked: PolicyLookup | null,
+    mayClaim: boolean,
   ): Promise<{ claimed: BeginDecision } | { policy: PolicyLookup; reads: PlanReads }> {
     const loopOn = guess.policy.loop.enabled;
     const historyLimit = loopOn ? loopHistorySize(guess.policy.loop) : 0;
-    const claim = this.firstExecution(call, guess, input, startedAt, asked !== null);
+    // A claim is a loop step: only in the run's turn (run-turns.ts), or where no loop is detected.
+    const claim = mayClaim || !loopOn ? this.firstExecution(call, guess, input, startedAt, asked !== null) : null;
     const read = await this.deps.store.beginStatement!({
       projectId: call.projectId,
       tool: call.tool,
@@ -244,6 +246,13 @@ export class BeginReader {
       readRecord ? this.deps.store.findRecordByKey(call.projectId, call.key) : recordNeeded ? held.record! : null,
     ]);
     return { history, record, runAborted: runNeeded ? held.runAborted! : null };
+  }
+
+  /** The loop the run's history as it is now plus this call make (null when loops are off): a step decided again in its run's turn. */
+  async loopNow(call: PreparedCall, policy: EffectivePolicy): Promise<LoopMatch | null> {
+    if (!policy.policy.loop.enabled) return null;
+    const history = await this.readLoopHistory(call, policy.policy.loop);
+    return detectLoop([...history, { tool: call.tool, argsFingerprint: call.argsFingerprint }], policy.policy.loop);
   }
 
   /** The run's latest loop steps from the database (so every gate process sees them), oldest first. */

@@ -27,6 +27,14 @@ import type { BypassAsk, BypassGate } from "../resends/resend-bypass";
 import { type KeyRoute, KeyRouter } from "../resends/resend-routing";
 import { assertVisibleIds } from "./visible-ids";
 import { ReplayCache } from "./replay-cache";
+import { type Release, RunTurns } from "./run-turns";
+
+/** A begin's place in its run's turns: `bypassed`, too many begins waited already (MAX_WAITING_TURNS). */
+interface Turn {
+  run: string;
+  release: Release | null;
+  bypassed: boolean;
+}
 
 export interface BeginInput extends Omit<BeginCall, "projectId"> {
   waitMs?: number;
@@ -131,10 +139,33 @@ export class GateService {
     return this.beginInRun(projectId, input, fingerprint, startedAt);
   }
 
+  /**
+   * A begin that may be a step of its run takes the run's turn when nobody holds it (no wait): its
+   * reads then count as the turn's, and on Postgres its first execution may be claimed in the same
+   * statement. Any other step waits for the turn once decided (beginInTurn).
+   */
   private async beginInRun(projectId: string, input: BeginInput, fingerprint: ArgsFingerprinter, startedAt: number): Promise<BeginDecision> {
-    const reads = await this.reader.read(projectId, input, fingerprint, startedAt);
+    const run = `${projectId}\u0000${input.runId}`;
+    const turn: Turn = { run, release: this.mayBeStep(projectId, input) ? this.turns.tryTake(run) : null, bypassed: false };
+    try {
+      return await this.beginInTurn(projectId, input, fingerprint, startedAt, turn);
+    } finally {
+      turn.release?.();
+    }
+  }
+
+  /** By the tool's policy as last seen (a guess): an undo, a read or a tool without loop detection is no step. */
+  private mayBeStep(projectId: string, input: BeginInput): boolean {
+    if (input.derivedKey !== undefined) return false;
+    const seen = this.policySeen(projectId, input.tool);
+    return seen === null || (seen.policy.loop.enabled && seen.policy.effect !== "read");
+  }
+
+  private async beginInTurn(projectId: string, input: BeginInput, fingerprint: ArgsFingerprinter, startedAt: number, turn: Turn): Promise<BeginDecision> {
+    const reads = await this.reader.read(projectId, input, fingerprint, startedAt, turn.release !== null);
     if ("claimed" in reads) return reads.claimed;
-    const { policy, call, loop, firstRead, runAborted } = reads;
+    const { policy, call, firstRead, runAborted } = reads;
+    let loop = reads.loop;
     // Begins plan on the key's newest generation; a bypass ask may be answered, or raise it, first.
     const routed = alwaysExecutes(policy.policy) ? null : await this.router.route(call, policy, firstRead, input.bypass, this.clock());
     const approval = routed && "decision" in routed ? routed : null;
@@ -152,7 +183,6 @@ export class GateService {
     const facts = {
       kind,
       policy,
-      loop,
       runAborted,
       approvalRequest: approval && approval.decision.decision === "approval_required" ? approval.decision.requestId : null,
       bypass: input.bypass === undefined ? null : input.bypass.token !== undefined ? ("token" as const) : ("ask" as const),
@@ -169,6 +199,7 @@ export class GateService {
       const planned = route ? route.call : call;
       const step = decideBegin({
         ...facts,
+        loop,
         call: planned,
         record: existing,
         generation: route?.generation,
@@ -186,7 +217,22 @@ export class GateService {
         existing = route ? route.record : null;
         continue;
       }
+      if (step.step !== "wait" && turn.release === null && !turn.bypassed && step.line.loopStep && policy.policy.loop.enabled) {
+        // A step decided on the history as read: decided again in the run's turn, on the history
+        // with every step of the run ahead of it in this process written (RunTurns).
+        turn.release = await this.turns.take(turn.run);
+        turn.bypassed = turn.release === null;
+        if (turn.release !== null) {
+          [route, loop] = await Promise.all([route && this.router.refresh(route), this.reader.loopNow(call, policy)]);
+          existing = route ? route.record : null;
+          cached = false;
+          continue;
+        }
+      }
       if (step.step === "wait") {
+        // A wait on a live attempt holds no turn: the run's other steps go on meanwhile.
+        turn.release?.();
+        turn.release = null;
         latched = true;
         await this.waiters.wait(waitKey(projectId, planned.key), Math.min(pollMs, step.untilMs - now));
         pollMs = Math.min(pollMs * 2, LATCH_POLL_MAX_MS);
@@ -220,6 +266,9 @@ export class GateService {
   }
 
   private readonly newLeaseToken = (id: string, attempt: number) => this.leases.issue(id, attempt);
+
+  /** One loop step at a time per run in this process (run-turns.ts). */
+  private readonly turns = new RunTurns();
 
   /** The begin's ledger line, as decided, with what only the service knows. */
   private lineEvent(line: BeginLine, call: PreparedCall, policy: EffectivePolicy, startedAt: number): GateEvent {
