@@ -8,12 +8,15 @@ test.describe.configure({ mode: "serial" });
 
 /**
  * Issue #38: every figure equals what a scripted agent did, counted by the test itself. The agent
- * dedupes, loops (a loop block before any record) and meets a tool under `preview: approve`; the
- * test tallies every answer and reads the overview, the tools page, the figures' click-throughs,
- * the runs list and a no-op draft's prediction against its own tally.
+ * dedupes, loops (a loop block before any record), meets a tool under `preview: approve`, changes
+ * args under a strict key (conflicts), asks for resends (approval required), sends duplicates at
+ * once while a call runs and after it finished, and calls a tool in shadow mode; a policy changes
+ * after its calls. The test tallies every answer and reads the overview, the tools page, every
+ * tile's and bar segment's click-through, the runs list and a no-op draft's prediction over each
+ * of those histories against its own tally.
  */
 const tag = randomBytes(3).toString("hex");
-const TOOLS = { dedup: `create_ticket_${tag}`, loop: `search_kb_${tag}`, preview: `delete_user_${tag}`, timed: `render_pdf_${tag}` };
+const TOOLS = { dedup: `create_ticket_${tag}`, loop: `search_kb_${tag}`, preview: `delete_user_${tag}`, timed: `render_pdf_${tag}`, strict: `transfer_funds_${tag}`, burst: `send_invoice_${tag}`, shadow: `refund_order_${tag}` };
 /** The timed tool's calls: which failed. */
 const timedCalls: { callId: string; failed: boolean }[] = [];
 // Beside screens.spec.ts's screenshots (test-results/screens unless SCREENS_DIR says otherwise).
@@ -22,6 +25,8 @@ const SHOTS = process.env.SCREENS_DIR ?? "test-results/screens";
 const COST_CENTS = [125, 10, 20, 333, 1, 999];
 /** Policy revisions the test saves for the timed tool: the tool page marks each on every chart. */
 const TIMED_REVISIONS = 2;
+/** The burst's one call: its duplicates' decisions all belong to it. */
+let burstCallId = "";
 let PROJECT = "";
 let PROJECT_ID = "";
 let page: Page;
@@ -30,13 +35,21 @@ let agent: Agent;
 /** The test's own tally: decisions by tool, and the ids of calls that never created a record. */
 const tally = new Map<string, Map<string, number>>();
 const count = (tool: string, decision: string) => tally.get(tool)?.get(decision) ?? 0;
+/** Every begin of one tool, whatever it was answered. */
+const toolTotal = (tool: string) => [...(tally.get(tool)?.values() ?? [])].reduce((sum, n) => sum + n, 0);
 const total = (decision?: string) => [...tally.values()].reduce((sum, byDecision) => sum + [...byDecision].filter(([d]) => !decision || d === decision).reduce((s, [, n]) => s + n, 0), 0);
 
-async function begin(body: Record<string, unknown>) {
+/** A begin counted in the tally and left as answered (a concurrent duplicate completes nothing). */
+async function agentBegin(body: Record<string, unknown>) {
   const answer = await agent.begin(body);
   const byDecision = tally.get(String(body.tool)) ?? new Map<string, number>();
   byDecision.set(answer.decision, (byDecision.get(answer.decision) ?? 0) + 1);
   tally.set(String(body.tool), byDecision);
+  return answer;
+}
+
+async function begin(body: Record<string, unknown>) {
+  const answer = await agentBegin(body);
   if (answer.decision === "execute") await agent.complete(answer.callId, answer.leaseToken, { ok: true });
   return answer;
 }
@@ -69,6 +82,40 @@ test.beforeAll(async ({ browser, baseURL }) => {
     for (let step = 0; step < 3; step++) await begin({ tool: TOOLS.loop, runId: `run_l_${tag}_${run}`, stepId: `s${step}`, args: { q: "same" } });
   }
   for (let run = 0; run < 3; run++) await begin({ tool: TOOLS.preview, runId: `run_p_${tag}_${run}`, stepId: "delete", args: { user: run } });
+  // Conflicts: a tool that refuses other args under a key it has seen; the model re-plans the amount.
+  const strict = await page.request.put(`/api/v1/admin/projects/${PROJECT_ID}/policies/${TOOLS.strict}`, {
+    data: { policy: { onArgsMismatch: "reject" }, reason: "figures e2e: other args under one key are a conflict" },
+    headers: { origin: baseURL! },
+  });
+  expect(strict.status()).toBe(200);
+  for (let run = 0; run < 2; run++) {
+    await begin({ tool: TOOLS.strict, runId: `run_s_${tag}_${run}`, stepId: "transfer", args: { amount: 100 } });
+    await begin({ tool: TOOLS.strict, runId: `run_s_${tag}_${run}`, stepId: "transfer", args: { amount: 120 } });
+  }
+  // The strict tool's policy changes after its calls: they were decided under an older revision.
+  const later = await page.request.put(`/api/v1/admin/projects/${PROJECT_ID}/policies/${TOOLS.strict}`, {
+    data: { policy: { onArgsMismatch: "reject", ttlSeconds: 7_200 }, reason: "figures e2e: a revision after the calls" },
+    headers: { origin: baseURL! },
+  });
+  expect(later.status()).toBe(200);
+  // Concurrent duplicates: five copies while the first runs (in progress), three at once after it finished (replays).
+  const first = await agentBegin({ tool: TOOLS.burst, runId: `run_b_${tag}`, stepId: "send", args: { invoice: 7 } });
+  if (first.decision !== "execute") throw new Error(`burst: ${first.decision}`);
+  burstCallId = first.callId;
+  await Promise.all(Array.from({ length: 5 }, () => agentBegin({ tool: TOOLS.burst, runId: `run_b_${tag}`, stepId: "send", args: { invoice: 7 } })));
+  await agent.complete(first.callId, first.leaseToken, { ok: true });
+  await Promise.all(Array.from({ length: 3 }, () => agentBegin({ tool: TOOLS.burst, runId: `run_b_${tag}`, stepId: "send", args: { invoice: 7 } })));
+  // A tool in shadow mode: its duplicates run again, with what enforce would have answered recorded.
+  const shadow = await page.request.put(`/api/v1/admin/projects/${PROJECT_ID}/policies/${TOOLS.shadow}`, {
+    data: { policy: { mode: "shadow" }, reason: "figures e2e: a tool watched in shadow mode" },
+    headers: { origin: baseURL! },
+  });
+  expect(shadow.status()).toBe(200);
+  for (let i = 0; i < 3; i++) await begin({ tool: TOOLS.shadow, runId: `run_sh_${tag}`, stepId: "refund", args: { order: 1 } });
+  // Approval required: the agent asks to send a finished ticket again (bypass: approval, the default).
+  for (const run of [0, 1]) {
+    await begin({ tool: TOOLS.dedup, runId: `run_d_${tag}_${run}`, stepId: "create", args: { title: `t${run}` }, bypass: { reason: "the customer says it never arrived" } });
+  }
   // Revisions of the timed tool's policy, each marked on every chart of its page.
   for (let v = 0; v < TIMED_REVISIONS; v++) {
     const saved = await page.request.put(`/api/v1/admin/projects/${PROJECT_ID}/policies/${TOOLS.timed}`, {
@@ -97,8 +144,13 @@ test.beforeAll(async ({ browser, baseURL }) => {
     expect(res.status).toBe(200);
     timedCalls.push({ callId: answer.callId, failed });
   }
-  expect(total("blocked")).toBe(2);
+  expect(total("blocked") - count(TOOLS.burst, "blocked")).toBe(2);
   expect(total("preview_required")).toBe(3);
+  expect(total("conflict")).toBe(2);
+  expect(total("approval_required")).toBe(2);
+  expect(count(TOOLS.burst, "in_progress"), JSON.stringify([...(tally.get(TOOLS.burst) ?? [])])).toBe(5);
+  // After it finished they are steps of the run again: replays until the loop rule trips, then blocked.
+  expect(count(TOOLS.burst, "replay") + count(TOOLS.burst, "blocked")).toBe(3);
 });
 
 test.afterAll(async () => {
@@ -141,6 +193,8 @@ test("overview: every tile equals the test's tally; preview_required has its own
   await expect(value("dedup-hits")).toHaveText(String(total("replay") + total("in_progress") + total("refused")));
   await expect(value("blocked")).toHaveText(String(total("blocked")));
   await expect(value("preview-required")).toHaveText(String(total("preview_required")));
+  await expect(value("conflicts")).toHaveText(String(total("conflict")));
+  await expect(value("approval-required")).toHaveText(String(total("approval_required")));
   await expect(page.getByTestId("kpi-other")).toHaveCount(0);
   // Each figure's definition is one hover away.
   await expect(page.getByTestId("kpi-dedup-hits")).toHaveAttribute("title", /replay, in progress, refused/);
@@ -153,17 +207,17 @@ test("overview: every tile equals the test's tally; preview_required has its own
 });
 
 test("overview: every tool's policy changes in the range are marked on both charts, labelled with the tool", async () => {
-  // The test's own saves: the preview tool's policy once, the timed tool's TIMED_REVISIONS times (all in this hour).
+  // The test's own saves: the preview and shadow tools' policies once, the strict tool's twice, the timed tool's TIMED_REVISIONS times (all in this hour).
   const audit = (await (await page.request.get(`/api/v1/operator/projects/${PROJECT_ID}/audit?action=policy.&limit=500`)).json()) as {
     entries: { detail: { tool: string; version: number } }[];
   };
-  expect(audit.entries.map((e) => e.detail.tool).sort()).toEqual([TOOLS.preview, ...Array(TIMED_REVISIONS).fill(TOOLS.timed)].sort());
+  expect(audit.entries.map((e) => e.detail.tool).sort()).toEqual([TOOLS.preview, TOOLS.strict, TOOLS.strict, TOOLS.shadow, ...Array(TIMED_REVISIONS).fill(TOOLS.timed)].sort());
   await page.goto(PROJECT);
   for (const chart of ["decisions-chart", "dedup-rate-chart"]) {
     await expect(page.getByTestId(chart).locator(".recharts-reference-line")).toHaveCount(audit.entries.length, { timeout: 60_000 });
     // Saved within seconds, they share a bucket and one label that names each tool and version.
     const versions = (tool: string) => audit.entries.filter((e) => e.detail.tool === tool).map((e) => `${tool} v${e.detail.version}`);
-    for (const label of [...versions(TOOLS.preview), ...versions(TOOLS.timed)]) await expect(page.getByTestId(chart)).toContainText(label);
+    for (const label of [...versions(TOOLS.preview), ...versions(TOOLS.strict), ...versions(TOOLS.shadow), ...versions(TOOLS.timed)]) await expect(page.getByTestId(chart)).toContainText(label);
   }
   const caption = page.getByTestId("overview-policy-changes");
   for (const { detail } of audit.entries) await expect(caption).toContainText(`${detail.tool} v${detail.version}`);
@@ -189,8 +243,12 @@ test("a tile's click-through reaches every decision it counted, loop blocks with
   const withoutRecord = Number(await behind.getAttribute("data-without-record"));
   await expect(page.getByTestId("orphan-decision")).toHaveCount(withoutRecord);
   // Listed calls plus decisions without a call: every counted block is reachable.
-  const listed = await page.getByTestId("call-row").count();
-  expect(listed + withoutRecord).toBeGreaterThanOrEqual(total("blocked"));
+  // The loop tool's blocks never made a record; the burst's blocks are decisions on its one call,
+  // which the list shows once (the line above the list says it counts decisions, lists calls).
+  expect(withoutRecord).toBe(count(TOOLS.loop, "blocked"));
+  const burstBlocked = count(TOOLS.burst, "blocked");
+  await expect(page.getByTestId("call-row")).toHaveCount(burstBlocked > 0 ? 1 : 0);
+  if (burstBlocked > 0) await expect(page.locator(`[data-call-id="${burstCallId}"]`)).toBeVisible();
   await expect(page.getByTestId("orphan-decision").first()).toContainText(TOOLS.loop);
   await expectNoSeriousA11yViolations(page);
   for (const width of [1440, 390]) {
@@ -204,11 +262,36 @@ test("a tile's click-through reaches every decision it counted, loop blocks with
   await expect(page.getByTestId("decisions-behind")).toHaveAttribute("data-total", String(total("preview_required")));
 });
 
+test("every decision tile clicks through to exactly the decisions it counts", async () => {
+  const tiles = [
+    { id: "executions", decisions: ["execute", "verify"] },
+    { id: "dedup-hits", decisions: ["replay", "in_progress", "refused"] },
+    { id: "conflicts", decisions: ["conflict"] },
+    { id: "approval-required", decisions: ["approval_required"] },
+    { id: "preview-required", decisions: ["preview_required"] },
+    { id: "blocked", decisions: ["blocked"] },
+  ];
+  for (const tile of tiles) {
+    const counted = tile.decisions.reduce((sum, decision) => sum + total(decision), 0);
+    await page.goto(PROJECT);
+    await expect(value(tile.id)).toHaveText(String(counted), { timeout: 60_000 });
+    await page.getByTestId(`kpi-${tile.id}`).getByRole("link").click();
+    await expect(page).toHaveURL(new RegExp(`decision=${encodeURIComponent(tile.decisions.join(","))}`));
+    const behind = page.getByTestId("decisions-behind");
+    await expect(behind, tile.id).toHaveAttribute("data-total", String(counted));
+    const withoutRecord = Number(await behind.getAttribute("data-without-record"));
+    await expect(page.getByTestId("orphan-decision")).toHaveCount(withoutRecord);
+    if (withoutRecord < counted) await expect(page.getByTestId("call-row").first()).toBeVisible();
+  }
+});
+
 test("every segment of the calls-by-decision chart clicks through to the decisions it counted, each group present", async () => {
-  // The groups this traffic produced (conflicts and approvals it never made); each one's bars, wherever the minutes fell.
+  // Every group the gate can answer with (this traffic makes each); each one's bars, wherever the minutes fell.
   const groups = [
     { id: "executions", decisions: ["execute", "verify"] },
     { id: "dedupHits", decisions: ["replay", "in_progress", "refused"] },
+    { id: "conflicts", decisions: ["conflict"] },
+    { id: "approvalRequired", decisions: ["approval_required"] },
     { id: "previewRequired", decisions: ["preview_required"] },
     { id: "blocked", decisions: ["blocked"] },
   ];
@@ -239,16 +322,19 @@ test("every segment of the calls-by-decision chart clicks through to the decisio
   }
 });
 
-test("tools page: Dedup hits means what the overview means, per tool", async () => {
+test("tools page: every tool's calls, executions and dedup hits equal the tally; Dedup hits means what the overview means", async () => {
   await page.goto(`${PROJECT}/tools`);
-  const row = page.getByTestId("tool-row").filter({ hasText: TOOLS.dedup });
-  await expect(row.getByTestId("tool-calls")).toHaveText(String(count(TOOLS.dedup, "execute") + count(TOOLS.dedup, "replay")));
-  await expect(row.getByTestId("tool-dedup-hits")).toHaveText(String(count(TOOLS.dedup, "replay") + count(TOOLS.dedup, "in_progress") + count(TOOLS.dedup, "refused")));
+  for (const tool of tally.keys()) {
+    const row = page.getByTestId("tool-row").filter({ has: page.getByRole("link", { name: tool, exact: true }) });
+    await expect(row.getByTestId("tool-calls"), tool).toHaveText(String(toolTotal(tool)));
+    await expect(row.getByTestId("tool-executions"), tool).toHaveText(String(count(tool, "execute") + count(tool, "verify")));
+    await expect(row.getByTestId("tool-dedup-hits"), tool).toHaveText(String(count(tool, "replay") + count(tool, "in_progress") + count(tool, "refused")));
+  }
   await expect(page.getByRole("columnheader", { name: "Dedup hits" })).toHaveAttribute("title", /replay, in_progress, refused/);
 });
 
-test("a no-op draft predicts no change: a TTL one second longer", async () => {
-  for (const tool of [TOOLS.dedup, TOOLS.loop, TOOLS.preview]) {
+test("a no-op draft predicts no change: a TTL one second longer, over every history of §1 (concurrent duplicates, an older revision, shadow mode, preview: approve)", async () => {
+  for (const tool of [TOOLS.dedup, TOOLS.loop, TOOLS.burst, TOOLS.strict, TOOLS.shadow, TOOLS.preview]) {
     await page.goto(`${PROJECT}/tools/${tool}`);
     const ttl = page.getByLabel("Keep outcomes for (seconds)");
     await expect(ttl).toBeVisible();
@@ -258,6 +344,12 @@ test("a no-op draft predicts no change: a TTL one second longer", async () => {
     await expect(simulation).toContainText("Same decisions as now for these calls.", { timeout: 30_000 });
     for (const row of await simulation.getByTestId("simulation-row").all()) {
       expect(await row.getAttribute("data-draft")).toBe(await row.getAttribute("data-current"));
+    }
+    // Calls decided under another revision than the one in force are said to be.
+    if (tool === TOOLS.strict) {
+      await expect(page.getByTestId("simulation-drift")).toContainText(
+        new RegExp(`${toolTotal(TOOLS.strict)} calls of the sample were decided under an older revision of this policy \\(v\\d+\\), not the one in force`),
+      );
     }
   }
   // Under preview: approve, preview_required is its own row, not "Approval required".
@@ -314,7 +406,7 @@ test("the tool's page: latency and failure rate equal what the test computes fro
 
   // The tools list links to it, and the dedup tool's page agrees with the tools list and the tally.
   await page.goto(`${PROJECT}/tools/${TOOLS.dedup}`);
-  await expect(page.getByTestId("tool-kpi-calls").locator(".value")).toHaveText(String(count(TOOLS.dedup, "execute") + count(TOOLS.dedup, "replay")));
+  await expect(page.getByTestId("tool-kpi-calls").locator(".value")).toHaveText(String(toolTotal(TOOLS.dedup)));
   await expect(page.getByTestId("tool-kpi-dedup-hits").locator(".value")).toHaveText(String(count(TOOLS.dedup, "replay")));
 });
 
