@@ -16,6 +16,7 @@ import { LoadMoreRow } from "./LoadMoreRow";
 import { useProject } from "./ProjectContext";
 import { EmptyState, ErrorState, Loading } from "./StateViews";
 import "./explorer.css";
+import { SortPicker } from "./SortPicker";
 
 const SORT_LABEL: Record<CallSortColumn, string> = {
   firstSeen: "first seen",
@@ -52,7 +53,7 @@ export function CallsExplorer() {
   const filters = filtersFromSearch(search);
   const searchKey = filtersToSearch(filters).toString();
   const [following, setFollowing] = useState(false);
-  const { sort, toggle, clear } = useUrlSort(CALL_SORT_COLUMNS);
+  const { sort, toggle, set, clear } = useUrlSort(CALL_SORT_COLUMNS);
   const newestFirst = isNewestFirst(sort);
   const live = following && newestFirst;
   const calls = useCallsQuery(projectId, filters, live, newestFirst ? undefined : apiSort(sort));
@@ -135,6 +136,7 @@ export function CallsExplorer() {
             {orderCaption(sort)}
             {calls.isFetching && !calls.isFetchingNextPage && !live ? " · refreshing…" : ""}
           </p>
+          <SortPicker subject="calls" columns={CALL_SORT_COLUMNS.map((column) => ({ column, label: SORT_LABEL[column] }))} sort={sort} defaultLabel="Newest first" onChange={set} />
           <CallsTable projectId={projectId} calls={rows} sort={sort} onSort={toggle} />
           <LoadMoreRow query={calls} />
         </>

@@ -12,6 +12,7 @@ import { RunFilters } from "./RunFilters";
 import { useProject } from "./ProjectContext";
 import { EmptyState, ErrorState, Loading } from "./StateViews";
 import "./explorer.css";
+import { SortPicker } from "./SortPicker";
 import { SortableHeader } from "./SortableHeader";
 import { TableWrap } from "./TableWrap";
 import { useUrlSort } from "@/lib/dashboard/use-url-sort";
@@ -38,7 +39,7 @@ export function RunsList() {
   const limit = Number(search.get("limit")) || undefined;
   const filters = runFiltersFromSearch(search);
   const searchKey = runFiltersToSearch(filters).toString();
-  const { sort, toggle } = useUrlSort(RUN_SORT_COLUMNS);
+  const { sort, toggle, set } = useUrlSort(RUN_SORT_COLUMNS);
   const newestFirst = !sort || (sort.column === "started" && sort.dir === "desc");
   const runs = useRunsQuery(projectId, limit && limit <= 200 ? limit : undefined, filters, newestFirst ? undefined : `${sort!.column}:${sort!.dir}`);
   const rows = runs.data?.pages.flatMap((page) => page.runs) ?? [];
@@ -73,6 +74,7 @@ export function RunsList() {
             {rows.length} run{rows.length === 1 ? "" : "s"} shown{runs.hasNextPage ? ", more below" : ""} ·{" "}
             {newestFirst ? "newest first" : `all matching runs sorted by ${SORT_LABEL[sort!.column as RunSortColumn]}, ${sort!.dir === "asc" ? "ascending" : "descending"}`}
           </p>
+          <SortPicker subject="runs" columns={RUN_SORT_COLUMNS.map((column) => ({ column, label: SORT_LABEL[column] }))} sort={sort} defaultLabel="Newest first" onChange={set} />
           <TableWrap label="Runs">
             <table className="data stacked" data-testid="runs-table">
               <thead>

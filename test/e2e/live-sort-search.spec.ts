@@ -210,6 +210,41 @@ test("calls: a sort is the server's over every call: the extreme comes first tho
   await expect(toggle).toHaveAttribute("aria-pressed", "false");
 });
 
+test("phone width: the cards hide the sorting headers, so one control sorts them the same way (calls and runs)", async () => {
+  const run = `run_phone_${tag}`;
+  const names = ["k", "y", "c", "p"].map((letter) => `${letter}_phone_${tag}`);
+  const made: string[] = [];
+  for (const tool of names) made.push((await call(tool, run)).callId);
+  await page.setViewportSize({ width: 390, height: 844 });
+  await page.goto(`${PROJECT}/calls?runId=${run}&limit=2`);
+  await expect(rows()).toHaveCount(2);
+  const picker = page.getByTestId("sort-picker");
+  await expect(picker).toBeVisible();
+  await picker.getByRole("combobox", { name: "Sort calls" }).selectOption("tool:desc");
+  await expect(page).toHaveURL(/[?&]sort=-tool(&|$)/);
+  // The server's sort: the last tool by name is first though it was made second.
+  await expect(rows().first()).toHaveAttribute("data-call-id", made[1]!);
+  await expect(page.getByTestId("calls-count")).toContainText("sorted by tool, descending");
+  await page.getByRole("button", { name: "Load more" }).click();
+  await expect.poll(() => column("Tool")).toEqual([...names].sort().reverse());
+  // The phone's control and the headers are one sort: back to the list's own order.
+  await picker.getByRole("combobox", { name: "Sort calls" }).selectOption("");
+  await expect(page).not.toHaveURL(/[?&]sort=/);
+  await expect(rows().first()).toHaveAttribute("data-call-id", made[3]!);
+  await page.screenshot({ path: `${SHOTS}/calls-sort-picker-390.png`, fullPage: true });
+
+  await page.goto(`${PROJECT}/runs`);
+  const runsPicker = page.getByTestId("sort-picker").getByRole("combobox", { name: "Sort runs" });
+  await runsPicker.selectOption("calls:desc");
+  await expect(page).toHaveURL(/[?&]sort=-calls(&|$)/);
+  await expect(page.getByTestId("runs-count")).toContainText("sorted by calls, descending");
+  expect(await page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth)).toBeLessThanOrEqual(1);
+  await expectNoSeriousA11yViolations(page);
+  // At laptop width the headers sort and the control is not shown.
+  await page.setViewportSize({ width: 1440, height: 900 });
+  await expect(page.getByTestId("sort-picker")).toBeHidden();
+});
+
 test("search: a value in args or result finds its calls; a redacted value is not found; the view (filters + search + sort) is a link that restores it", async () => {
   const order = `ord-${tag}-77`;
   const secret = `Pin${randomBytes(4).toString("hex")}`;
