@@ -32,6 +32,16 @@ let PROJECT_ID = "";
 let page: Page;
 let agent: Agent;
 
+/** The decisions each tile and bar counts, as the issue words them (a tile's id, its bar's class). */
+const GROUPS = [
+  { tile: "executions", bar: "executions", decisions: ["execute", "verify"] },
+  { tile: "dedup-hits", bar: "dedupHits", decisions: ["replay", "in_progress", "refused"] },
+  { tile: "conflicts", bar: "conflicts", decisions: ["conflict"] },
+  { tile: "approval-required", bar: "approvalRequired", decisions: ["approval_required"] },
+  { tile: "preview-required", bar: "previewRequired", decisions: ["preview_required"] },
+  { tile: "blocked", bar: "blocked", decisions: ["blocked"] },
+];
+
 /** The test's own tally: decisions by tool, and the ids of calls that never created a record. */
 const tally = new Map<string, Map<string, number>>();
 const count = (tool: string, decision: string) => tally.get(tool)?.get(decision) ?? 0;
@@ -263,15 +273,8 @@ test("a tile's click-through reaches every decision it counted, loop blocks with
 });
 
 test("every decision tile clicks through to exactly the decisions it counts", async () => {
-  const tiles = [
-    { id: "executions", decisions: ["execute", "verify"] },
-    { id: "dedup-hits", decisions: ["replay", "in_progress", "refused"] },
-    { id: "conflicts", decisions: ["conflict"] },
-    { id: "approval-required", decisions: ["approval_required"] },
-    { id: "preview-required", decisions: ["preview_required"] },
-    { id: "blocked", decisions: ["blocked"] },
-  ];
-  for (const tile of tiles) {
+  for (const group of GROUPS) {
+    const tile = { id: group.tile, decisions: group.decisions };
     const counted = tile.decisions.reduce((sum, decision) => sum + total(decision), 0);
     await page.goto(PROJECT);
     await expect(value(tile.id)).toHaveText(String(counted), { timeout: 60_000 });
@@ -287,14 +290,7 @@ test("every decision tile clicks through to exactly the decisions it counts", as
 
 test("every segment of the calls-by-decision chart clicks through to the decisions it counted, each group present", async () => {
   // Every group the gate can answer with (this traffic makes each); each one's bars, wherever the minutes fell.
-  const groups = [
-    { id: "executions", decisions: ["execute", "verify"] },
-    { id: "dedupHits", decisions: ["replay", "in_progress", "refused"] },
-    { id: "conflicts", decisions: ["conflict"] },
-    { id: "approvalRequired", decisions: ["approval_required"] },
-    { id: "previewRequired", decisions: ["preview_required"] },
-    { id: "blocked", decisions: ["blocked"] },
-  ];
+  const groups = GROUPS.map((group) => ({ id: group.bar, decisions: group.decisions }));
   const segmentsOf = (id: string) => page.getByTestId("decisions-chart").locator(`.bar-${id} .recharts-bar-rectangle`);
   for (const group of groups) {
     const counted = group.decisions.reduce((sum, decision) => sum + total(decision), 0);
