@@ -72,9 +72,13 @@ describe("SQLite gate store, writes on a writer thread", () => {
 
   it("writes asked for in one turn share one commit, and the unique key lets exactly one of N identical begins execute", async () => {
     const { store, projectId, gate } = await workerStore();
-    const before = store.commitCounts;
     const decisions = await Promise.all(Array.from({ length: 10 }, () => gate.begin(projectId, call("run_race"))));
     expect(decisions.filter((d) => d.decision === "execute")).toHaveLength(1);
+    // First begins of ten runs at once: a run's steps take turns (run-turns.ts), runs do not, so
+    // their claims are asked for in one turn of the event loop and share commits.
+    const before = store.commitCounts;
+    const firsts = await Promise.all(Array.from({ length: 10 }, (_, i) => gate.begin(projectId, call(`run_batch_${i}`))));
+    expect(firsts.map((d) => d.decision)).toEqual(Array(10).fill("execute"));
     const after = store.commitCounts;
     expect(after.writes - before.writes).toBeGreaterThan(after.commits - before.commits);
   });
