@@ -50,13 +50,17 @@ const EVERY_KIND_BLOCKING: [ToolPolicy, Op[]] = [
   ],
 ];
 
-/** A step that completes a cycle under warn is flagged (a duplicate that is no step, such as a waiter's replay, never is). */
+/**
+ * A step that completes a cycle under warn is flagged (a duplicate that is no step, such as a
+ * waiter's replay or the same tool-call id sent again, never is): the same search under a new step
+ * id, so a new tool-call id and a step of the agent's reasoning.
+ */
 const EVERY_KIND_WARNING: [ToolPolicy, Op[]] = [
   { ...EVERY_KIND[0], effect: "write", onDuplicate: "replay", loop: { enabled: true, repeats: 2, maxCycleLength: 1, action: "warn" } },
   [
     { op: "begin", tool: "main", run: 0, step: 1, args: 0, scope: null, bypass: null },
     { op: "complete", attempt: 0, outcome: "succeeded" },
-    { op: "begin", tool: "main", run: 0, step: 1, args: 0, scope: null, bypass: null },
+    { op: "begin", tool: "main", run: 0, step: 2, args: 0, scope: null, bypass: null },
   ],
 ];
 
