@@ -125,8 +125,7 @@ export class BeginReader {
       this.beginReads(call, policy.policy, held),
       policy.known === false ? this.deps.store.discoverTool(projectId, call.tool, this.deps.clock()) : null,
     ]);
-    const current: CallSignature = { tool: call.tool, argsFingerprint: call.argsFingerprint };
-    const loop = history ? detectLoop([...history, current], policy.policy.loop) : null;
+    const loop = history ? loopOf(call, history, policy.policy.loop) : null;
     const { call: keyed, record: firstRead } = unkeyed ? { call, record: null } : await this.underLegacyKey(call, keyedRead);
     const cached = firstRead !== null && this.deps.replays.holds(firstRead);
     return { policy, call: keyed, loop, firstRead, runAborted: runAborted ?? false, cached };
@@ -251,8 +250,7 @@ export class BeginReader {
   /** The loop the run's history as it is now plus this call make (null when loops are off): a step decided again in its run's turn. */
   async loopNow(call: PreparedCall, policy: EffectivePolicy): Promise<LoopMatch | null> {
     if (!policy.policy.loop.enabled) return null;
-    const history = await this.readLoopHistory(call, policy.policy.loop);
-    return detectLoop([...history, { tool: call.tool, argsFingerprint: call.argsFingerprint }], policy.policy.loop);
+    return loopOf(call, await this.readLoopHistory(call, policy.policy.loop), policy.policy.loop);
   }
 
   /** The run's latest loop steps from the database (so every gate process sees them), oldest first. */
@@ -282,4 +280,10 @@ export class BeginReader {
       throw error;
     }
   }
+}
+
+/** The loop the run's history (oldest first) plus this call make, if any. */
+function loopOf(call: PreparedCall, history: readonly CallSignature[], loop: LoopPolicy): LoopMatch | null {
+  const current: CallSignature = { tool: call.tool, argsFingerprint: call.argsFingerprint };
+  return detectLoop([...history, current], loop);
 }
