@@ -4,6 +4,7 @@ import { TestClient } from "../helpers/client";
 import { PROVIDERS, type Provider, type TestDatabase, createTestDatabase } from "../helpers/databases";
 import { createTestProject } from "../helpers/fixtures";
 import { type TestServer, startServer } from "../helpers/server";
+import { sharedServerPair } from "../helpers/shared-server";
 
 const N = 100;
 
@@ -20,19 +21,27 @@ const VARIANTS: [label: string, provider: Provider, env: Record<string, string>]
 ];
 
 describe.each(VARIANTS)("%s: N concurrent identical begins over HTTP, two server processes", (_label, provider, env) => {
-  let db: TestDatabase;
-  let servers: TestServer[];
+  // Settings of their own (the writer thread) need servers of their own; the others use the run's
+  // shared pair of instances, in a project of this file's own.
+  let db: TestDatabase | undefined;
+  let own: TestServer[] = [];
   let clients: TestClient[];
 
   beforeAll(async () => {
+    if (Object.keys(env).length === 0) {
+      const pair = await sharedServerPair(provider);
+      const project = await createTestProject(pair[0].databaseUrl);
+      clients = pair.map((s) => new TestClient(s.baseUrl, project.apiKey));
+      return;
+    }
     db = await createTestDatabase(provider);
     const project = await createTestProject(db.url);
-    servers = await Promise.all([startServer(db.url, env), startServer(db.url, env)]);
-    clients = servers.map((s) => new TestClient(s.baseUrl, project.apiKey));
+    own = await Promise.all([startServer(db.url, env), startServer(db.url, env)]);
+    clients = own.map((s) => new TestClient(s.baseUrl, project.apiKey));
   });
 
   afterAll(async () => {
-    await Promise.all(servers?.map((s) => s.stop()) ?? []);
+    await Promise.all(own.map((s) => s.stop()));
     await db?.drop();
   });
 

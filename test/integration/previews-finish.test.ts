@@ -1,45 +1,40 @@
 import { tool } from "ai";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { beforeAll, describe, expect, it } from "vitest";
 import { z } from "zod";
 import { OperatorPreviewSchema, PreviewListSchema } from "../../lib/contract/previews";
 import type { BeginRequest } from "../../lib/contract/v1";
 import { createGate } from "../../lib/sdk";
 import { gateTools } from "../../lib/sdk/adapters/ai-sdk";
-import { AdminClient, TEST_ADMIN_TOKEN } from "../helpers/admin-client";
+import { AdminClient } from "../helpers/admin-client";
 import { TestClient } from "../helpers/client";
-import { PROVIDERS, type TestDatabase, createTestDatabase } from "../helpers/databases";
+import { PROVIDERS } from "../helpers/databases";
 import { createTestProject } from "../helpers/fixtures";
-import { OPERATOR_ENV, OperatorClient, ROOT, createOperator } from "../helpers/operator-client";
+import { OperatorClient, ROOT, createOperator } from "../helpers/operator-client";
 import { expectDecision, uniqueRun } from "../helpers/policy-fixtures";
-import { type TestServer, startServer } from "../helpers/server";
+import { sharedServer } from "../helpers/shared-server";
+import type { SharedServerInfo } from "../helpers/shared-servers-setup";
 
 /**
  * #37 §2: previews an SDK user can finish. A call under `preview: approve` that timed out waiting is
  * called again once an operator approved: it finds its own preview (one inbox entry) and runs once.
  */
 describe.each(PROVIDERS)("%s: previews — the same call finds its own preview", (provider) => {
-  let db: TestDatabase;
-  let server: TestServer;
+  // The run's shared server: nothing here restarts it or looks beyond its own project.
+  let server: SharedServerInfo;
   let agent: TestClient;
   let operator: OperatorClient;
   let projectId: string;
   let apiKey: string;
 
   beforeAll(async () => {
-    db = await createTestDatabase(provider);
-    ({ projectId, apiKey } = await createTestProject(db.url));
-    server = await startServer(db.url, { ...OPERATOR_ENV, IDEMGATE_ADMIN_TOKEN: TEST_ADMIN_TOKEN });
+    server = await sharedServer(provider);
+    ({ projectId, apiKey } = await createTestProject(server.databaseUrl));
     agent = new TestClient(server.baseUrl, apiKey);
     const admin = new AdminClient(server.baseUrl, projectId);
     await admin.put("delete_repo", { preview: "approve" }, "test: a human approves the dry run");
     await admin.put("drop_table", { preview: "required" }, "test: dry run first");
     const root = await OperatorClient.signIn(server.baseUrl, ROOT.email, ROOT.password);
     operator = await createOperator(root, projectId, "operator");
-  });
-
-  afterAll(async () => {
-    await server?.stop();
-    await db?.drop();
   });
 
   const previewsOf = async (runId: string) =>

@@ -1,15 +1,16 @@
 import fc from "fast-check";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { beforeAll, describe, expect, it } from "vitest";
 import { OperatorQueueSchema } from "../../lib/contract/operator-queue";
 import { type RunCompensation, RunCompensationSchema } from "../../lib/contract/sagas";
 import { BeginResponseSchema } from "../../lib/contract/v1";
 import { createGate } from "../../lib/sdk";
 import { TestClient } from "../helpers/client";
-import { PROVIDERS, type TestDatabase, createTestDatabase } from "../helpers/databases";
+import { PROVIDERS } from "../helpers/databases";
 import { createTestProject } from "../helpers/fixtures";
-import { OPERATOR_ENV, OperatorClient, ROOT, createOperator } from "../helpers/operator-client";
+import { OperatorClient, ROOT, createOperator } from "../helpers/operator-client";
 import { uniqueRun } from "../helpers/policy-fixtures";
-import { type TestServer, startServer } from "../helpers/server";
+import { sharedServer } from "../helpers/shared-server";
+import type { SharedServerInfo } from "../helpers/shared-servers-setup";
 
 /**
  * #37 §1, model-based: whatever runners and operators do to an aborted run's plan (abort, undos that
@@ -42,25 +43,19 @@ function expectedState(m: Model): RunCompensation["state"] {
 }
 
 describe.each(PROVIDERS)("%s: sagas — every reachable plan is finished or has an enabled action (model-based)", (provider) => {
-  let db: TestDatabase;
-  let server: TestServer;
+  // The run's shared server: nothing here restarts it or looks beyond its own project.
+  let server: SharedServerInfo;
   let projectId: string;
   let apiKey: string;
   let agent: TestClient;
   let operator: OperatorClient;
 
   beforeAll(async () => {
-    db = await createTestDatabase(provider);
-    ({ projectId, apiKey } = await createTestProject(db.url));
-    server = await startServer(db.url, OPERATOR_ENV);
+    server = await sharedServer(provider);
+    ({ projectId, apiKey } = await createTestProject(server.databaseUrl));
     agent = new TestClient(server.baseUrl, apiKey);
     const root = await OperatorClient.signIn(server.baseUrl, ROOT.email, ROOT.password);
     operator = await createOperator(root, projectId, "operator");
-  });
-
-  afterAll(async () => {
-    await server?.stop();
-    await db?.drop();
   });
 
   const runPath = (r: Real) => operator.p(projectId, `/runs/${r.runId}`);

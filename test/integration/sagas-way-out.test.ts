@@ -1,13 +1,14 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { beforeAll, describe, expect, it } from "vitest";
 import { RunCompensationSchema } from "../../lib/contract/sagas";
 import { BeginResponseSchema } from "../../lib/contract/v1";
 import { ToolError, createGate } from "../../lib/sdk";
 import { TestClient } from "../helpers/client";
-import { PROVIDERS, type TestDatabase, createTestDatabase } from "../helpers/databases";
+import { PROVIDERS } from "../helpers/databases";
 import { createTestProject } from "../helpers/fixtures";
-import { OPERATOR_ENV, OperatorClient, ROOT, createOperator } from "../helpers/operator-client";
+import { OperatorClient, ROOT, createOperator } from "../helpers/operator-client";
 import { uniqueRun } from "../helpers/policy-fixtures";
-import { type TestServer, startServer } from "../helpers/server";
+import { sharedServer } from "../helpers/shared-server";
+import type { SharedServerInfo } from "../helpers/shared-servers-setup";
 
 /**
  * #37 §1: every plan has a way out. Whatever a runner read or was replayed before, an operator's
@@ -15,25 +16,19 @@ import { type TestServer, startServer } from "../helpers/server";
  * the retry is audited as a retry of that run's undo.
  */
 describe.each(PROVIDERS)("%s: sagas — a way out of every plan", (provider) => {
-  let db: TestDatabase;
-  let server: TestServer;
+  // The run's shared server: nothing here restarts it or looks beyond its own project.
+  let server: SharedServerInfo;
   let projectId: string;
   let apiKey: string;
   let agent: TestClient;
   let operator: OperatorClient;
 
   beforeAll(async () => {
-    db = await createTestDatabase(provider);
-    ({ projectId, apiKey } = await createTestProject(db.url));
-    server = await startServer(db.url, OPERATOR_ENV);
+    server = await sharedServer(provider);
+    ({ projectId, apiKey } = await createTestProject(server.databaseUrl));
     agent = new TestClient(server.baseUrl, apiKey);
     const root = await OperatorClient.signIn(server.baseUrl, ROOT.email, ROOT.password);
     operator = await createOperator(root, projectId, "operator");
-  });
-
-  afterAll(async () => {
-    await server?.stop();
-    await db?.drop();
   });
 
   async function twoSteps(runId: string) {

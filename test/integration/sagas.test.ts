@@ -2,39 +2,34 @@ import { type ChildProcess, spawn } from "node:child_process";
 import { mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { beforeAll, describe, expect, it } from "vitest";
 import { RunCompensationSchema } from "../../lib/contract/sagas";
 import { ToolError, createGate } from "../../lib/sdk";
-import { AdminClient, TEST_ADMIN_TOKEN } from "../helpers/admin-client";
+import { AdminClient } from "../helpers/admin-client";
 import { TestClient } from "../helpers/client";
-import { PROVIDERS, type TestDatabase, createTestDatabase } from "../helpers/databases";
+import { PROVIDERS } from "../helpers/databases";
 import { type TestProject, createTestProject } from "../helpers/fixtures";
 import { OrderBackend, callBackend } from "../helpers/order-backend";
 import { uniqueRun } from "../helpers/policy-fixtures";
-import { type TestServer, startServer } from "../helpers/server";
+import { sharedServer } from "../helpers/shared-server";
+import type { SharedServerInfo } from "../helpers/shared-servers-setup";
 import { waitFor } from "../helpers/storm-scenario";
 
 const CHILD = path.join(import.meta.dirname, "saga-runner-child.ts");
 
 
 describe.each(PROVIDERS)("%s: sagas — the order saga over HTTP", (provider) => {
-  let db: TestDatabase;
-  let server: TestServer;
+  // The run's shared server: nothing here restarts it or looks beyond its own project.
+  let server: SharedServerInfo;
   let project: TestProject;
   let client: TestClient;
   const dir = mkdtempSync(path.join(tmpdir(), "idemgate-saga-"));
 
   beforeAll(async () => {
-    db = await createTestDatabase(provider);
-    project = await createTestProject(db.url);
-    server = await startServer(db.url, { IDEMGATE_ADMIN_TOKEN: TEST_ADMIN_TOKEN });
+    server = await sharedServer(provider);
+    project = await createTestProject(server.databaseUrl);
     client = new TestClient(server.baseUrl, project.apiKey);
     await new AdminClient(server.baseUrl, project.projectId).put("send_confirmation", { onPermanentFailure: "compensate" }, "test: a failed confirmation undoes the order");
-  });
-
-  afterAll(async () => {
-    await server?.stop();
-    await db?.drop();
   });
 
   /** reserve → charge → confirm (fails permanently): the policy aborts the run. */

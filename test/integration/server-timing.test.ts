@@ -1,9 +1,9 @@
 import { randomUUID } from "node:crypto";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { beforeAll, describe, expect, it } from "vitest";
 import { BeginResponseSchema, CallStatusSchema, HeartbeatResponseSchema } from "../../lib/contract/v1";
-import { createTestDatabase, type TestDatabase } from "../helpers/databases";
 import { createTestProject } from "../helpers/fixtures";
-import { type TestServer, startServer } from "../helpers/server";
+import { sharedServer } from "../helpers/shared-server";
+import type { SharedServerInfo } from "../helpers/shared-servers-setup";
 import { TestClient } from "../helpers/client";
 
 /**
@@ -40,20 +40,14 @@ function expectGateTiming(res: Response): void {
 }
 
 describe("Server-Timing on agent API answers", () => {
-  let db: TestDatabase;
-  let server: TestServer;
+  // The run's shared server: nothing here restarts it or looks beyond its own project.
+  let server: SharedServerInfo;
   let client: TestClient;
 
   beforeAll(async () => {
-    db = await createTestDatabase("sqlite");
-    const project = await createTestProject(db.url);
-    server = await startServer(db.url);
+    server = await sharedServer("sqlite");
+    const project = await createTestProject(server.databaseUrl);
     client = new TestClient(server.baseUrl, project.apiKey);
-  });
-
-  afterAll(async () => {
-    await server?.stop();
-    await db?.drop();
   });
 
   it("is on begin (execute, then replay), heartbeat and complete", async () => {
