@@ -40,6 +40,7 @@ const result = spawnSync(
       ...process.env,
       IDEMGATE_CHAOS_SIZE: process.env.IDEMGATE_CHAOS_SIZE ?? "full",
       IDEMGATE_CHAOS_REPORT: report,
+      IDEMGATE_CHAOS_ALONE: "1",
       NEXT_TELEMETRY_DISABLED: "1",
       CHECKPOINT_DISABLE: "1",
     },
