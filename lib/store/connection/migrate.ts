@@ -48,7 +48,8 @@ export async function ensureMigrated(target: DatabaseTarget, root: string = proc
   const applied = await appliedMigrations(target);
   if (committedMigrations(target, root).every((name) => applied.has(name))) return "up-to-date";
   const cli = path.join(root, "node_modules", "prisma", "build", "index.js");
-  const result = spawnSync(process.execPath, [cli, "migrate", "deploy"], {
+  const preload = path.join(root, "scripts", "lib", "unref-long-timers.cjs");
+  const result = spawnSync(process.execPath, [...(existsSync(preload) ? ["--require", preload] : []), cli, "migrate", "deploy"], {
     cwd: root,
     env: { ...process.env, DATABASE_URL: target.url, CHECKPOINT_DISABLE: "1", PRISMA_HIDE_UPDATE_MESSAGE: "1" },
     encoding: "utf8",
@@ -56,5 +57,10 @@ export async function ensureMigrated(target: DatabaseTarget, root: string = proc
   if (result.status !== 0) {
     throw new Error(`prisma migrate deploy failed (${result.status}):\n${result.stdout}\n${result.stderr}`);
   }
+  // The CLI may exit as soon as nothing is in flight (unref-long-timers.cjs): what it applied is
+  // read back, so an exit before the last migration can never pass for success.
+  const after = await appliedMigrations(target);
+  const missing = committedMigrations(target, root).filter((name) => !after.has(name));
+  if (missing.length > 0) throw new Error(`prisma migrate deploy exited without applying ${missing.join(", ")}:\n${result.stdout}\n${result.stderr}`);
   return "migrated";
 }
