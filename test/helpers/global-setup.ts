@@ -17,12 +17,20 @@ declare module "vitest" {
   }
 }
 
+interface Templates {
+  tmpRoot: string;
+  sqliteTemplate: string;
+  postgresTemplate: string | null;
+}
+
 /**
- * Once per run: build the app if its sources changed, and migrate one template database per
- * provider; every test database is a cheap copy of a template. The integration project also gets
- * one shared server per provider (shared-servers-setup.ts).
+ * Both projects with a global setup (integration and chaos) run in one group, so both setups run
+ * before the first test: the templates are made once for the two (a Postgres template is ~2 s of
+ * migrations) and removed when the last of them is torn down.
  */
-export default async function setup(project: TestProject) {
+const run = globalThis as { idemgateTemplates?: Promise<Templates>; idemgateTemplateUsers?: number };
+
+async function makeTemplates(): Promise<Templates> {
   // @ts-expect-error plain .mjs helper without types
   const { buildIfNeeded } = await import("../../scripts/lib/build-if-needed.mjs");
   buildIfNeeded();
@@ -41,6 +49,17 @@ export default async function setup(project: TestProject) {
   } else {
     console.warn("\n[idemgate tests] no Postgres at TEST_POSTGRES_URL: Postgres tests are SKIPPED\n");
   }
+  return { tmpRoot, sqliteTemplate, postgresTemplate };
+}
+
+/**
+ * Once per run: build the app if its sources changed, and migrate one template database per
+ * provider; every test database is a cheap copy of a template. The integration project also gets
+ * one shared server per provider (shared-servers-setup.ts).
+ */
+export default async function setup(project: TestProject) {
+  run.idemgateTemplateUsers = (run.idemgateTemplateUsers ?? 0) + 1;
+  const { tmpRoot, sqliteTemplate, postgresTemplate } = await (run.idemgateTemplates ??= makeTemplates());
 
   project.provide("sqliteTemplate", sqliteTemplate);
   project.provide("postgresTemplate", postgresTemplate);
@@ -52,6 +71,9 @@ export default async function setup(project: TestProject) {
 
   return async () => {
     await shared?.stop();
+    run.idemgateTemplateUsers = (run.idemgateTemplateUsers ?? 1) - 1;
+    if (run.idemgateTemplateUsers > 0) return;
+    run.idemgateTemplates = undefined;
     if (postgresTemplate) await adminQuery(`DROP DATABASE IF EXISTS ${postgresTemplate} WITH (FORCE)`);
     rmSync(tmpRoot, { recursive: true, force: true });
   };
