@@ -1,5 +1,6 @@
 "use client";
 
+import { useId } from "react";
 import type { SortState } from "@/lib/dashboard/table-sort";
 
 interface Props {
@@ -20,10 +21,14 @@ interface Props {
  */
 export function SortPicker({ subject, columns, sort, defaultLabel, onChange }: Props) {
   const value = sort ? `${sort.column}:${sort.dir}` : "";
+  const id = useId();
+  // The label names the select without holding it: a label around a select carries every option's
+  // words as its text, so "Agent" found the runs' sort control beside the Agent filter.
   return (
-    <label className="sort-picker" data-testid="sort-picker">
-      <span>Sort {subject}</span>
+    <div className="sort-picker" data-testid="sort-picker">
+      <label htmlFor={id}>Sort {subject}</label>
       <select
+        id={id}
         value={value}
         onChange={(event) => {
           const [column, dir] = event.target.value.split(":");
@@ -40,6 +45,6 @@ export function SortPicker({ subject, columns, sort, defaultLabel, onChange }: P
           </option>,
         ])}
       </select>
-    </label>
+    </div>
   );
 }
