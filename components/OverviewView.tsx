@@ -26,8 +26,11 @@ import { usePolicyChangesQuery } from "@/lib/dashboard/queries/use-policy-change
 import { useResendRequestsQuery } from "@/lib/dashboard/queries/use-resend-requests-query";
 import { useStormsQuery } from "@/lib/dashboard/queries/use-storms-query";
 import { useTimeseriesQuery } from "@/lib/dashboard/queries/use-timeseries-query";
+import { useHydrated } from "@/lib/dashboard/use-hydrated";
 
 export function OverviewView() {
+  // Its select acts through React only: a choice made before hydration would be reset by it.
+  const hydrated = useHydrated();
   const { projectId } = useProject();
   const router = useRouter();
   const pathname = usePathname();
@@ -131,7 +134,7 @@ export function OverviewView() {
           </h2>
           <label htmlFor="rate-tool" className="row" style={{ gap: 6 }}>
             <span>Tool</span>
-            <select id="rate-tool" value={rateTool} onChange={(e) => setRateTool(e.target.value)}>
+            <select disabled={!hydrated} id="rate-tool" value={rateTool} onChange={(e) => setRateTool(e.target.value)}>
               <option value="">Every tool (project)</option>
               {[...new Set([...toolNames, ...(rateTool ? [rateTool] : [])])].map((tool) => (
                 <option key={tool} value={tool}>
