@@ -4,7 +4,7 @@ import { type FormEvent, useState } from "react";
 import { CALL_DECISION_FILTERS, CALL_STATUSES } from "@/lib/contract/calls";
 import { type CallFilters as Filters, activeFilterCount, fromUtcInput, toUtcInput } from "@/lib/dashboard/call-filters";
 import { formatInstant } from "@/lib/dashboard/format-time";
-import { useHydrated } from "@/lib/dashboard/use-hydrated";
+import { ClientSelect } from "./ClientSelect";
 
 interface Props {
   value: Filters;
@@ -20,8 +20,6 @@ const HOUR = 3_600_000;
  * the parent keeps them in the URL. Times are UTC, like every time on the dashboard.
  */
 export function CallFilters({ value, onApply, tools }: Props) {
-  // Its selects act through React only: a choice made before hydration would be reset by it.
-  const hydrated = useHydrated();
   // On a phone the form starts folded behind one button (CSS ignores this on wider screens).
   const [folded, setFolded] = useState(true);
   const [draft, setDraft] = useState(() => ({
@@ -83,14 +81,14 @@ export function CallFilters({ value, onApply, tools }: Props) {
     return (
       <label htmlFor={`filter-${field}`}>
         {label}
-        <select disabled={!hydrated} id={`filter-${field}`} value={current ?? ""} onChange={(e) => onApply(collect({ [field]: e.target.value || undefined }))}>
+        <ClientSelect id={`filter-${field}`} value={current ?? ""} onChange={(e) => onApply(collect({ [field]: e.target.value || undefined }))}>
           <option value="">any</option>
           {all.map((option) => (
             <option key={option} value={option}>
               {option.replace(/_/g, " ").replace(/,/g, ", ")}
             </option>
           ))}
-        </select>
+        </ClientSelect>
       </label>
     );
   };

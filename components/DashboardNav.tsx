@@ -6,7 +6,7 @@ import { useEffect, useState } from "react";
 import { usePreviewsQuery } from "@/lib/dashboard/queries/use-previews-query";
 import { useResendRequestsQuery } from "@/lib/dashboard/queries/use-resend-requests-query";
 import type { MemberRole } from "@/lib/store/ports/operator-store";
-import { useHydrated } from "@/lib/dashboard/use-hydrated";
+import { ClientSelect } from "./ClientSelect";
 
 const SECTIONS = [
   { href: "", label: "Overview" },
@@ -27,8 +27,6 @@ interface Props {
 }
 
 export function DashboardNav({ projectId, role, email, projects }: Props) {
-  // Its select acts through React only: a choice made before hydration would be reset by it.
-  const hydrated = useHydrated();
   const pathname = usePathname();
   const router = useRouter();
   const base = `/projects/${encodeURIComponent(projectId)}`;
@@ -59,8 +57,7 @@ export function DashboardNav({ projectId, role, email, projects }: Props) {
         {projects.length > 1 ? (
           <label>
             <span className="muted">Project</span>
-            <select
-              disabled={!hydrated}
+            <ClientSelect
               value={projectId}
               onChange={(e) => router.push(`/projects/${encodeURIComponent(e.target.value)}`)}
               style={{ display: "block", width: "100%" }}
@@ -70,7 +67,7 @@ export function DashboardNav({ projectId, role, email, projects }: Props) {
                   {p.projectId} ({p.role})
                 </option>
               ))}
-            </select>
+            </ClientSelect>
           </label>
         ) : (
           <span className="muted">

@@ -26,11 +26,9 @@ import { usePolicyChangesQuery } from "@/lib/dashboard/queries/use-policy-change
 import { useResendRequestsQuery } from "@/lib/dashboard/queries/use-resend-requests-query";
 import { useStormsQuery } from "@/lib/dashboard/queries/use-storms-query";
 import { useTimeseriesQuery } from "@/lib/dashboard/queries/use-timeseries-query";
-import { useHydrated } from "@/lib/dashboard/use-hydrated";
+import { ClientSelect } from "./ClientSelect";
 
 export function OverviewView() {
-  // Its select acts through React only: a choice made before hydration would be reset by it.
-  const hydrated = useHydrated();
   const { projectId } = useProject();
   const router = useRouter();
   const pathname = usePathname();
@@ -134,14 +132,14 @@ export function OverviewView() {
           </h2>
           <label htmlFor="rate-tool" className="row" style={{ gap: 6 }}>
             <span>Tool</span>
-            <select disabled={!hydrated} id="rate-tool" value={rateTool} onChange={(e) => setRateTool(e.target.value)}>
+            <ClientSelect id="rate-tool" value={rateTool} onChange={(e) => setRateTool(e.target.value)}>
               <option value="">Every tool (project)</option>
               {[...new Set([...toolNames, ...(rateTool ? [rateTool] : [])])].map((tool) => (
                 <option key={tool} value={tool}>
                   {tool}
                 </option>
               ))}
-            </select>
+            </ClientSelect>
           </label>
         </div>
         <p className="muted chart-help">Share of calls answered from a previous outcome (replay, in progress, refused). Click a point for its dedup hits.</p>

@@ -3,7 +3,7 @@
 import { type FormEvent, useState } from "react";
 import { fromUtcInput, toUtcInput } from "@/lib/dashboard/call-filters";
 import { RANGES, type RangeSpec, isRangeId } from "@/lib/dashboard/range";
-import { useHydrated } from "@/lib/dashboard/use-hydrated";
+import { ClientSelect } from "./ClientSelect";
 
 /** A preset that moves with the clock, or a fixed custom range (UTC). The parent keeps it in the URL. */
 export function RangePicker({ value, onChange }: { value: RangeSpec; onChange: (next: RangeSpec) => void }) {
@@ -12,7 +12,6 @@ export function RangePicker({ value, onChange }: { value: RangeSpec; onChange: (
     value.kind === "custom" ? { from: toUtcInput(new Date(value.from).toISOString()), to: toUtcInput(new Date(value.to).toISOString()) } : { from: "", to: "" },
   );
   const [error, setError] = useState<string | null>(null);
-  const hydrated = useHydrated();
 
   function apply(event: FormEvent) {
     event.preventDefault();
@@ -30,9 +29,8 @@ export function RangePicker({ value, onChange }: { value: RangeSpec; onChange: (
     <form className="range-picker row" onSubmit={apply} aria-label="Time range">
       <label htmlFor="range-preset" className="row" style={{ gap: 6 }}>
         <span>Range</span>
-        <select
+        <ClientSelect
           id="range-preset"
-          disabled={!hydrated}
           value={custom ? "custom" : value.kind === "preset" ? value.id : "custom"}
           onChange={(e) => {
             if (isRangeId(e.target.value)) {
@@ -47,7 +45,7 @@ export function RangePicker({ value, onChange }: { value: RangeSpec; onChange: (
             </option>
           ))}
           <option value="custom">Custom…</option>
-        </select>
+        </ClientSelect>
       </label>
       {custom ? (
         <>

@@ -3,7 +3,7 @@
 import { type FormEvent, useState } from "react";
 import { RUN_STATES } from "@/lib/contract/calls";
 import type { RunFilters as Filters } from "@/lib/dashboard/run-filters";
-import { useHydrated } from "@/lib/dashboard/use-hydrated";
+import { ClientSelect } from "./ClientSelect";
 
 const STATE_LABELS: Record<(typeof RUN_STATES)[number], string> = {
   in_progress: "a call running",
@@ -14,8 +14,6 @@ const STATE_LABELS: Record<(typeof RUN_STATES)[number], string> = {
 
 /** The runs search: text fields apply on submit, the state at once; the parent keeps them in the URL. */
 export function RunFilters({ value, onApply }: { value: Filters; onApply: (filters: Filters) => void }) {
-  // Its select acts through React only: a choice made before hydration would be reset by it.
-  const hydrated = useHydrated();
   const [draft, setDraft] = useState({ runId: value.runId ?? "", agentId: value.agentId ?? "", tool: value.tool ?? "" });
   const collect = (overrides: Partial<Filters> = {}): Filters => ({
     runId: draft.runId.trim() || undefined,
@@ -48,14 +46,14 @@ export function RunFilters({ value, onApply }: { value: Filters; onApply: (filte
         {text("tool", "Tool", "a tool it called")}
         <label htmlFor="run-filter-state">
           State
-          <select disabled={!hydrated} id="run-filter-state" value={value.state ?? ""} onChange={(e) => onApply(collect({ state: (e.target.value || undefined) as Filters["state"] }))}>
+          <ClientSelect id="run-filter-state" value={value.state ?? ""} onChange={(e) => onApply(collect({ state: (e.target.value || undefined) as Filters["state"] }))}>
             <option value="">any</option>
             {RUN_STATES.map((state) => (
               <option key={state} value={state}>
                 {STATE_LABELS[state]}
               </option>
             ))}
-          </select>
+          </ClientSelect>
         </label>
         <div className="actions">
           <button type="submit" className="primary">Search</button>

@@ -2,7 +2,7 @@
 
 import { useId } from "react";
 import type { SortState } from "@/lib/dashboard/table-sort";
-import { useHydrated } from "@/lib/dashboard/use-hydrated";
+import { ClientSelect } from "./ClientSelect";
 
 interface Props {
   /** What the list is about, for the control's name ("calls", "runs", "tools"). */
@@ -21,8 +21,6 @@ interface Props {
  * same `sort` the headers do, so a link keeps it either way.
  */
 export function SortPicker({ subject, columns, sort, defaultLabel, onChange }: Props) {
-  // Its select acts through React only: a choice made before hydration would be reset by it.
-  const hydrated = useHydrated();
   const value = sort ? `${sort.column}:${sort.dir}` : "";
   const id = useId();
   // The label names the select without holding it: a label around a select carries every option's
@@ -30,8 +28,7 @@ export function SortPicker({ subject, columns, sort, defaultLabel, onChange }: P
   return (
     <div className="sort-picker" data-testid="sort-picker">
       <label htmlFor={id}>Sort {subject}</label>
-      <select
-        disabled={!hydrated}
+      <ClientSelect
         id={id}
         value={value}
         onChange={(event) => {
@@ -48,7 +45,7 @@ export function SortPicker({ subject, columns, sort, defaultLabel, onChange }: P
             {label}, descending
           </option>,
         ])}
-      </select>
+      </ClientSelect>
     </div>
   );
 }
